@@ -1,0 +1,63 @@
+// Two error channels (STYLE.md): a user mistake becomes one clear message and a non-zero
+// exit; a broken invariant is a compiler bug and says so. Messages are built only on failure.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tuner {
+
+/// A mistake in the user's input: bad shape, unknown op, bad target string, ...
+class UserError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A violated internal invariant: a bug in Tuner.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+namespace detail {
+// Collects the streamed message and throws E from its destructor-free `raise` path.
+template <class E>
+class ErrorBuilder {
+ public:
+  ErrorBuilder(const char* prefix) { if (prefix) os_ << prefix; }
+  template <class T>
+  ErrorBuilder& operator<<(const T& v) {
+    os_ << v;
+    return *this;
+  }
+  [[noreturn]] void raise() const { throw E(os_.str()); }
+
+ private:
+  std::ostringstream os_;
+};
+// `Voidify() & builder` lets the macro be a single expression whose message is lazily built.
+struct Raise {
+  template <class E>
+  [[noreturn]] void operator&(const ErrorBuilder<E>& b) const { b.raise(); }
+};
+std::string internal_prefix(const char* file, int line, const char* cond);
+}  // namespace detail
+
+}  // namespace tuner
+
+/// Fails with a UserError carrying the streamed message when `cond` is false.
+#define USER_CHECK(cond) \
+  if (cond) {            \
+  } else                 \
+    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
+
+/// Unconditionally fails with a UserError carrying the streamed message.
+#define USER_ERROR() USER_CHECK(false)
+
+/// Fails with an InternalError (a Tuner bug) when `cond` is false.
+#define INTERNAL_CHECK(cond) \
+  if (cond) {                \
+  } else                     \
+    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::InternalError>( \
+        ::tuner::detail::internal_prefix(__FILE__, __LINE__, #cond).c_str())

@@ -1,1 +1,39 @@
-int main() { return 0; }
+// The `tuner` command. Errors from the user's input print one line and exit 1; an internal
+// error (a Tuner bug) prints one line and exits 2.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "support/error.h"
+#include "support/log.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tuner: an autotuning tensor-operator compiler"};
+  app.set_version_flag("--version", std::string("tuner ") + TUNER_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "more output");
+  app.add_flag("-q,--quiet", quiet, "less output");
+  app.parse_complete_callback([&] {
+    if (verbose) tuner::log_level() = tuner::LogLevel::Debug;
+    if (quiet) tuner::log_level() = tuner::LogLevel::Quiet;
+  });
+  tuner::cli::add_op_commands(app);
+  tuner::cli::add_db_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tuner::UserError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  } catch (const tuner::InternalError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

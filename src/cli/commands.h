@@ -1,0 +1,13 @@
+// Each command group registers its subcommands on the `tuner` app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tuner::cli {
+
+/// `tuner op list|show|run ...` (op_commands.cc).
+void add_op_commands(CLI::App& app);
+/// `tuner db list|best|show|stats|export|import|prune|verify` (db_commands.cc).
+void add_db_commands(CLI::App& app);
+
+}  // namespace tuner::cli

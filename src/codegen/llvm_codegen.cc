@@ -1,0 +1,570 @@
+// LLVM IR from loop IR. Each kernel is a wrapper `int32 name(ptr args, ptr env)` that loads
+// the buffer pointers and calls `name.impl(ptr noalias align 64 ..., ptr env)`, so LLVM knows
+// the buffers do not alias. Vector expressions map to LLVM vectors; a parallel loop is outlined
+// into `void body(i64 begin, i64 end, ptr closure)` run by env->parallel_for.
+#include "codegen/llvm_codegen.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "support/error.h"
+#include "te/functor.h"
+
+namespace tuner::codegen {
+
+using namespace te;
+using schedule::LoweredFunc;
+
+namespace {
+
+constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+class CodeGenLLVM {
+ public:
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod) : ctx_(ctx), mod_(mod), b_(ctx) {
+    ptr_ = llvm::PointerType::getUnqual(ctx_);
+    i64_ = llvm::Type::getInt64Ty(ctx_);
+    i32_ = llvm::Type::getInt32Ty(ctx_);
+    // struct TunerEnv { parallel_for, pool, alloc, free }
+    env_ty_ = llvm::StructType::create(ctx_, {ptr_, ptr_, ptr_, ptr_}, "TunerEnv");
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract(true);  // FMA contraction: within tolerance, needed for speed
+    b_.setFastMathFlags(fmf);
+  }
+
+  void add_function(const LoweredFunc& f) {
+    // impl: one noalias pointer per buffer, then env.
+    std::vector<llvm::Type*> params(f.args.size(), ptr_);
+    params.push_back(ptr_);
+    auto* impl_ty = llvm::FunctionType::get(i32_, params, false);
+    auto* impl = llvm::Function::Create(impl_ty, llvm::Function::InternalLinkage,
+                                        f.name + ".impl", mod_);
+    for (size_t i = 0; i < f.args.size(); ++i) {
+      impl->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+      impl->addParamAttr(unsigned(i), llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+      impl->getArg(unsigned(i))->setName(f.args[i]->name);
+    }
+    begin_function(impl);
+    env_ = impl->getArg(unsigned(f.args.size()));
+    for (size_t i = 0; i < f.args.size(); ++i) buffers_[f.args[i].get()] = impl->getArg(unsigned(i));
+    if (f.body) emit(f.body);
+    b_.CreateRet(llvm::ConstantInt::get(i32_, 0));
+    end_function();
+
+    // The exported wrapper.
+    auto* wrap_ty = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);
+    auto* wrap = llvm::Function::Create(wrap_ty, llvm::Function::ExternalLinkage, f.name, mod_);
+    auto* bb = llvm::BasicBlock::Create(ctx_, "entry", wrap);
+    b_.SetInsertPoint(bb);
+    std::vector<llvm::Value*> args;
+    for (size_t i = 0; i < f.args.size(); ++i) {
+      auto* slot = b_.CreateConstInBoundsGEP1_64(ptr_, wrap->getArg(0), i);
+      args.push_back(b_.CreateLoad(ptr_, slot));
+    }
+    args.push_back(wrap->getArg(1));
+    b_.CreateRet(b_.CreateCall(impl, args));
+    buffers_.clear();
+    vars_.clear();
+  }
+
+ private:
+  // ---- functions -------------------------------------------------------------------------
+  struct FnState {
+    llvm::Function* fn;
+    llvm::BasicBlock* alloca_block;
+  };
+
+  void begin_function(llvm::Function* fn) {
+    auto* entry = llvm::BasicBlock::Create(ctx_, "allocas", fn);
+    auto* body = llvm::BasicBlock::Create(ctx_, "entry", fn);
+    fn_ = {fn, entry};
+    b_.SetInsertPoint(body);
+  }
+
+  void end_function() {
+    llvm::IRBuilder<> eb(fn_.alloca_block);
+    eb.CreateBr(fn_.alloca_block->getNextNode());
+  }
+
+  llvm::Value* entry_alloca(llvm::Type* t, uint64_t count, unsigned align) {
+    llvm::IRBuilder<> eb(fn_.alloca_block);
+    auto* a = eb.CreateAlloca(t, llvm::ConstantInt::get(i64_, count));
+    a->setAlignment(llvm::Align(align));
+    return a;
+  }
+
+  // ---- types -----------------------------------------------------------------------------
+  llvm::Type* scalar_type(DataType t, bool in_memory = false) {
+    switch (t.code) {
+      case DataType::Float:
+        return t.bits == 16 ? llvm::Type::getHalfTy(ctx_)
+               : t.bits == 64 ? llvm::Type::getDoubleTy(ctx_) : llvm::Type::getFloatTy(ctx_);
+      case DataType::Bool: return in_memory ? llvm::Type::getInt8Ty(ctx_) : llvm::Type::getInt1Ty(ctx_);
+      case DataType::Handle: return ptr_;
+      default: return llvm::Type::getIntNTy(ctx_, t.bits);
+    }
+  }
+  llvm::Type* type_of(DataType t, bool in_memory = false) {
+    llvm::Type* s = scalar_type(t.element(), in_memory);
+    return t.lanes > 1 ? llvm::FixedVectorType::get(s, t.lanes) : s;
+  }
+
+  // ---- expressions -----------------------------------------------------------------------
+  llvm::Value* emit(const Expr& e) {
+    switch (e.kind()) {
+      case NodeKind::IntImm: {
+        auto* op = e.as<IntImmNode>();
+        return llvm::ConstantInt::get(type_of(op->type), uint64_t(op->value), true);
+      }
+      case NodeKind::FloatImm:
+        return llvm::ConstantFP::get(type_of(e.type()), e.as<FloatImmNode>()->value);
+      case NodeKind::Var: {
+        auto it = vars_.find(e.as<VarNode>());
+        INTERNAL_CHECK(it != vars_.end()) << "codegen: unbound variable " << e.as<VarNode>()->name;
+        return it->second;
+      }
+      case NodeKind::Add: return arith(e.as<AddNode>()->a, e.as<AddNode>()->b, llvm::Instruction::Add, llvm::Instruction::FAdd);
+      case NodeKind::Sub: return arith(e.as<SubNode>()->a, e.as<SubNode>()->b, llvm::Instruction::Sub, llvm::Instruction::FSub);
+      case NodeKind::Mul: return arith(e.as<MulNode>()->a, e.as<MulNode>()->b, llvm::Instruction::Mul, llvm::Instruction::FMul);
+      case NodeKind::Div: return b_.CreateFDiv(emit(e.as<DivNode>()->a), emit(e.as<DivNode>()->b));
+      case NodeKind::FloorDiv: return floordiv_mod(e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, true);
+      case NodeKind::FloorMod: return floordiv_mod(e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, false);
+      case NodeKind::Min: return minmax(e.as<MinNode>()->a, e.as<MinNode>()->b, true);
+      case NodeKind::Max: return minmax(e.as<MaxNode>()->a, e.as<MaxNode>()->b, false);
+      case NodeKind::EQ: return compare(e.as<EQNode>()->a, e.as<EQNode>()->b, llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::ICMP_EQ, llvm::CmpInst::ICMP_EQ);
+      case NodeKind::NE: return compare(e.as<NENode>()->a, e.as<NENode>()->b, llvm::CmpInst::FCMP_UNE, llvm::CmpInst::ICMP_NE, llvm::CmpInst::ICMP_NE);
+      case NodeKind::LT: return compare(e.as<LTNode>()->a, e.as<LTNode>()->b, llvm::CmpInst::FCMP_OLT, llvm::CmpInst::ICMP_SLT, llvm::CmpInst::ICMP_ULT);
+      case NodeKind::LE: return compare(e.as<LENode>()->a, e.as<LENode>()->b, llvm::CmpInst::FCMP_OLE, llvm::CmpInst::ICMP_SLE, llvm::CmpInst::ICMP_ULE);
+      case NodeKind::GT: return compare(e.as<GTNode>()->a, e.as<GTNode>()->b, llvm::CmpInst::FCMP_OGT, llvm::CmpInst::ICMP_SGT, llvm::CmpInst::ICMP_UGT);
+      case NodeKind::GE: return compare(e.as<GENode>()->a, e.as<GENode>()->b, llvm::CmpInst::FCMP_OGE, llvm::CmpInst::ICMP_SGE, llvm::CmpInst::ICMP_UGE);
+      case NodeKind::And: return b_.CreateAnd(emit(e.as<AndNode>()->a), emit(e.as<AndNode>()->b));
+      case NodeKind::Or: return b_.CreateOr(emit(e.as<OrNode>()->a), emit(e.as<OrNode>()->b));
+      case NodeKind::Not: return b_.CreateNot(emit(e.as<NotNode>()->a));
+      case NodeKind::Select: {
+        auto* op = e.as<SelectNode>();
+        return b_.CreateSelect(emit(op->cond), emit(op->t), emit(op->f));
+      }
+      case NodeKind::Cast: return emit_cast(e.as<CastNode>());
+      case NodeKind::Call: return emit_call(e.as<CallNode>());
+      case NodeKind::Ramp: {
+        auto* op = e.as<RampNode>();
+        llvm::Value* base = b_.CreateVectorSplat(op->lanes, emit(op->base));
+        llvm::Value* stride = b_.CreateVectorSplat(op->lanes, emit(op->stride));
+        std::vector<llvm::Constant*> steps;
+        for (int i = 0; i < op->lanes; ++i)
+          steps.push_back(llvm::ConstantInt::get(scalar_type(op->type.element()), i));
+        return b_.CreateAdd(base, b_.CreateMul(stride, llvm::ConstantVector::get(steps)));
+      }
+      case NodeKind::Broadcast: {
+        auto* op = e.as<BroadcastNode>();
+        return b_.CreateVectorSplat(op->lanes, emit(op->value));
+      }
+      case NodeKind::BufferLoad: return emit_load(e.as<BufferLoadNode>());
+      default: INTERNAL_CHECK(false) << "codegen: unexpected " << kind_name(e.kind());
+    }
+  }
+
+  llvm::Value* arith(const Expr& a, const Expr& b, llvm::Instruction::BinaryOps iop,
+                     llvm::Instruction::BinaryOps fop) {
+    llvm::Value *x = emit(a), *y = emit(b);
+    if (a.type().is_float()) return b_.CreateBinOp(fop, x, y);
+    // Index arithmetic (int64) never wraps in valid programs: nsw helps LLVM's analyses.
+    if (a.type().element() == DataType::i64()) {
+      if (iop == llvm::Instruction::Add) return b_.CreateNSWAdd(x, y);
+      if (iop == llvm::Instruction::Sub) return b_.CreateNSWSub(x, y);
+      return b_.CreateNSWMul(x, y);
+    }
+    return b_.CreateBinOp(iop, x, y);
+  }
+
+  llvm::Value* floordiv_mod(const Expr& a, const Expr& b, bool div) {
+    llvm::Value *x = emit(a), *y = emit(b);
+    if (a.type().is_uint()) return div ? b_.CreateUDiv(x, y) : b_.CreateURem(x, y);
+    llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+    llvm::Value* q = b_.CreateSDiv(x, y);
+    llvm::Value* r = b_.CreateSRem(x, y);
+    // Round toward negative infinity: adjust when the remainder and divisor differ in sign.
+    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(y, zero)));
+    if (div) return b_.CreateSub(q, b_.CreateZExt(adjust, x->getType()));
+    return b_.CreateSelect(adjust, b_.CreateAdd(r, y), r);
+  }
+
+  llvm::Value* minmax(const Expr& a, const Expr& b, bool is_min) {
+    llvm::Value *x = emit(a), *y = emit(b);
+    llvm::Value* c;
+    if (a.type().is_float()) c = is_min ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOGT(x, y);
+    else if (a.type().is_uint() || a.type().is_bool()) c = is_min ? b_.CreateICmpULT(x, y) : b_.CreateICmpUGT(x, y);
+    else c = is_min ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y);
+    return b_.CreateSelect(c, x, y);
+  }
+
+  llvm::Value* compare(const Expr& a, const Expr& b, llvm::CmpInst::Predicate fp,
+                       llvm::CmpInst::Predicate sp, llvm::CmpInst::Predicate up) {
+    llvm::Value *x = emit(a), *y = emit(b);
+    if (a.type().is_float()) return b_.CreateFCmp(fp, x, y);
+    if (a.type().is_uint() || a.type().is_bool()) return b_.CreateICmp(up, x, y);
+    return b_.CreateICmp(sp, x, y);
+  }
+
+  llvm::Value* emit_cast(const CastNode* op) {
+    DataType from = op->value.type(), to = op->type;
+    llvm::Value* v = emit(op->value);
+    llvm::Type* t = type_of(to);
+    if (to.is_bool()) {
+      if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+      return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    }
+    if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, t);
+    if (from.is_float()) return to.is_uint() ? b_.CreateFPToUI(v, t) : b_.CreateFPToSI(v, t);
+    if (to.is_float()) return (from.is_uint() || from.is_bool()) ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
+    return b_.CreateIntCast(v, t, from.is_int());
+  }
+
+  // A libm function applied lane by lane.
+  llvm::Value* libm(const char* name, llvm::Value* x, llvm::Value* y = nullptr) {
+    llvm::Type* vt = x->getType();
+    llvm::Type* st = vt->getScalarType();
+    std::string fname = name;
+    if (st->isFloatTy()) fname += "f";
+    std::vector<llvm::Type*> ps(y ? 2 : 1, st);
+    auto callee = mod_.getOrInsertFunction(fname, llvm::FunctionType::get(st, ps, false));
+    auto* vec = llvm::dyn_cast<llvm::FixedVectorType>(vt);
+    if (!vec) return y ? b_.CreateCall(callee, {x, y}) : b_.CreateCall(callee, {x});
+    llvm::Value* out = llvm::PoisonValue::get(vt);
+    for (unsigned i = 0; i < vec->getNumElements(); ++i) {
+      llvm::Value* xi = b_.CreateExtractElement(x, i);
+      llvm::Value* r = y ? b_.CreateCall(callee, {xi, b_.CreateExtractElement(y, i)})
+                         : b_.CreateCall(callee, {xi});
+      out = b_.CreateInsertElement(out, r, i);
+    }
+    return out;
+  }
+
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args) {
+    return b_.CreateIntrinsic(id, {args[0]->getType()}, args);
+  }
+
+  llvm::Value* emit_call(const CallNode* op) {
+    if (op->op == Intrinsic::IfThenElse) return emit_if_then_else(op);
+    llvm::Value* x = emit(op->args[0]);
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    switch (op->op) {
+      case Intrinsic::Exp: return intrinsic(llvm::Intrinsic::exp, {x});
+      case Intrinsic::Log: return intrinsic(llvm::Intrinsic::log, {x});
+      case Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {x});
+      case Intrinsic::Rsqrt: return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt, {x}));
+      case Intrinsic::Fabs: return intrinsic(llvm::Intrinsic::fabs, {x});
+      case Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor, {x});
+      case Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
+      case Intrinsic::Round: return intrinsic(llvm::Intrinsic::roundeven, {x});
+      case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
+      case Intrinsic::Tanh: return libm("tanh", x);
+      case Intrinsic::Erf: return libm("erf", x);
+      case Intrinsic::Sigmoid: {
+        llvm::Value* e = intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)});
+        return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+      }
+      default: break;
+    }
+    INTERNAL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
+  }
+
+  // Lazy conditional: only the branch taken is evaluated (it may read out of bounds otherwise).
+  llvm::Value* emit_if_then_else(const CallNode* op) {
+    INTERNAL_CHECK(op->args[0].type().is_scalar()) << "codegen: vector if_then_else condition";
+    llvm::Value* c = emit(op->args[0]);
+    auto* fn = fn_.fn;
+    auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", fn);
+    auto* else_bb = llvm::BasicBlock::Create(ctx_, "ite.else", fn);
+    auto* end_bb = llvm::BasicBlock::Create(ctx_, "ite.end", fn);
+    b_.CreateCondBr(c, then_bb, else_bb);
+    b_.SetInsertPoint(then_bb);
+    llvm::Value* t = emit(op->args[1]);
+    auto* then_end = b_.GetInsertBlock();
+    b_.CreateBr(end_bb);
+    b_.SetInsertPoint(else_bb);
+    llvm::Value* f = emit(op->args[2]);
+    auto* else_end = b_.GetInsertBlock();
+    b_.CreateBr(end_bb);
+    b_.SetInsertPoint(end_bb);
+    auto* phi = b_.CreatePHI(t->getType(), 2);
+    phi->addIncoming(t, then_end);
+    phi->addIncoming(f, else_end);
+    return phi;
+  }
+
+  // Address of element `index` (a scalar) of buffer b.
+  llvm::Value* address(const Buffer& b, llvm::Value* index) {
+    auto it = buffers_.find(b.get());
+    INTERNAL_CHECK(it != buffers_.end()) << "codegen: unknown buffer " << b->name;
+    return b_.CreateInBoundsGEP(scalar_type(b->dtype, true), it->second, index);
+  }
+
+  // A ramp with stride 1 is a contiguous vector access; returns its base or null.
+  const Expr* contiguous_base(const Expr& index) {
+    auto* r = index.as<RampNode>();
+    if (!r) return nullptr;
+    auto* s = as_const_int(r->stride);
+    return s && *s == 1 ? &r->base : nullptr;
+  }
+
+  llvm::Value* from_memory(llvm::Value* v, DataType t) {
+    return t.element().is_bool() ? b_.CreateTrunc(v, type_of(t)) : v;
+  }
+  llvm::Value* to_memory(llvm::Value* v, DataType t) {
+    return t.element().is_bool() ? b_.CreateZExt(v, type_of(t, true)) : v;
+  }
+
+  llvm::Value* emit_load(const BufferLoadNode* op) {
+    const Buffer& buf = op->buffer;
+    unsigned align = unsigned(buf->dtype.bytes());
+    const Expr& index = op->indices[0];
+    if (op->type.is_scalar()) {
+      auto* l = b_.CreateAlignedLoad(scalar_type(buf->dtype, true), address(buf, emit(index)), llvm::Align(align));
+      return from_memory(l, op->type);
+    }
+    if (const Expr* base = contiguous_base(index)) {
+      auto* l = b_.CreateAlignedLoad(type_of(op->type, true), address(buf, emit(*base)), llvm::Align(align));
+      return from_memory(l, op->type);
+    }
+    // Gather, lane by lane.
+    llvm::Value* idx = emit(index);
+    llvm::Value* out = llvm::PoisonValue::get(type_of(op->type, true));
+    for (int i = 0; i < op->type.lanes; ++i) {
+      llvm::Value* p = address(buf, b_.CreateExtractElement(idx, i));
+      out = b_.CreateInsertElement(out, b_.CreateAlignedLoad(scalar_type(buf->dtype, true), p, llvm::Align(align)), i);
+    }
+    return from_memory(out, op->type);
+  }
+
+  // ---- statements ------------------------------------------------------------------------
+  void emit(const Stmt& s) {
+    if (!s) return;
+    switch (s.kind()) {
+      case NodeKind::SeqStmt:
+        for (auto& x : s.as<SeqStmtNode>()->seq) emit(x);
+        return;
+      case NodeKind::BufferStore: return emit_store(s.as<BufferStoreNode>());
+      case NodeKind::For: {
+        auto* op = s.as<ForNode>();
+        if (op->for_kind == ForKind::Parallel) return emit_parallel(op);
+        return emit_serial_for(op);
+      }
+      case NodeKind::IfThenElse: {
+        auto* op = s.as<IfThenElseNode>();
+        llvm::Value* c = emit(op->cond);
+        auto* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fn_.fn);
+        auto* else_bb = op->else_case ? llvm::BasicBlock::Create(ctx_, "if.else", fn_.fn) : nullptr;
+        auto* end_bb = llvm::BasicBlock::Create(ctx_, "if.end", fn_.fn);
+        b_.CreateCondBr(c, then_bb, else_bb ? else_bb : end_bb);
+        b_.SetInsertPoint(then_bb);
+        emit(op->then_case);
+        b_.CreateBr(end_bb);
+        if (else_bb) {
+          b_.SetInsertPoint(else_bb);
+          emit(op->else_case);
+          b_.CreateBr(end_bb);
+        }
+        b_.SetInsertPoint(end_bb);
+        return;
+      }
+      case NodeKind::Allocate: return emit_allocate(s.as<AllocateNode>());
+      default: INTERNAL_CHECK(false) << "codegen: unexpected " << kind_name(s.kind());
+    }
+  }
+
+  void emit_store(const BufferStoreNode* op) {
+    const Buffer& buf = op->buffer;
+    unsigned align = unsigned(buf->dtype.bytes());
+    llvm::Value* v = to_memory(emit(op->value), op->value.type());
+    const Expr& index = op->indices[0];
+    if (index.type().is_scalar()) {
+      b_.CreateAlignedStore(v, address(buf, emit(index)), llvm::Align(align));
+    } else if (const Expr* base = contiguous_base(index)) {
+      b_.CreateAlignedStore(v, address(buf, emit(*base)), llvm::Align(align));
+    } else {
+      llvm::Value* idx = emit(index);
+      for (int i = 0; i < index.type().lanes; ++i)
+        b_.CreateAlignedStore(b_.CreateExtractElement(v, i),
+                              address(buf, b_.CreateExtractElement(idx, i)), llvm::Align(align));
+    }
+  }
+
+  // for (v = min; v < min + extent; ++v) body
+  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body) {
+    auto* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(ctx_, "for.head." + var.name(), fn_.fn);
+    auto* loop = llvm::BasicBlock::Create(ctx_, "for.body." + var.name(), fn_.fn);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "for.end." + var.name(), fn_.fn);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    auto* phi = b_.CreatePHI(i64_, 2, var.name());
+    phi->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(phi, end), loop, exit);
+    b_.SetInsertPoint(loop);
+    vars_[var.get()] = phi;
+    emit(body);
+    llvm::Value* next = b_.CreateAdd(phi, llvm::ConstantInt::get(i64_, 1), "", true, true);
+    phi->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+    vars_.erase(var.get());
+  }
+
+  void emit_serial_for(const ForNode* op) {
+    llvm::Value* mn = emit(op->min);
+    llvm::Value* end = b_.CreateAdd(mn, emit(op->extent));
+    emit_loop(op->var, mn, end, op->body);
+  }
+
+  // Variables and buffers a statement uses but does not define.
+  void free_symbols(const Stmt& s, std::vector<const VarNode*>& vars, std::vector<const BufferNode*>& bufs) {
+    std::set<const VarNode*> defined, seen_v;
+    std::set<const BufferNode*> allocated, seen_b;
+    class Collector : public IRVisitor {
+     public:
+      std::function<void(const VarNode*)> on_var;
+      std::function<void(const BufferNode*)> on_buf;
+      std::set<const VarNode*>* defined;
+      std::set<const BufferNode*>* allocated;
+      using IRVisitor::visit;
+      void visit_Var(const VarNode* op, const Expr&) override { on_var(op); }
+      void visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+        on_buf(op->buffer.get());
+        IRVisitor::visit_BufferLoad(op, e);
+      }
+      void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+        on_buf(op->buffer.get());
+        IRVisitor::visit_BufferStore(op, s);
+      }
+      void visit_For(const ForNode* op, const Stmt& s) override {
+        defined->insert(op->var.get());
+        IRVisitor::visit_For(op, s);
+      }
+      void visit_Allocate(const AllocateNode* op, const Stmt& s) override {
+        allocated->insert(op->buffer.get());
+        IRVisitor::visit_Allocate(op, s);
+      }
+    } c;
+    c.defined = &defined;
+    c.allocated = &allocated;
+    c.on_var = [&](const VarNode* v) {
+      if (!defined.count(v) && seen_v.insert(v).second) vars.push_back(v);
+    };
+    c.on_buf = [&](const BufferNode* b) {
+      if (!allocated.count(b) && seen_b.insert(b).second) bufs.push_back(b);
+    };
+    c.visit(s);
+  }
+
+  // Outlines the loop body into a task function and runs it through env->parallel_for.
+  void emit_parallel(const ForNode* op) {
+    Var idx("par.i");
+    Stmt body = substitute(op->body, {{op->var.get(), idx + op->min}});
+    std::vector<const VarNode*> fvars;
+    std::vector<const BufferNode*> fbufs;
+    free_symbols(body, fvars, fbufs);
+    fvars.erase(std::remove(fvars.begin(), fvars.end(), idx.get()), fvars.end());
+    // Closure: buffers, env, then variable values.
+    std::vector<llvm::Type*> fields(fbufs.size() + 1, ptr_);
+    for (auto* v : fvars) fields.push_back(vars_.at(v)->getType());
+    auto* closure_ty = llvm::StructType::get(ctx_, fields);
+    llvm::Value* closure = entry_alloca(closure_ty, 1, 8);
+    for (size_t i = 0; i < fbufs.size(); ++i)
+      b_.CreateStore(buffers_.at(fbufs[i]), b_.CreateStructGEP(closure_ty, closure, unsigned(i)));
+    b_.CreateStore(env_, b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size())));
+    for (size_t i = 0; i < fvars.size(); ++i)
+      b_.CreateStore(vars_.at(fvars[i]), b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size() + 1 + i)));
+    llvm::Value* extent = emit(op->extent);
+
+    // The task function.
+    auto* task_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr_}, false);
+    auto* task = llvm::Function::Create(task_ty, llvm::Function::InternalLinkage,
+                                        fn_.fn->getName() + ".par", mod_);
+    auto saved_fn = fn_;
+    auto saved_vars = vars_;
+    auto saved_bufs = buffers_;
+    auto* saved_env = env_;
+    auto* saved_block = b_.GetInsertBlock();
+    begin_function(task);
+    llvm::Value* c = task->getArg(2);
+    buffers_.clear();
+    vars_.clear();
+    for (size_t i = 0; i < fbufs.size(); ++i)
+      buffers_[fbufs[i]] = b_.CreateLoad(ptr_, b_.CreateStructGEP(closure_ty, c, unsigned(i)));
+    env_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(closure_ty, c, unsigned(fbufs.size())));
+    for (size_t i = 0; i < fvars.size(); ++i)
+      vars_[fvars[i]] = b_.CreateLoad(fields[fbufs.size() + 1 + i],
+                                      b_.CreateStructGEP(closure_ty, c, unsigned(fbufs.size() + 1 + i)));
+    // Iterations [begin, end) of the loop.
+    emit_loop(idx, task->getArg(0), task->getArg(1), body);
+    b_.CreateRetVoid();
+    end_function();
+    fn_ = saved_fn;
+    vars_ = saved_vars;
+    buffers_ = saved_bufs;
+    env_ = saved_env;
+    b_.SetInsertPoint(saved_block);
+
+    // env->parallel_for(env->pool, task, closure, extent)
+    llvm::Value* pf = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 0));
+    llvm::Value* pool = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 1));
+    auto* pf_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_, ptr_, i64_}, false);
+    b_.CreateCall(pf_ty, pf, {pool, task, closure, extent});
+  }
+
+  void emit_allocate(const AllocateNode* op) {
+    const Buffer& buf = op->buffer;
+    int64_t bytes = buf->num_elements() * buf->dtype.bytes();
+    if (bytes <= kMaxStackBytes) {
+      buffers_[buf.get()] = entry_alloca(scalar_type(buf->dtype, true), uint64_t(buf->num_elements()), 64);
+      emit(op->body);
+      buffers_.erase(buf.get());
+      return;
+    }
+    llvm::Value* alloc = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 2));
+    llvm::Value* free_fn = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 3));
+    auto* alloc_ty = llvm::FunctionType::get(ptr_, {i64_}, false);
+    auto* free_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false);
+    llvm::Value* p = b_.CreateCall(alloc_ty, alloc, {llvm::ConstantInt::get(i64_, bytes)});
+    buffers_[buf.get()] = p;
+    emit(op->body);
+    buffers_.erase(buf.get());
+    b_.CreateCall(free_ty, free_fn, {p});
+  }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& mod_;
+  llvm::IRBuilder<> b_;
+  llvm::PointerType* ptr_;
+  llvm::IntegerType *i64_, *i32_;
+  llvm::StructType* env_ty_;
+  llvm::Value* env_ = nullptr;
+  FnState fn_{};
+  std::unordered_map<const VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> codegen_llvm(const std::vector<LoweredFunc>& funcs,
+                                           llvm::LLVMContext& ctx, const std::string& module_name) {
+  auto mod = std::make_unique<llvm::Module>(module_name, ctx);
+  CodeGenLLVM cg(ctx, *mod);
+  for (auto& f : funcs) cg.add_function(f);
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  INTERNAL_CHECK(!llvm::verifyModule(*mod, &os)) << "generated LLVM IR is invalid: " << os.str();
+  return mod;
+}
+
+}  // namespace tuner::codegen

@@ -1,0 +1,123 @@
+#include "codegen/target.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "codegen/llvm_init.h"
+#include "support/error.h"
+
+namespace tuner::codegen {
+
+namespace {
+
+std::string host_features() {
+  llvm::StringMap<bool> f = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> on;
+  for (auto& kv : f)
+    on.push_back((kv.second ? "+" : "-") + kv.first().str());
+  std::sort(on.begin(), on.end());
+  std::string s;
+  for (auto& x : on) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+const llvm::Target* lookup(const std::string& triple) {
+  std::string err;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, err);
+  USER_CHECK(t) << "unknown target triple '" << triple << "': " << err;
+  return t;
+}
+
+}  // namespace
+
+Target Target::host() {
+  init_llvm();
+  Target t;
+  t.kind = "llvm";
+  t.triple = llvm::sys::getDefaultTargetTriple();
+  t.cpu = llvm::sys::getHostCPUName().str();
+  t.features = host_features();
+  return t;
+}
+
+Target Target::parse(const std::string& s) {
+  init_llvm();
+  std::istringstream is(s);
+  std::string kind;
+  is >> kind;
+  USER_CHECK(!kind.empty()) << "empty target string (expected e.g. 'llvm' or 'cuda -arch=sm_90')";
+  USER_CHECK(kind == "llvm" || kind == "cuda")
+      << "unknown target kind '" << kind << "' in '" << s << "' (expected llvm or cuda)";
+  Target t;
+  t.kind = kind;
+  std::string tok;
+  while (is >> tok) {
+    auto eq = tok.find('=');
+    USER_CHECK(tok.size() > 1 && tok[0] == '-' && eq != std::string::npos && eq + 1 < tok.size())
+        << "malformed target option '" << tok << "' in '" << s << "' (expected -key=value)";
+    std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
+    if (kind == "llvm" && key == "-mtriple") t.triple = value;
+    else if (kind == "llvm" && key == "-mcpu") t.cpu = value;
+    else if (kind == "llvm" && key == "-mattr") t.mattr = value;
+    else if (kind == "cuda" && key == "-arch") t.arch = value;
+    else
+      USER_ERROR() << "unknown option '" << key << "' for target kind " << kind << " (expected "
+                   << (kind == "llvm" ? "-mtriple, -mcpu or -mattr" : "-arch") << ")";
+  }
+  if (kind == "cuda") {
+    if (t.arch.empty()) t.arch = "sm_80";
+    USER_CHECK(std::regex_match(t.arch, std::regex("sm_[0-9]{2,3}[a-z]?")))
+        << "bad CUDA architecture '" << t.arch << "' (expected e.g. sm_80 or sm_90)";
+    return t;
+  }
+  std::string host_triple = llvm::sys::getDefaultTargetTriple();
+  if (t.triple.empty()) t.triple = host_triple;
+  t.triple = llvm::Triple::normalize(t.triple);
+  const llvm::Target* lt = lookup(t.triple);
+  bool host = llvm::Triple(t.triple).getArch() == llvm::Triple(host_triple).getArch();
+  if (t.cpu.empty() || t.cpu == "native") {
+    USER_CHECK(host || t.cpu.empty())
+        << "-mcpu=native needs the host architecture, not " << t.triple;
+    t.cpu = host ? llvm::sys::getHostCPUName().str() : "generic";
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(lt->createMCSubtargetInfo(t.triple, "", ""));
+  USER_CHECK(sti && (t.cpu == "generic" || sti->isCPUStringValid(t.cpu)))
+      << "unknown CPU '" << t.cpu << "' for " << t.triple;
+  if (host && t.cpu == llvm::sys::getHostCPUName().str()) t.features = host_features();
+  if (!t.mattr.empty()) t.features += (t.features.empty() ? "" : ",") + t.mattr;
+  return t;
+}
+
+std::string Target::str() const {
+  if (kind == "cuda") return "cuda -arch=" + arch;
+  std::string s = "llvm -mtriple=" + triple + " -mcpu=" + cpu;
+  if (!mattr.empty()) s += " -mattr=" + mattr;
+  return s;
+}
+
+bool Target::runs_on_host() const {
+  if (kind != "llvm") return false;
+  return llvm::Triple(triple).getArch() == llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch();
+}
+
+int Target::vector_lanes(te::DataType t) const {
+  int bits = 128;
+  if (kind == "llvm") {
+    auto has = [&](const char* f) { return features.find(std::string("+") + f) != std::string::npos; };
+    if (has("avx512f")) bits = 512;
+    else if (has("avx2") || has("avx")) bits = 256;
+  }
+  return std::max(1, bits / std::max(8, int(t.bits)));
+}
+
+}  // namespace tuner::codegen

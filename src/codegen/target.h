@@ -1,0 +1,33 @@
+// Compilation targets: `llvm` (host), `llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72`,
+// `cuda -arch=sm_90`. The canonical string (`str()`) is the target's identity in the database.
+#pragma once
+
+#include <string>
+
+#include "te/dtype.h"
+
+namespace tuner::codegen {
+
+struct Target {
+  std::string kind;      // "llvm" or "cuda"
+  std::string triple;    // llvm: the target triple
+  std::string cpu;       // llvm: the CPU (native resolved to the host's)
+  std::string mattr;     // llvm: extra features, as given
+  std::string arch;      // cuda: sm_XX
+  std::string features;  // llvm: the full feature string used for codegen (not in str())
+
+  /// Parses a target string; an unknown kind, option or value is a UserError naming it.
+  static Target parse(const std::string& s);
+  /// The machine Tuner runs on.
+  static Target host();
+  /// The canonical string: kind and options in a fixed order, defaults made explicit.
+  std::string str() const;
+  /// True when kernels for this target run on this machine.
+  bool runs_on_host() const;
+  /// Vector lanes of the widest native SIMD register for elements of type t.
+  int vector_lanes(te::DataType t = te::DataType::f32()) const;
+  bool is_llvm() const { return kind == "llvm"; }
+  bool is_cuda() const { return kind == "cuda"; }
+};
+
+}  // namespace tuner::codegen

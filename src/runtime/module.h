@@ -1,0 +1,27 @@
+// Loading a compiled shared object of kernels.
+#pragma once
+
+#include <string>
+
+#include "runtime/kernel_abi.h"
+
+namespace tuner::runtime {
+
+/// A loaded shared object; unloaded when destroyed.
+class Module {
+ public:
+  /// Loads `path`; throws UserError naming the file when it cannot be loaded.
+  explicit Module(const std::string& path);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The kernel named `name`; throws UserError when absent.
+  TunerKernelFn kernel(const std::string& name) const;
+
+ private:
+  void* handle_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace tuner::runtime

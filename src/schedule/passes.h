@@ -1,0 +1,29 @@
+// Loop-IR passes run by lower(), one entry function each (one .cc per pass).
+#pragma once
+
+#include <vector>
+
+#include "te/expr.h"
+
+namespace tuner::schedule {
+
+/// Multi-dimensional buffer accesses become one row-major index.
+te::Stmt flatten_storage(const te::Stmt& s);
+
+/// Replicates the body of every unrolled loop of constant extent <= max_extent; longer or
+/// non-constant ones become serial.
+te::Stmt unroll_loops(const te::Stmt& s, int64_t max_extent = 512);
+
+/// Turns vectorized loops into vector expressions (ramp/broadcast, vector loads/stores) when
+/// the body allows it (straight-line stores with distinct lanes, at most max_lanes lanes);
+/// otherwise the loop stays a serial loop.
+te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
+
+/// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
+te::Stmt legalize_parallel(const te::Stmt& s);
+
+/// Checks invariants of lowered IR (variables defined before use, buffers known, flat
+/// indices); throws InternalError naming the problem.
+void verify_lowered(const te::Stmt& s, const std::vector<te::Buffer>& args);
+
+}  // namespace tuner::schedule

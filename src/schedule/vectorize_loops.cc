@@ -1,0 +1,132 @@
+// Vectorization: a vectorized loop `for v in [min, min+L)` whose body is straight-line code
+// becomes one vector statement per store, with v replaced by ramp(min, 1, L). Legal only when
+// every lane writes a distinct element (store index a ramp with non-zero stride) and a buffer
+// written in the body is read only at the element the same lane writes (no cross-lane
+// dependence). Anything else keeps the serial loop: correct first.
+#include <map>
+
+#include "schedule/passes.h"
+#include "te/bounds.h"
+#include "te/functor.h"
+#include "te/simplify.h"
+
+namespace tuner::schedule {
+
+using namespace te;
+
+namespace {
+
+struct NotVectorizable {};
+
+// Rewrites expressions of one lane into vector expressions.
+class LaneWidener : public IRMutator {
+ public:
+  LaneWidener(const VarNode* v, Expr ramp) : var_(v), ramp_(std::move(ramp)) {}
+
+ protected:
+  Expr visit_Var(const VarNode* op, const Expr& e) override { return op == var_ ? ramp_ : e; }
+  Expr visit_Call(const CallNode* op, const Expr& e) override {
+    Expr r = IRMutator::visit_Call(op, e);
+    if (auto* c = r.as<CallNode>(); c && c->op == Intrinsic::IfThenElse) {
+      if (c->args[0].type().is_vector()) throw NotVectorizable();  // lanes would diverge
+      int lanes = std::max(c->args[1].type().lanes, c->args[2].type().lanes);
+      if (lanes > 1) {
+        Expr t = c->args[1].type().is_vector() ? c->args[1] : broadcast(c->args[1], lanes);
+        Expr f = c->args[2].type().is_vector() ? c->args[2] : broadcast(c->args[2], lanes);
+        return if_then_else(c->args[0], t, f);
+      }
+    }
+    return r;
+  }
+
+ private:
+  const VarNode* var_;
+  Expr ramp_;
+};
+
+class LoopVectorizer : public IRMutator {
+ public:
+  explicit LoopVectorizer(int max_lanes) : max_lanes_(max_lanes) {}
+
+ protected:
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    IntBound mb = const_int_bound(op->min, ranges_);
+    auto* ext = as_const_int(op->extent);
+    ranges_[op->var.get()] = {mb.lo, (mb.hi == IntBound::kPosInf || !ext) ? IntBound::kPosInf
+                                                                         : mb.hi + *ext - 1};
+    Stmt body = mutate(op->body);
+    ranges_.erase(op->var.get());
+    if (op->for_kind != ForKind::Vectorized)
+      return body.same_as(op->body) ? s : make_for(op->var, op->min, op->extent, op->for_kind, body);
+    if (ext && *ext >= 2 && *ext <= max_lanes_) {
+      try {
+        return vectorize(body, op->var, op->min, int(*ext));
+      } catch (const NotVectorizable&) {
+      }
+    }
+    return make_for(op->var, op->min, op->extent, ForKind::Serial, body);
+  }
+
+ private:
+  // Checks the body is straight-line and collects each written buffer's (single) index.
+  void check(const Stmt& s, const VarNode* v, std::map<const BufferNode*, Expr>& writes) {
+    if (!s) return;
+    if (auto* q = s.as<SeqStmtNode>()) {
+      for (auto& x : q->seq) check(x, v, writes);
+    } else if (auto* st = s.as<BufferStoreNode>()) {
+      if (!uses_var(st->indices[0], v)) throw NotVectorizable();
+      auto [it, fresh] = writes.emplace(st->buffer.get(), st->indices[0]);
+      if (!fresh && !deep_equal(it->second, st->indices[0])) throw NotVectorizable();
+    } else if (auto* i = s.as<IfThenElseNode>()) {
+      if (uses_var(i->cond, v)) throw NotVectorizable();
+      check(i->then_case, v, writes);
+      check(i->else_case, v, writes);
+    } else {
+      throw NotVectorizable();  // loops, allocations
+    }
+  }
+
+  Stmt vectorize(const Stmt& body, const Var& v, const Expr& min, int lanes) {
+    std::map<const BufferNode*, Expr> writes;
+    check(body, v.get(), writes);
+    visit_exprs(body, [&](const Expr& e) {
+      auto* l = e.as<BufferLoadNode>();
+      if (!l) return;
+      auto it = writes.find(l->buffer.get());
+      if (it != writes.end() && !deep_equal(it->second, l->indices[0])) throw NotVectorizable();
+    });
+    LaneWidener widen(v.get(), ramp(min, make_int(1), lanes));
+    return widen_stmt(body, widen, lanes);
+  }
+
+  Stmt widen_stmt(const Stmt& s, LaneWidener& widen, int lanes) {
+    if (!s) return s;
+    if (auto* q = s.as<SeqStmtNode>()) {
+      std::vector<Stmt> out;
+      for (auto& x : q->seq) out.push_back(widen_stmt(x, widen, lanes));
+      return seq(out);
+    }
+    if (auto* i = s.as<IfThenElseNode>())
+      return if_then_else_stmt(i->cond, widen_stmt(i->then_case, widen, lanes),
+                               widen_stmt(i->else_case, widen, lanes));
+    auto* st = s.as<BufferStoreNode>();
+    Expr idx = simplify(widen.mutate(st->indices[0]), ranges_);
+    auto* r = idx.as<RampNode>();
+    auto* stride = r ? as_const_int(r->stride) : nullptr;
+    if (!stride || *stride == 0) throw NotVectorizable();
+    Expr value = simplify(widen.mutate(st->value), ranges_);
+    if (value.type().is_scalar()) value = broadcast(value, lanes);
+    return buffer_store(st->buffer, value, {idx});
+  }
+
+  int max_lanes_;
+  RangeMap ranges_;
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s, int max_lanes) {
+  return s ? LoopVectorizer(max_lanes).mutate(s) : s;
+}
+
+}  // namespace tuner::schedule

@@ -1,0 +1,195 @@
+// The hand-written default schedule, so an empty database still compiles correct, reasonable
+// code. Injective stages are inlined into their readers (except padding and the operands of
+// matmul/conv, which are computed once). Matmul and conv2d get a register-tiled schedule: the
+// reduction is computed into a small local tile (vector accumulators) at the innermost outer
+// loop of the stage that writes the result, which also applies the elementwise epilogue.
+// Everything else: outer loops fused and parallel, the innermost loop vectorized when a
+// divisor of its extent fills a vector.
+#include "schedule/fallback.h"
+
+#include <algorithm>
+#include <set>
+
+#include "support/error.h"
+
+namespace tuner::schedule {
+
+namespace {
+
+int64_t largest_divisor_leq(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+bool is_tiled_reduction(const Stage& s) {
+  const auto& op = *s.op;
+  if (op.tag == "matmul") return op.axes.size() >= 2 && op.reduce_axes.size() == 1;
+  if (op.tag == "conv2d") return op.axes.size() == 4 && op.reduce_axes.size() == 3;
+  return false;
+}
+
+class Fallback {
+ public:
+  Fallback(Schedule& s, const FallbackOptions& o) : s_(s), o_(o) {}
+
+  void run() {
+    inline_injective();
+    // Stages are handled consumers first, so tiled reductions see their epilogue untouched.
+    std::vector<std::string> names;
+    for (auto& st : s_.state().stages()) names.push_back(st.name());
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      if (done_.count(*it) || !s_.state().has_stage(*it)) continue;
+      const Stage& st = s_.state().stage(*it);
+      if (st.loc != Location::Root) continue;
+      if (is_tiled_reduction(st)) tile_reduction(*it);
+      else if (!st.op->reduce_axes.empty()) schedule_reduction(*it);
+      else schedule_injective(*it);
+    }
+  }
+
+ private:
+  void inline_injective() {
+    for (auto& st : std::vector<Stage>(s_.state().stages())) {
+      if (!s_.state().can_inline(st.name()) || st.op->tag == "pad") continue;
+      bool feeds_tiled = false;
+      for (auto& c : s_.state().consumers(st.name()))
+        feeds_tiled |= is_tiled_reduction(s_.state().stage(c));
+      if (!feeds_tiled) s_.compute_inline(st.name());
+    }
+  }
+
+  // The single reader of `name` that can hold the tiled reduction in its loops, if any.
+  std::string epilogue_of(const std::string& name) {
+    const Stage& st = s_.state().stage(name);
+    if (st.is_output()) return "";
+    auto cons = s_.state().consumers(name);
+    if (cons.size() != 1) return "";
+    const Stage& c = s_.state().stage(cons[0]);
+    if (!c.op->reduce_axes.empty() || c.loc != Location::Root || c.op->shape != st.op->shape)
+      return "";
+    return cons[0];
+  }
+
+  void tile_reduction(const std::string& name) {
+    bool conv = s_.state().stage(name).op->tag == "conv2d";
+    std::string outer = epilogue_of(name), local = name;
+    if (outer.empty()) {
+      local = s_.cache_write(name);
+      outer = name;
+    }
+    done_.insert(outer);
+    done_.insert(local);
+    const Stage& w = s_.state().stage(outer);
+    int nax = int(w.op->axes.size());
+    int lanes = o_.vector_lanes;
+    // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized).
+    int64_t rows_ext = conv ? w.op->shape[1] : w.op->shape[nax - 2];
+    int64_t cols_ext = w.op->shape[nax - 1];
+    int64_t tr = largest_divisor_leq(rows_ext, conv ? 8 : 8);
+    int64_t tc = largest_divisor_leq(cols_ext, 2 * lanes);
+    if (tc < 4 && cols_ext >= lanes) tc = lanes;  // guarded tail rather than scalar code
+
+    // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i]
+    int row_axis = conv ? 1 : nax - 2, col_axis = nax - 1;
+    auto r = s_.split(outer, row_axis, {tr});
+    auto c = s_.split(outer, col_axis, {tc});
+    std::vector<int> order, fused;
+    for (int a = 0; a < nax; ++a) {
+      if (a == row_axis) order.push_back(r[0]);
+      else if (a == col_axis) order.push_back(c[0]);
+      else order.push_back(a);
+    }
+    fused.assign(order.begin(), order.end() - 1);  // everything but cols.o
+    order.push_back(r[1]);
+    order.push_back(c[1]);
+    s_.reorder(outer, order);
+    int f = fused.size() > 1 ? s_.fuse(outer, fused) : fused[0];
+    s_.parallel(outer, f);
+    s_.vectorize(outer, c[1]);
+    int attach = c[0];
+    s_.compute_at(local, outer, attach);
+
+    // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
+    const Stage& l = s_.state().stage(local);
+    int lax = int(l.op->axes.size()), nred = int(l.op->reduce_axes.size());
+    auto lr = s_.split(local, row_axis, {tr});
+    auto lc = s_.split(local, col_axis, {tc});
+    std::vector<int> lorder;
+    for (int a = 0; a < lax; ++a) {
+      if (a == row_axis) lorder.push_back(lr[0]);
+      else if (a == col_axis) lorder.push_back(lc[0]);
+      else lorder.push_back(a);
+    }
+    std::vector<int> reds;
+    for (int k = 0; k < nred; ++k) reds.push_back(lax + k);
+    int unroll_k = -1;
+    if (!conv) {
+      // Split k so a few iterations are unrolled around the register tile.
+      int64_t kext = l.op->reduce_axes[0].extent;
+      int64_t ku = largest_divisor_leq(kext, 4);
+      if (ku > 1) {
+        auto ks = s_.split(local, lax, {ku});
+        reds = {ks[0], ks[1]};
+        unroll_k = ks[1];
+      }
+    }
+    lorder.insert(lorder.end(), reds.begin(), reds.end());
+    lorder.push_back(lr[1]);
+    lorder.push_back(lc[1]);
+    s_.reorder(local, lorder);
+    s_.unroll(local, lr[1]);
+    if (unroll_k >= 0) s_.unroll(local, unroll_k);
+    s_.vectorize(local, lc[1]);
+  }
+
+  // Reductions other than matmul/conv: parallel over the fused spatial loops.
+  void schedule_reduction(const std::string& name) {
+    done_.insert(name);
+    const Stage& st = s_.state().stage(name);
+    int nax = int(st.op->axes.size());
+    if (nax == 0) return;
+    std::vector<int> sp;
+    for (int a = 0; a < nax; ++a) sp.push_back(a);
+    int f = nax > 1 ? s_.fuse(name, sp) : 0;
+    if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
+  }
+
+  // Injective stages: fuse the outer loops in parallel, vectorize the innermost.
+  void schedule_injective(const std::string& name) {
+    done_.insert(name);
+    const Stage& st = s_.state().stage(name);
+    int nax = int(st.op->axes.size());
+    if (nax == 0) return;
+    int64_t last = st.op->shape[nax - 1];
+    int64_t v = largest_divisor_leq(last, o_.vector_lanes);
+    std::vector<int> outer;
+    for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
+    int inner_vec = -1, inner_outer = -1;
+    if (v >= 4) {
+      auto sp = s_.split(name, nax - 1, {v});
+      inner_outer = sp[0];
+      inner_vec = sp[1];
+      outer.push_back(inner_outer);
+    } else {
+      outer.push_back(nax - 1);
+    }
+    int f = outer.size() > 1 ? s_.fuse(name, outer) : outer[0];
+    if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
+    if (inner_vec >= 0) s_.vectorize(name, inner_vec);
+  }
+
+  Schedule& s_;
+  FallbackOptions o_;
+  std::set<std::string> done_;
+};
+
+}  // namespace
+
+Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts) {
+  Schedule s(dag);
+  Fallback(s, opts).run();
+  return s;
+}
+
+}  // namespace tuner::schedule

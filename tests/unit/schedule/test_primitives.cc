@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "schedule/lower.h"
+#include "schedule/schedule.h"
+
+using namespace tuner::schedule;
+using namespace tuner::te;
+
+namespace {
+
+ComputeDAG chain() {
+  Tensor A = placeholder({16, 20}, DataType::f32(), "A");
+  Tensor B = compute({16, 20}, [&](auto& i) { return A(i[0], i[1]) * Expr(2.0f); }, "B");
+  IterVar r = reduce_axis(20, "r");
+  Tensor C = compute({16}, [&](auto& i) { return sum(B(i[0], r.var), {r}); }, "C");
+  return ComputeDAG({A}, {C});
+}
+
+}  // namespace
+
+TEST(Primitives, InvalidApplicationsThrowScheduleErrorAndLeaveStateAlone) {
+  Schedule s(chain());
+  std::string before = s.state().str();
+  EXPECT_THROW(s.split("C", 7, {2}), ScheduleError);        // no such loop
+  EXPECT_THROW(s.split("C", 0, {0}), ScheduleError);        // factor < 1
+  EXPECT_THROW(s.split("nope", 0, {2}), ScheduleError);     // no such stage
+  EXPECT_THROW(s.fuse("C", {0, 1}), ScheduleError);         // spatial with reduction
+  EXPECT_THROW(s.parallel("C", 1), ScheduleError);          // parallel reduction
+  EXPECT_THROW(s.compute_inline("C"), ScheduleError);       // output
+  EXPECT_THROW(s.compute_at("C", "B", 0), ScheduleError);   // B does not consume C
+  EXPECT_THROW(s.reorder("C", {0}), ScheduleError);         // not a permutation
+  EXPECT_THROW(s.rfactor("C", 0, 4), ScheduleError);        // not a reduction axis
+  EXPECT_EQ(s.state().str(), before);
+  EXPECT_TRUE(s.trace().insts.empty());
+}
+
+TEST(Primitives, SplitKeepsOrderAndExtents) {
+  Schedule s(chain());
+  auto ids = s.split("B", 1, {3, 2});
+  const Stage& b = s.state().stage("B");
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(b.iters[ids[0]].extent, 4);  // ceil(20 / 6)
+  EXPECT_EQ(b.iters[ids[1]].extent, 3);
+  EXPECT_EQ(b.iters[ids[2]].extent, 2);
+  EXPECT_EQ(b.leaves, (std::vector<int>{0, ids[0], ids[1], ids[2]}));
+}
+
+TEST(Primitives, ComputeAtGivesALocalBufferOfTheRegion) {
+  Schedule s(chain());
+  auto c = s.split("C", 0, {4});
+  s.compute_at("B", "C", c[0]);
+  LoweredFunc f = lower(s.state(), "k");
+  std::string ir = f.str();
+  // B is computed per 4 rows of C: a local buffer of 4 x 20 elements.
+  EXPECT_NE(ir.find("allocate B[float32 x 80] local"), std::string::npos) << ir;
+}
+
+TEST(Primitives, RfactorAddsAStage) {
+  Schedule s(chain());
+  std::string rf = s.rfactor("C", 1, 4);
+  EXPECT_EQ(rf, "C.rf");
+  EXPECT_EQ(s.state().stage("C.rf").op->shape, (std::vector<int64_t>{16, 4}));
+}

@@ -1,0 +1,61 @@
+#include <gtest/gtest.h>
+
+#include "te/printer.h"
+#include "te/simplify.h"
+
+using namespace tuner::te;
+
+TEST(Simplify, FoldsLinearIndexArithmetic) {
+  Var i("i"), j("j");
+  Expr e = (i * 4 + j) * 8 + Expr(3) - j * 8;
+  EXPECT_EQ(to_string(simplify(e)), "((i * 32) + 3)");
+}
+
+TEST(Simplify, FloorDivModWithBounds) {
+  Var io("io"), ii("ii");
+  RangeMap r{{io.get(), {0, 9}}, {ii.get(), {0, 7}}};
+  Expr x = io * 8 + ii;
+  EXPECT_EQ(to_string(simplify(floordiv(x, Expr(8)), r)), "io");
+  EXPECT_EQ(to_string(simplify(floormod(x, Expr(8)), r)), "ii");
+  // Without bounds on ii nothing can be said.
+  EXPECT_NE(to_string(simplify(floordiv(x, Expr(8)))), "io");
+}
+
+TEST(Simplify, DecidesComparisonsFromRanges) {
+  Var i("i");
+  RangeMap r{{i.get(), {0, 63}}};
+  EXPECT_TRUE(can_prove(i < Expr(64), r));
+  EXPECT_FALSE(can_prove(i < Expr(63), r));
+  EXPECT_TRUE(can_prove(i * 2 + 1 >= Expr(1), r));
+}
+
+TEST(Simplify, RampForms) {
+  Var i("i");
+  Expr e = broadcast(i * 16, 16) + ramp(Expr(0), Expr(1), 16);
+  Expr s = simplify(e);
+  ASSERT_TRUE(s.as<RampNode>());
+  EXPECT_EQ(to_string(s), "ramp((i * 16), 1, 16)");
+}
+
+TEST(Simplify, FloatIdentitiesAndFolding) {
+  Var x("x", DataType::f32());
+  EXPECT_EQ(to_string(simplify(x * Expr(1.0f) + Expr(0.0f))), "x");
+  EXPECT_TRUE(is_const(simplify(Expr(2.0f) * Expr(3.0f)), 6.0));
+}
+
+TEST(Bounds, IntervalsOfIndexExpressions) {
+  Var i("i"), j("j");
+  RangeMap r{{i.get(), {0, 3}}, {j.get(), {0, 9}}};
+  IntBound b = const_int_bound(i * 10 + j - 5, r);
+  EXPECT_EQ(b.lo, -5);
+  EXPECT_EQ(b.hi, 34);
+  IntBound m = const_int_bound(floormod(i * 10 + j, Expr(7)), r);
+  EXPECT_EQ(m.lo, 0);
+  EXPECT_EQ(m.hi, 6);
+}
+
+TEST(Printer, VariablesWithOneNameStayDistinct) {
+  Var a("x"), b("x");
+  std::string s = to_string(a + b);
+  EXPECT_EQ(s, "(x + x_1)");
+}

@@ -1,6 +1,198 @@
-// Placeholder: `tuner op` commands arrive with the op registry and codegen.
+// `tuner op list|show|run`: single operators, compiled with their fallback schedule (or the
+// best database record once tuning exists), checked against the naive reference and timed.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
 #include "cli/commands.h"
+#include "codegen/compile.h"
+#include "codegen/target.h"
+#include "ops/registry.h"
+#include "runtime/thread_pool.h"
+#include "schedule/fallback.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "te/printer.h"
 
 namespace tuner::cli {
-void add_op_commands(CLI::App&) {}
+
+namespace {
+
+struct OpArgs {
+  std::string op;
+  std::vector<std::string> params;
+  std::string target = "llvm";
+  int threads = 0;
+  int repeat = 0;
+  double min_seconds = 0.2;
+  bool json = false;
+  bool print_passes = false;
+  bool print_llvm = false;
+  bool print_asm = false;
+};
+
+void add_common(CLI::App* cmd, OpArgs& a) {
+  cmd->add_option("op", a.op, "operator name (see `tuner op list`)")->required();
+  cmd->add_option("params", a.params, "parameters as key=value (e.g. m=1024 n=1024 k=1024)");
+  cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
+}
+
+// Builds the workload and its schedule (fallback for now).
+struct Prepared {
+  const ops::OpDef* def;
+  ops::Params params;
+  te::ComputeDAG dag;
+  codegen::Target target;
+  schedule::Schedule sched;
+};
+
+Prepared prepare(const OpArgs& a) {
+  const ops::OpDef& def = ops::find_op(a.op);
+  ops::Params params = ops::parse_params(def, a.params);
+  te::ComputeDAG dag = def.build(params);
+  codegen::Target target = codegen::Target::parse(a.target);
+  USER_CHECK(target.is_llvm()) << "`tuner op` compiles for llvm targets; " << target.str()
+                               << " needs a GPU worker (not available yet)";
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = target.vector_lanes();
+  schedule::Schedule sched = schedule::fallback_schedule(dag, fo);
+  return {&def, std::move(params), std::move(dag), std::move(target), std::move(sched)};
+}
+
+void cmd_list(bool json) {
+  if (json) {
+    Json out = Json::array();
+    for (auto& d : ops::op_registry()) {
+      Json j{{"name", d.name}, {"help", d.help}, {"params", Json::array()}};
+      for (auto& p : d.params)
+        j["params"].push_back({{"name", p.name}, {"default", p.default_value}, {"help", p.help}});
+      out.push_back(j);
+    }
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  size_t w = 0;
+  for (auto& d : ops::op_registry()) w = std::max(w, d.name.size());
+  for (auto& d : ops::op_registry()) {
+    std::string ps;
+    for (auto& p : d.params)
+      ps += " " + p.name + (p.default_value.empty() ? "" : "=" + p.default_value);
+    fmt::print("{:<{}}  {}\n{:<{}}  params:{}\n", d.name, w, d.help, "", w, ps);
+  }
+}
+
+void cmd_show(const OpArgs& a) {
+  Prepared p = prepare(a);
+  fmt::print("workload {} ({} {})\n\n", p.dag.hash_hex(), p.def->name, p.params.str());
+  fmt::print("{}\n", p.dag.str());
+  fmt::print("schedule (fallback):\n{}\n{}\n", p.sched.trace().pretty(), p.sched.state().str());
+  schedule::LowerOptions lo;
+  lo.print_passes = a.print_passes;
+  fmt::print("{}", schedule::lower(p.sched.state(), p.def->name, lo).str());
+  if (a.print_llvm || a.print_asm) {
+    codegen::CompileOptions co;
+    co.build.keep_llvm_ir = a.print_llvm;
+    co.build.keep_asm = a.print_asm;
+    auto k = codegen::compile_kernel(p.sched.state(), p.target, p.def->name, co);
+    if (a.print_llvm) fmt::print("\n{}", k.build.llvm_ir);
+    if (a.print_asm) fmt::print("\n{}", k.build.assembly);
+  }
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void cmd_run(const OpArgs& a) {
+  Prepared p = prepare(a);
+  USER_CHECK(p.target.runs_on_host())
+      << "kernels for " << p.target.str() << " cannot run on this machine";
+  USER_CHECK(a.threads >= 0) << "--threads must be positive";
+  double t0 = now_seconds();
+  auto kernel = codegen::compile_kernel(p.sched.state(), p.target, "op_kernel");
+  double compile_s = now_seconds() - t0;
+
+  auto inputs = p.def->make_inputs(p.params, p.dag, 42);
+  std::vector<ops::HostTensor> outputs;
+  for (auto& t : p.dag.outputs()) outputs.emplace_back(t->shape, t->dtype);
+  std::vector<void*> args;
+  for (auto& t : inputs) args.push_back(t.raw());
+  for (auto& t : outputs) args.push_back(t.raw());
+
+  runtime::ThreadPool pool(a.threads > 0 ? a.threads : runtime::default_num_threads());
+  TunerEnv env = pool.env();
+  kernel(args.data(), env);
+  auto expected = p.def->reference(p.params, inputs);
+  USER_CHECK(expected.size() == outputs.size()) << "reference gives the wrong number of outputs";
+  bool ok = true;
+  double max_err = 0;
+  std::string mismatch;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto c = ops::compare(outputs[i], expected[i], 1e-3, 2e-3);
+    ok &= c.ok;
+    max_err = std::max(max_err, c.max_abs_error);
+    if (!c.ok && mismatch.empty()) mismatch = c.message;
+  }
+
+  // Timing: warm-up, then repeats until the minimum duration; the median is the cost.
+  std::vector<double> times;
+  double start = now_seconds();
+  int repeat = a.repeat > 0 ? a.repeat : 1 << 30;
+  for (int r = 0; r < repeat; ++r) {
+    double s = now_seconds();
+    kernel(args.data(), env);
+    times.push_back(now_seconds() - s);
+    if (a.repeat <= 0 && now_seconds() - start >= a.min_seconds && times.size() >= 3) break;
+  }
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  double gflops = p.dag.flops() / median / 1e9;
+
+  if (a.json) {
+    Json j{{"op", p.def->name},       {"params", p.params.str()}, {"workload", p.dag.hash_hex()},
+           {"target", p.target.str()}, {"schedule", "fallback"},  {"threads", pool.num_threads()},
+           {"latency_ms", median * 1e3}, {"gflops", gflops},      {"max_abs_err", max_err},
+           {"ok", ok},                 {"repeats", times.size()}, {"compile_s", compile_s}};
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("{} {}  [{} threads, fallback schedule, target {}]\n", p.def->name, p.params.str(),
+               pool.num_threads(), p.target.str());
+    fmt::print("  latency {:.4f} ms (median of {})  {:.2f} GFLOP/s  compile {:.2f} s\n", median * 1e3,
+               times.size(), gflops, compile_s);
+    fmt::print("  check against reference: {} (max abs error {:.3g})\n", ok ? "ok" : "MISMATCH", max_err);
+  }
+  USER_CHECK(ok) << "result of " << p.def->name << " does not match the reference: " << mismatch;
+}
+
+}  // namespace
+
+void add_op_commands(CLI::App& app) {
+  auto* op = app.add_subcommand("op", "single operators: list, show, run");
+  op->require_subcommand(1);
+
+  static bool list_json = false;
+  auto* list = op->add_subcommand("list", "list the operators and their parameters");
+  list->add_flag("--json", list_json, "machine-readable output");
+  list->callback([] { cmd_list(list_json); });
+
+  static OpArgs show_args;
+  auto* show = op->add_subcommand("show", "print an operator's DAG, schedule and loop IR");
+  add_common(show, show_args);
+  show->add_flag("--print-passes", show_args.print_passes, "print the IR after each lowering pass");
+  show->add_flag("--llvm", show_args.print_llvm, "print the optimized LLVM IR");
+  show->add_flag("--asm", show_args.print_asm, "print the generated assembly");
+  show->callback([] { cmd_show(show_args); });
+
+  static OpArgs run_args;
+  auto* run = op->add_subcommand("run", "compile, check against the reference and time an operator");
+  add_common(run, run_args);
+  run->add_option("--threads", run_args.threads, "threads (default: all cores or TUNER_NUM_THREADS)");
+  run->add_option("--repeat", run_args.repeat, "timed repetitions (default: as many as fit in 0.2 s)");
+  run->add_flag("--json", run_args.json, "print one JSON object");
+  run->callback([] { cmd_run(run_args); });
+}
+
 }  // namespace tuner::cli

@@ -7,6 +7,8 @@
 // divisor of its extent fills a vector.
 #include "schedule/fallback.h"
 
+#include "schedule/analysis.h"
+
 #include <algorithm>
 #include <set>
 
@@ -22,13 +24,6 @@ int64_t largest_divisor_leq(int64_t n, int64_t cap) {
   return 1;
 }
 
-bool is_tiled_reduction(const Stage& s) {
-  const auto& op = *s.op;
-  if (op.tag == "matmul") return op.axes.size() >= 2 && op.reduce_axes.size() == 1;
-  if (op.tag == "conv2d") return op.axes.size() == 4 && op.reduce_axes.size() == 3;
-  return false;
-}
-
 class Fallback {
  public:
   Fallback(Schedule& s, const FallbackOptions& o) : s_(s), o_(o) {}
@@ -38,7 +33,14 @@ class Fallback {
     // Stages are handled consumers first, so tiled reductions see their epilogue untouched.
     std::vector<std::string> names;
     for (auto& st : s_.state().stages()) names.push_back(st.name());
+    // The epilogue of a tiled reduction is scheduled together with it.
+    for (auto& n : names)
+      if (is_tiled_reduction(s_.state().stage(n))) {
+        std::string epi = epilogue_of(s_.state(), n);
+        if (!epi.empty()) claimed_.insert(epi);
+      }
     for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      if (claimed_.count(*it)) continue;
       if (done_.count(*it) || !s_.state().has_stage(*it)) continue;
       const Stage& st = s_.state().stage(*it);
       if (st.loc != Location::Root) continue;
@@ -50,30 +52,13 @@ class Fallback {
 
  private:
   void inline_injective() {
-    for (auto& st : std::vector<Stage>(s_.state().stages())) {
-      if (!s_.state().can_inline(st.name()) || st.op->tag == "pad") continue;
-      bool feeds_tiled = false;
-      for (auto& c : s_.state().consumers(st.name()))
-        feeds_tiled |= is_tiled_reduction(s_.state().stage(c));
-      if (!feeds_tiled) s_.compute_inline(st.name());
-    }
-  }
-
-  // The single reader of `name` that can hold the tiled reduction in its loops, if any.
-  std::string epilogue_of(const std::string& name) {
-    const Stage& st = s_.state().stage(name);
-    if (st.is_output()) return "";
-    auto cons = s_.state().consumers(name);
-    if (cons.size() != 1) return "";
-    const Stage& c = s_.state().stage(cons[0]);
-    if (!c.op->reduce_axes.empty() || c.loc != Location::Root || c.op->shape != st.op->shape)
-      return "";
-    return cons[0];
+    for (auto& st : std::vector<Stage>(s_.state().stages()))
+      if (should_auto_inline(s_.state(), st.name())) s_.compute_inline(st.name());
   }
 
   void tile_reduction(const std::string& name) {
     bool conv = s_.state().stage(name).op->tag == "conv2d";
-    std::string outer = epilogue_of(name), local = name;
+    std::string outer = epilogue_of(s_.state(), name), local = name;
     if (outer.empty()) {
       local = s_.cache_write(name);
       outer = name;
@@ -86,9 +71,18 @@ class Fallback {
     // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized).
     int64_t rows_ext = conv ? w.op->shape[1] : w.op->shape[nax - 2];
     int64_t cols_ext = w.op->shape[nax - 1];
-    int64_t tr = largest_divisor_leq(rows_ext, conv ? 8 : 8);
-    int64_t tc = largest_divisor_leq(cols_ext, 2 * lanes);
-    if (tc < 4 && cols_ext >= lanes) tc = lanes;  // guarded tail rather than scalar code
+    // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
+    // legalize into several registers and spill), else the largest divisor up to a vector.
+    int64_t tc = 0;
+    for (int64_t c : {int64_t(2 * lanes), int64_t(lanes), int64_t(lanes / 2), int64_t(lanes / 4)})
+      if (c >= 4 && cols_ext % c == 0) {
+        tc = c;
+        break;
+      }
+    if (tc == 0) tc = largest_divisor_leq(cols_ext, lanes);
+    // Rows: as many as keep the accumulators within about 16 vector registers.
+    int64_t regs_per_row = (tc + lanes - 1) / lanes;
+    int64_t tr = largest_divisor_leq(rows_ext, std::max<int64_t>(1, std::min<int64_t>(8, 16 / regs_per_row)));
 
     // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i]
     int row_axis = conv ? 1 : nax - 2, col_axis = nax - 1;
@@ -181,7 +175,7 @@ class Fallback {
 
   Schedule& s_;
   FallbackOptions o_;
-  std::set<std::string> done_;
+  std::set<std::string> done_, claimed_;
 };
 
 }  // namespace

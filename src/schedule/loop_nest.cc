@@ -252,6 +252,18 @@ class NestBuilder {
         reduce_cond = logical_and(reduce_cond, local < make_int(ext[d]));
       }
     }
+    // A split that does not divide its parent can take the parent past its extent; root
+    // axes are guarded above, derived iterators here (e.g. a loop of extent 4 split by 5).
+    for (auto& rel : s.relations) {
+      if (rel.kind != Relation::Split || rel.inputs[0] < nroot) continue;
+      int64_t prod = 1;
+      for (auto f : rel.factors) prod *= f;
+      int in = rel.inputs[0];
+      if (ext[in] % prod == 0) continue;
+      Expr c = value[in] < make_int(ext[in]);
+      if (s.iters[in].kind == IterKind::Spatial) spatial_cond = logical_and(spatial_cond, c);
+      else reduce_cond = logical_and(reduce_cond, c);
+    }
     spatial_cond = simplify(spatial_cond, ranges_);
     reduce_cond = simplify(reduce_cond, ranges_);
 

@@ -183,6 +183,19 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
 }
 
 std::vector<int> Schedule::apply(Instruction inst) {
+  if (inst.is_sampling() && inst.decision.empty() && next_preset_ < presets_.size()) {
+    Instruction preset = inst;
+    preset.decision = presets_[next_preset_++];
+    try {
+      State next = state_;
+      auto out = apply_to(next, preset);
+      state_ = std::move(next);
+      trace_.insts.push_back(std::move(preset));
+      return out;
+    } catch (const ScheduleError&) {
+      // Not valid here (the program took another path): sample afresh below.
+    }
+  }
   State next = state_;  // primitives may fail half-way; commit only on success
   Rng saved = rng_;
   try {

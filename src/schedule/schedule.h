@@ -16,6 +16,13 @@ class Schedule {
   /// Replays a trace with its recorded decisions. Throws ScheduleError when it does not apply.
   static Schedule replay(const te::ComputeDAG& dag, const Trace& trace);
 
+  /// Decisions to use, in order, for the next sampling instructions (a mutated trace's
+  /// decisions when its rule program is re-run); an invalid one is re-sampled.
+  void preset_decisions(std::vector<std::vector<int64_t>> decisions) {
+    presets_ = std::move(decisions);
+    next_preset_ = 0;
+  }
+
   const State& state() const { return state_; }
   const Trace& trace() const { return trace_; }
   const te::ComputeDAG& dag() const { return state_.dag(); }
@@ -65,6 +72,8 @@ class Schedule {
   State state_;
   Trace trace_;
   Rng rng_;
+  std::vector<std::vector<int64_t>> presets_;
+  size_t next_preset_ = 0;
 };
 
 /// The prime factorization of n (ascending).

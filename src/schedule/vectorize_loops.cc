@@ -74,6 +74,8 @@ class LoopVectorizer : public IRMutator {
     if (auto* q = s.as<SeqStmtNode>()) {
       for (auto& x : q->seq) check(x, v, writes);
     } else if (auto* st = s.as<BufferStoreNode>()) {
+      // Already vector (an inner loop was vectorized): one level of vectors only.
+      if (st->indices[0].type().is_vector()) throw NotVectorizable();
       if (!uses_var(st->indices[0], v)) throw NotVectorizable();
       auto [it, fresh] = writes.emplace(st->buffer.get(), st->indices[0]);
       if (!fresh && !deep_equal(it->second, st->indices[0])) throw NotVectorizable();

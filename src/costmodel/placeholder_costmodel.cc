@@ -1,0 +1,1 @@
+// placeholder until the XGBoost model lands (issue 4)

@@ -1,0 +1,207 @@
+#include "ops/elementwise.h"
+
+#include <cmath>
+
+#include "ops/op_util.h"
+
+namespace tuner::ops {
+
+using te::Expr;
+using te::Intrinsic;
+using te::Var;
+
+te::Tensor map_unary(const te::Tensor& x, const std::function<Expr(const Expr&)>& f,
+                     const std::string& name) {
+  return te::compute(
+      x.shape(), [&](const std::vector<Var>& ax) { return f(x(detail::exprs(ax))); }, name);
+}
+
+te::Tensor map_binary(const te::Tensor& a, const te::Tensor& b,
+                      const std::function<Expr(const Expr&, const Expr&)>& f,
+                      const std::string& name) {
+  detail::check_same_dtype(a, b, name);
+  Shape out = broadcast_shapes({a.shape(), b.shape()}, name);
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> o = detail::exprs(ax);
+        return f(a(detail::broadcast_index(o, a.shape())), b(detail::broadcast_index(o, b.shape())));
+      },
+      name);
+}
+
+namespace {
+
+// A float-only unary op.
+te::Tensor float_unary(const te::Tensor& x, const std::function<Expr(const Expr&)>& f,
+                       const std::string& name) {
+  detail::check_float(x, name);
+  return map_unary(x, f, name);
+}
+
+Expr intrinsic(Intrinsic op, const Expr& v) { return te::call(op, {v}); }
+
+}  // namespace
+
+te::Tensor relu(const te::Tensor& x, const std::string& name) {
+  detail::check_numeric(x, name);
+  return map_unary(x, [](const Expr& v) { return te::max(v, Expr(0)); }, name);
+}
+
+te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name) {
+  detail::check_numeric(x, name);
+  USER_CHECK(lo <= hi) << name << ": min " << lo << " is greater than max " << hi;
+  te::DataType t = x.dtype();
+  return map_unary(
+      x, [&](const Expr& v) { return te::min(te::max(v, te::make_const(t, lo)), te::make_const(t, hi)); },
+      name);
+}
+
+te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Sigmoid, v); }, name);
+}
+
+te::Tensor tanh(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Tanh, v); }, name);
+}
+
+te::Tensor exp(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Exp, v); }, name);
+}
+
+te::Tensor log(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Log, v); }, name);
+}
+
+te::Tensor sqrt(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Sqrt, v); }, name);
+}
+
+te::Tensor erf(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Erf, v); }, name);
+}
+
+te::Tensor gelu(const te::Tensor& x, const std::string& name) {
+  return float_unary(
+      x,
+      [](const Expr& v) {
+        return Expr(0.5) * v * (Expr(1.0) + intrinsic(Intrinsic::Erf, v * Expr(M_SQRT1_2)));
+      },
+      name);
+}
+
+te::Tensor silu(const te::Tensor& x, const std::string& name) {
+  return float_unary(x, [](const Expr& v) { return v * intrinsic(Intrinsic::Sigmoid, v); }, name);
+}
+
+te::Tensor hardswish(const te::Tensor& x, const std::string& name) {
+  return float_unary(
+      x,
+      [](const Expr& v) {
+        return v * te::min(te::max(v + Expr(3.0), Expr(0.0)), Expr(6.0)) / Expr(6.0);
+      },
+      name);
+}
+
+te::Tensor hardsigmoid(const te::Tensor& x, double alpha, double beta, const std::string& name) {
+  return float_unary(
+      x,
+      [&](const Expr& v) {
+        return te::max(te::min(Expr(alpha) * v + Expr(beta), Expr(1.0)), Expr(0.0));
+      },
+      name);
+}
+
+te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
+  return float_unary(
+      x, [&](const Expr& v) { return te::select(v >= Expr(0.0), v, v * Expr(alpha)); }, name);
+}
+
+te::Tensor neg(const te::Tensor& x, const std::string& name) {
+  detail::check_numeric(x, name);
+  return map_unary(x, [](const Expr& v) { return -v; }, name);
+}
+
+te::Tensor abs(const te::Tensor& x, const std::string& name) {
+  detail::check_numeric(x, name);
+  if (x.dtype().is_float())
+    return map_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Fabs, v); }, name);
+  return map_unary(x, [](const Expr& v) { return te::select(v < Expr(0), -v, v); }, name);
+}
+
+te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_numeric(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x + y; }, name);
+}
+
+te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_numeric(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x - y; }, name);
+}
+
+te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_numeric(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x * y; }, name);
+}
+
+te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_float(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x / y; }, name);
+}
+
+te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_float(a, name);
+  return map_binary(
+      a, b, [](const Expr& x, const Expr& y) { return te::call(Intrinsic::Pow, {x, y}); }, name);
+}
+
+te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_numeric(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return te::max(x, y); }, name);
+}
+
+te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_numeric(a, name);
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return te::min(x, y); }, name);
+}
+
+te::Tensor equal(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return te::eq(x, y); }, name);
+}
+
+te::Tensor less(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x < y; }, name);
+}
+
+te::Tensor greater(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x > y; }, name);
+}
+
+te::Tensor where(const te::Tensor& cond, const te::Tensor& a, const te::Tensor& b,
+                 const std::string& name) {
+  USER_CHECK(cond.dtype().is_bool()) << name << ": condition must be bool, got "
+                                     << cond.dtype().str();
+  detail::check_same_dtype(a, b, name);
+  Shape out = broadcast_shapes({cond.shape(), a.shape(), b.shape()}, name);
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> o = detail::exprs(ax);
+        // Both branches are plain reads, safe to evaluate: select, not if_then_else.
+        return te::select(cond(detail::broadcast_index(o, cond.shape())),
+                          a(detail::broadcast_index(o, a.shape())),
+                          b(detail::broadcast_index(o, b.shape())));
+      },
+      name);
+}
+
+te::Tensor cast(const te::Tensor& x, te::DataType dtype, const std::string& name) {
+  USER_CHECK(dtype.is_scalar() && dtype.code != te::DataType::Handle)
+      << name << ": cannot cast to " << dtype.str();
+  if (dtype.is_bool() && !x.dtype().is_bool())  // x != 0, so that 0.5 is true
+    return map_unary(x, [&](const Expr& v) { return te::ne(v, te::make_const(x.dtype(), 0)); },
+                     name);
+  return map_unary(x, [&](const Expr& v) { return te::cast(dtype, v); }, name);
+}
+
+}  // namespace tuner::ops

@@ -1,0 +1,221 @@
+#include "ops/nn.h"
+
+#include <limits>
+
+#include "ops/op_util.h"
+#include "ops/transform.h"
+
+namespace tuner::ops {
+
+using te::Expr;
+using te::Var;
+
+te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b,
+                  const std::string& name) {
+  detail::check_same_dtype(a, b, name);
+  detail::check_numeric(a, name);
+  Shape out = matmul_shape(a.shape(), b.shape(), transpose_b, name);
+  size_t nb = out.size() - 2;
+  Shape a_batch(a.shape().begin(), a.shape().end() - 2);
+  Shape b_batch(b.shape().begin(), b.shape().end() - 2);
+  int64_t k_extent = a.shape().back();
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar k = te::reduce_axis(k_extent, "k");
+        std::vector<Expr> batch(ax.begin(), ax.begin() + nb);
+        std::vector<Expr> ia = detail::broadcast_index(batch, a_batch);
+        std::vector<Expr> ib = detail::broadcast_index(batch, b_batch);
+        ia.insert(ia.end(), {ax[nb], k.var});
+        if (transpose_b) ib.insert(ib.end(), {ax[nb + 1], k.var});
+        else ib.insert(ib.end(), {k.var, ax[nb + 1]});
+        return te::sum(a(ia) * b(ib), {k});
+      },
+      name, "matmul", {{"transpose_b", transpose_b ? 1 : 0}});
+}
+
+namespace {
+
+// out[n, k, ...] + bias[k] along dimension `axis`.
+te::Tensor add_bias(const te::Tensor& out, const te::Tensor& bias, int axis,
+                    const std::string& name) {
+  detail::check_same_dtype(out, bias, name);
+  USER_CHECK(bias.shape() == Shape{out.shape()[axis]})
+      << name << ": bias must have shape " << out.shape()[axis] << ", got "
+      << shape_string(bias.shape());
+  return te::compute(
+      out.shape(), [&](const std::vector<Var>& ax) { return out(detail::exprs(ax)) + bias(ax[axis]); },
+      name + "_bias");
+}
+
+}  // namespace
+
+te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Tensor& bias,
+                 const std::string& name) {
+  USER_CHECK(data.ndim() == 2 && weight.ndim() == 2)
+      << name << ": data [M, K] and weight [N, K] must be 2-D, got "
+      << shape_string(data.shape()) << " and " << shape_string(weight.shape());
+  te::Tensor out = matmul(data, weight, /*transpose_b=*/true, name);
+  return bias ? add_bias(out, bias, 1, name) : out;
+}
+
+te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& at,
+                  const te::Tensor& bias, const std::string& name) {
+  detail::check_same_dtype(data, weight, name);
+  detail::check_numeric(data, name);
+  Shape out = conv2d_shape(data.shape(), weight.shape(), at, name);
+  int64_t c_per_group = weight.shape()[1], k_per_group = weight.shape()[0] / at.groups;
+  int64_t kh = weight.shape()[2], kw = weight.shape()[3];
+  te::Tensor in = data;
+  if (at.has_padding())
+    in = pad(data, {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right}, 0.0,
+             name + "_pad");
+  std::map<std::string, int64_t> attrs = {
+      {"stride_h", at.stride_h},     {"stride_w", at.stride_w},   {"dilation_h", at.dilation_h},
+      {"dilation_w", at.dilation_w}, {"groups", at.groups},       {"pad_top", at.pad_top},
+      {"pad_left", at.pad_left},     {"pad_bottom", at.pad_bottom}, {"pad_right", at.pad_right},
+      {"kernel_h", kh},              {"kernel_w", kw}};
+  te::Tensor conv = te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar rh = te::reduce_axis(kh, "rh"), rw = te::reduce_axis(kw, "rw");
+        std::vector<te::IterVar> raxes;
+        Expr ci, wc;  // input channel, weight channel
+        // First input channel of the output channel's group (undefined without groups).
+        Expr group;
+        if (at.groups > 1)
+          group = k_per_group == 1 ? Expr(ax[1]) : te::floordiv(ax[1], Expr(k_per_group));
+        Expr group_base = group ? detail::scaled(group, c_per_group) : Expr();
+        if (c_per_group == 1) {  // depthwise-like: no channel reduction
+          ci = group_base ? group_base : Expr(0);
+          wc = Expr(0);
+        } else {
+          te::IterVar rc = te::reduce_axis(c_per_group, "rc");
+          raxes.push_back(rc);
+          ci = group_base ? group_base + rc.var : Expr(rc.var);
+          wc = rc.var;
+        }
+        raxes.push_back(rh);
+        raxes.push_back(rw);
+        Expr h = detail::scaled(ax[2], at.stride_h) + detail::scaled(rh.var, at.dilation_h);
+        Expr w = detail::scaled(ax[3], at.stride_w) + detail::scaled(rw.var, at.dilation_w);
+        return te::sum(in(ax[0], ci, h, w) * weight(ax[1], wc, rh.var, rw.var), raxes);
+      },
+      name, "conv2d", attrs);
+  return bias ? add_bias(conv, bias, 1, name) : conv;
+}
+
+namespace {
+
+std::map<std::string, int64_t> pool_attrs(const Pool2dAttrs& a, bool avg) {
+  std::map<std::string, int64_t> m = {
+      {"kernel_h", a.kernel_h},     {"kernel_w", a.kernel_w},   {"stride_h", a.stride_h},
+      {"stride_w", a.stride_w},     {"pad_top", a.pad_top},     {"pad_left", a.pad_left},
+      {"pad_bottom", a.pad_bottom}, {"pad_right", a.pad_right}, {"ceil_mode", a.ceil_mode}};
+  if (avg) m["count_include_pad"] = a.count_include_pad;
+  return m;
+}
+
+// A pooling window reduction: combine(source over the window) where source is the input
+// element or `outside` in the padding (and past the input's end in ceil mode).
+te::Tensor pool_reduce(const te::Tensor& data, const Pool2dAttrs& a, const Shape& out,
+                       te::ReduceKind kind, Expr outside, const std::string& name, bool avg) {
+  int64_t h_in = data.shape()[2], w_in = data.shape()[3];
+  // Whether some window reaches past the input's end (bottom padding or ceil mode).
+  bool h_over = (out[2] - 1) * a.stride_h + a.kernel_h > h_in + a.pad_top;
+  bool w_over = (out[3] - 1) * a.stride_w + a.kernel_w > w_in + a.pad_left;
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar rh = te::reduce_axis(a.kernel_h, "rh"), rw = te::reduce_axis(a.kernel_w, "rw");
+        Expr h = detail::scaled(ax[2], a.stride_h) + rh.var;
+        Expr w = detail::scaled(ax[3], a.stride_w) + rw.var;
+        if (a.pad_top) h = h - Expr(a.pad_top);
+        if (a.pad_left) w = w - Expr(a.pad_left);
+        std::vector<Expr> conds;
+        if (a.pad_top) conds.push_back(h >= Expr(0));
+        if (h_over) conds.push_back(h < Expr(h_in));
+        if (a.pad_left) conds.push_back(w >= Expr(0));
+        if (w_over) conds.push_back(w < Expr(w_in));
+        Expr v = data(ax[0], ax[1], h, w);
+        if (Expr c = detail::all_of(conds)) v = te::if_then_else(c, v, outside);
+        return te::reduce(kind, v, {rh, rw});
+      },
+      name, "pool", pool_attrs(a, avg));
+}
+
+}  // namespace
+
+te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::string& name) {
+  detail::check_numeric(data, name);
+  Shape out = pool2d_shape(data.shape(), a, name);
+  Expr lowest = te::reduce_identity(te::ReduceKind::Max, data.dtype());
+  return pool_reduce(data, a, out, te::ReduceKind::Max, lowest, name, false);
+}
+
+te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::string& name) {
+  detail::check_float(data, name);
+  Shape out = pool2d_shape(data.shape(), a, name);
+  te::Tensor s = pool_reduce(data, a, out, te::ReduceKind::Sum, te::make_const(data.dtype(), 0),
+                             name + "_sum", true);
+  int64_t h_in = data.shape()[2], w_in = data.shape()[3];
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        // The divisor: the window clipped to the padded input (count_include_pad) or to the
+        // input itself; a constant when no window is clipped.
+        auto count = [&](Expr o, int64_t stride, int64_t k, int64_t in, int64_t p0, int64_t p1,
+                         int64_t n_out) -> Expr {
+          int64_t last_end = (n_out - 1) * stride - p0 + k;  // end of the last window
+          Expr start = detail::scaled(o, stride) - Expr(p0);
+          if (a.count_include_pad) {
+            if (last_end <= in + p1) return Expr(k);
+            return te::min(start + Expr(k), Expr(in + p1)) - start;
+          }
+          if (p0 == 0 && last_end <= in) return Expr(k);
+          Expr end = last_end > in ? te::min(start + Expr(k), Expr(in)) : start + Expr(k);
+          return end - (p0 ? te::max(start, Expr(0)) : start);
+        };
+        Expr ch = count(ax[2], a.stride_h, a.kernel_h, h_in, a.pad_top, a.pad_bottom, out[2]);
+        Expr cw = count(ax[3], a.stride_w, a.kernel_w, w_in, a.pad_left, a.pad_right, out[3]);
+        return s(detail::exprs(ax)) / te::cast(data.dtype(), ch * cw);
+      },
+      name);
+}
+
+te::Tensor global_avg_pool(const te::Tensor& data, const std::string& name) {
+  detail::check_float(data, name);
+  USER_CHECK(data.ndim() == 4) << name << ": data must be NCHW (rank 4), got "
+                               << shape_string(data.shape());
+  const Shape& s = data.shape();
+  Shape out = {s[0], s[1], 1, 1};
+  te::Tensor total = te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar rh = te::reduce_axis(s[2], "rh"), rw = te::reduce_axis(s[3], "rw");
+        return te::sum(data(ax[0], ax[1], rh.var, rw.var), {rh, rw});
+      },
+      name + "_sum", "pool");
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        return total(detail::exprs(ax)) / te::make_const(data.dtype(), double(s[2] * s[3]));
+      },
+      name);
+}
+
+te::Tensor global_max_pool(const te::Tensor& data, const std::string& name) {
+  detail::check_numeric(data, name);
+  USER_CHECK(data.ndim() == 4) << name << ": data must be NCHW (rank 4), got "
+                               << shape_string(data.shape());
+  const Shape& s = data.shape();
+  return te::compute(
+      {s[0], s[1], 1, 1},
+      [&](const std::vector<Var>& ax) {
+        te::IterVar rh = te::reduce_axis(s[2], "rh"), rw = te::reduce_axis(s[3], "rw");
+        return te::max_reduce(data(ax[0], ax[1], rh.var, rw.var), {rh, rw});
+      },
+      name, "pool");
+}
+
+}  // namespace tuner::ops

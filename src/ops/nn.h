@@ -1,0 +1,35 @@
+// Neural-network operators: matmul/dense, conv2d (NCHW, groups, depthwise), 2-D pooling.
+// Tags: "matmul", "conv2d" (with a separate "pad" op when padded), "pool"; epilogues
+// (bias, average division) are separate "injective" ops named <name>_bias / <name>.
+#pragma once
+
+#include <string>
+
+#include "ops/shape.h"
+#include "te/tensor.h"
+
+namespace tuner::ops {
+
+/// C[batch..., i, j] = sum_k A[batch..., i, k] * B[batch..., k, j] (B[..., j, k] when
+/// transpose_b); batch dimensions broadcast like numpy. Tag "matmul", attrs {transpose_b}.
+te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b = false,
+                  const std::string& name = "matmul");
+/// data [M, K] x weight [N, K]^T (+ bias [N] as op <name>_bias when given).
+te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Tensor& bias = {},
+                 const std::string& name = "dense");
+/// NCHW conv2d with weight [K, C/groups, KH, KW]; padding becomes op <name>_pad (tag "pad"),
+/// bias [K] op <name>_bias. Tag "conv2d"; attrs carry strides, dilations, pads, groups, kernel.
+te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& attrs,
+                  const te::Tensor& bias = {}, const std::string& name = "conv2d");
+/// Max pooling (padding reads as -inf). Tag "pool".
+te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& attrs,
+                      const std::string& name = "max_pool2d");
+/// Average pooling: window sum <name>_sum (tag "pool") then the division <name>.
+te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& attrs,
+                      const std::string& name = "avg_pool2d");
+/// Mean over H and W of NCHW data, shape [N, C, 1, 1]: <name>_sum (tag "pool") then <name>.
+te::Tensor global_avg_pool(const te::Tensor& data, const std::string& name = "global_avg_pool");
+/// Max over H and W of NCHW data, shape [N, C, 1, 1] (tag "pool").
+te::Tensor global_max_pool(const te::Tensor& data, const std::string& name = "global_max_pool");
+
+}  // namespace tuner::ops

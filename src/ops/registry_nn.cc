@@ -1,0 +1,232 @@
+// Registry entries of the nn ops.
+#include <array>
+#include <tuple>
+
+#include "ops/nn.h"
+#include "ops/reference.h"
+#include "ops/registry_impl.h"
+
+namespace tuner::ops::detail {
+
+namespace {
+
+using te::ComputeDAG;
+
+// "2" -> (2, 2); "2,3" -> (2, 3).
+std::pair<int64_t, int64_t> pair_param(const Params& p, const std::string& key) {
+  std::vector<int64_t> v = p.get_ints(key);
+  USER_CHECK(v.size() == 1 || v.size() == 2)
+      << "parameter " << key << ": expected one value or two (h,w), got '" << p.get(key) << "'";
+  return {v[0], v.back()};
+}
+
+// "1" -> all sides; "1,2" -> (h, w); "t,l,b,r".
+std::array<int64_t, 4> pads_param(const Params& p, const std::string& key) {
+  std::vector<int64_t> v = p.get_ints(key);
+  if (v.size() == 1) return {v[0], v[0], v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
+  USER_CHECK(v.size() == 4) << "parameter " << key
+                            << ": expected 1, 2 (h,w) or 4 (top,left,bottom,right) values, got '"
+                            << p.get(key) << "'";
+  return {v[0], v[1], v[2], v[3]};
+}
+
+Conv2dAttrs conv_attrs(const Params& p, int64_t groups) {
+  Conv2dAttrs a;
+  std::tie(a.stride_h, a.stride_w) = pair_param(p, "stride");
+  std::tie(a.dilation_h, a.dilation_w) = pair_param(p, "dilation");
+  auto pads = pads_param(p, "pad");
+  a.pad_top = pads[0], a.pad_left = pads[1], a.pad_bottom = pads[2], a.pad_right = pads[3];
+  a.groups = groups;
+  return a;
+}
+
+Pool2dAttrs pool_attrs(const Params& p) {
+  Pool2dAttrs a;
+  std::tie(a.kernel_h, a.kernel_w) = pair_param(p, "kernel");
+  std::tie(a.stride_h, a.stride_w) = pair_param(p, "stride");
+  auto pads = pads_param(p, "pad");
+  a.pad_top = pads[0], a.pad_left = pads[1], a.pad_bottom = pads[2], a.pad_right = pads[3];
+  a.ceil_mode = p.get_bool("ceil_mode");
+  if (p.has("count_include_pad")) a.count_include_pad = p.get_bool("count_include_pad");
+  return a;
+}
+
+Shape nchw(const Params& p) {
+  return {p.get_int("n"), p.get_int("c"), p.get_int("h"), p.get_int("w")};
+}
+
+std::vector<HostTensor> default_inputs(const Params&, const ComputeDAG& dag, uint64_t seed) {
+  return random_inputs(dag, seed);
+}
+
+std::vector<OpParam> conv_params(bool depthwise) {
+  std::vector<OpParam> v = {{"n", "1", "batch"},
+                            {"c", "", "input channels"},
+                            {"h", "", "input height"},
+                            {"w", "", "input width"}};
+  if (depthwise) v.push_back({"multiplier", "1", "output channels per input channel"});
+  else v.push_back({"k", "", "output channels"});
+  v.insert(v.end(), {{"kh", "3", "kernel height"},
+                     {"kw", "3", "kernel width"},
+                     {"stride", "1", "stride: s or sh,sw"},
+                     {"pad", "0", "zero padding: p, ph,pw or top,left,bottom,right"},
+                     {"dilation", "1", "dilation: d or dh,dw"}});
+  if (!depthwise) v.push_back({"groups", "1", "channel groups"});
+  v.push_back({"bias", "0", "add a bias [K] (0/1)"});
+  v.push_back(dtype_param());
+  return v;
+}
+
+// conv2d and depthwise_conv2d share everything but how K and groups are derived.
+OpDef conv_op(bool depthwise) {
+  auto geometry = [depthwise](const Params& p) {
+    int64_t c = p.get_int("c");
+    int64_t groups = depthwise ? c : p.get_int("groups");
+    int64_t k = depthwise ? c * p.get_int("multiplier") : p.get_int("k");
+    // max(1, ...) so that a bad group count is reported by the shape check, not as a 0 dim.
+    Shape weight = {k, std::max<int64_t>(1, groups > 0 ? c / groups : 1), p.get_int("kh"),
+                    p.get_int("kw")};
+    return std::make_pair(weight, conv_attrs(p, groups));
+  };
+  OpDef d;
+  d.name = depthwise ? "depthwise_conv2d" : "conv2d";
+  d.help = depthwise ? "depthwise NCHW conv2d (groups = c)" : "NCHW conv2d, weight KCRS, groups";
+  d.params = conv_params(depthwise);
+  d.build = [geometry, name = d.name](const Params& p) {
+    auto [wshape, attrs] = geometry(p);
+    Shape ds = nchw(p);
+    conv2d_shape(ds, wshape, attrs, name);  // the clear error before any placeholder complains
+    te::DataType dt = p.get_dtype("dtype");
+    te::Tensor data = te::placeholder(ds, dt, "data"), weight = te::placeholder(wshape, dt, "weight");
+    std::vector<te::Tensor> in = {data, weight};
+    if (p.get_bool("bias")) in.push_back(te::placeholder({wshape[0]}, dt, "bias"));
+    te::Tensor out = conv2d(data, weight, attrs, in.size() > 2 ? in[2] : te::Tensor(), name);
+    return ComputeDAG(in, {out});
+  };
+  d.reference = [geometry](const Params& p, const std::vector<HostTensor>& in) {
+    auto attrs = geometry(p).second;
+    return std::vector<HostTensor>{ref::conv2d(in[0], in[1], attrs, in.size() > 2 ? in[2] : HostTensor())};
+  };
+  d.make_inputs = default_inputs;
+  return d;
+}
+
+OpDef pool_op(const std::string& name, bool avg) {
+  OpDef d;
+  d.name = name;
+  d.help = avg ? "NCHW average pooling" : "NCHW max pooling";
+  d.params = {{"n", "1", "batch"},
+              {"c", "", "channels"},
+              {"h", "", "input height"},
+              {"w", "", "input width"},
+              {"kernel", "2", "window: k or kh,kw"},
+              {"stride", "2", "stride: s or sh,sw"},
+              {"pad", "0", "padding: p, ph,pw or top,left,bottom,right"},
+              {"ceil_mode", "0", "round the output size up (0/1)"}};
+  if (avg) d.params.push_back({"count_include_pad", "0", "divide by the padded window (0/1)"});
+  d.params.push_back(dtype_param());
+  d.build = [avg, name](const Params& p) {
+    te::Tensor data = te::placeholder(nchw(p), p.get_dtype("dtype"), "data");
+    Pool2dAttrs a = pool_attrs(p);
+    return ComputeDAG({data}, {avg ? avg_pool2d(data, a, name) : max_pool2d(data, a, name)});
+  };
+  d.reference = [avg](const Params& p, const std::vector<HostTensor>& in) {
+    Pool2dAttrs a = pool_attrs(p);
+    return std::vector<HostTensor>{avg ? ref::avg_pool2d(in[0], a) : ref::max_pool2d(in[0], a)};
+  };
+  d.make_inputs = default_inputs;
+  return d;
+}
+
+OpDef global_pool_op(const std::string& name, bool avg) {
+  OpDef d;
+  d.name = name;
+  d.help = avg ? "mean over H and W of NCHW data" : "max over H and W of NCHW data";
+  d.params = {{"n", "1", "batch"}, {"c", "", "channels"}, {"h", "", "height"},
+              {"w", "", "width"},  dtype_param()};
+  d.build = [avg, name](const Params& p) {
+    te::Tensor data = te::placeholder(nchw(p), p.get_dtype("dtype"), "data");
+    return ComputeDAG({data}, {avg ? global_avg_pool(data, name) : global_max_pool(data, name)});
+  };
+  d.reference = [avg](const Params&, const std::vector<HostTensor>& in) {
+    return std::vector<HostTensor>{avg ? ref::global_avg_pool(in[0]) : ref::global_max_pool(in[0])};
+  };
+  d.make_inputs = default_inputs;
+  return d;
+}
+
+// Batch dims of A: "1" means a plain 2-D matmul.
+Shape batch_dims(const Params& p) {
+  Shape b = p.get_shape("batch");
+  return b == Shape{1} ? Shape{} : b;
+}
+
+Shape batch_dims_b(const Params& p) {
+  const std::string& v = p.get("batch_b");
+  if (v == "same") return batch_dims(p);
+  if (v == "none") return {};
+  return p.get_shape("batch_b");
+}
+
+}  // namespace
+
+void add_nn_ops(std::vector<OpDef>& ops) {
+  OpDef mm;
+  mm.name = "matmul";
+  mm.help = "C[batch..., m, n] = A[batch..., m, k] x B[batch..., k, n]";
+  mm.params = {{"m", "", "rows of A and C"},
+               {"n", "", "columns of B and C"},
+               {"k", "", "reduction size"},
+               {"batch", "1", "batch dims of A, e.g. 8 or 2x4 (1 = plain 2-D)"},
+               {"batch_b", "same", "batch dims of B: same, none or a shape (numpy broadcast)"},
+               {"transpose_b", "0", "B is stored [n, k] (0/1)"},
+               dtype_param()};
+  mm.build = [](const Params& p) {
+    int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
+    bool tb = p.get_bool("transpose_b");
+    Shape as = batch_dims(p), bs = batch_dims_b(p);
+    as.insert(as.end(), {m, k});
+    if (tb) bs.insert(bs.end(), {n, k});
+    else bs.insert(bs.end(), {k, n});
+    te::DataType dt = p.get_dtype("dtype");
+    te::Tensor a = te::placeholder(as, dt, "A"), b = te::placeholder(bs, dt, "B");
+    return ComputeDAG({a, b}, {matmul(a, b, tb)});
+  };
+  mm.reference = [](const Params& p, const std::vector<HostTensor>& in) {
+    return std::vector<HostTensor>{ref::matmul(in[0], in[1], p.get_bool("transpose_b"))};
+  };
+  mm.make_inputs = default_inputs;
+  ops.push_back(mm);
+
+  OpDef dn;
+  dn.name = "dense";
+  dn.help = "out[m, n] = data[m, k] x weight[n, k]^T (+ bias[n])";
+  dn.params = {{"m", "", "batch rows"},
+               {"n", "", "output units"},
+               {"k", "", "input units"},
+               {"bias", "1", "add a bias (0/1)"},
+               dtype_param()};
+  dn.build = [](const Params& p) {
+    te::DataType dt = p.get_dtype("dtype");
+    int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
+    te::Tensor data = te::placeholder({m, k}, dt, "data"), w = te::placeholder({n, k}, dt, "weight");
+    if (!p.get_bool("bias")) return ComputeDAG({data, w}, {dense(data, w)});
+    te::Tensor bias = te::placeholder({n}, dt, "bias");
+    return ComputeDAG({data, w, bias}, {dense(data, w, bias)});
+  };
+  dn.reference = [](const Params&, const std::vector<HostTensor>& in) {
+    return std::vector<HostTensor>{ref::dense(in[0], in[1], in.size() > 2 ? in[2] : HostTensor())};
+  };
+  dn.make_inputs = default_inputs;
+  ops.push_back(dn);
+
+  ops.push_back(conv_op(false));
+  ops.push_back(conv_op(true));
+  ops.push_back(pool_op("max_pool2d", false));
+  ops.push_back(pool_op("avg_pool2d", true));
+  ops.push_back(global_pool_op("global_avg_pool", true));
+  ops.push_back(global_pool_op("global_max_pool", false));
+}
+
+}  // namespace tuner::ops::detail

@@ -1,0 +1,82 @@
+// Operator attributes and shape inference shared by the te definitions and the references:
+// every check of a user-supplied shape or attribute lives here, once, and fails with a
+// UserError naming the op and the shapes. Independent of te expressions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tuner::ops {
+
+using Shape = std::vector<int64_t>;
+
+/// "2x3x4" ("scalar" for {}).
+std::string shape_string(const Shape& s);
+
+/// conv2d attributes (NCHW data, KCRS weight). Pads are top, left, bottom, right.
+struct Conv2dAttrs {
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t groups = 1;
+  bool has_padding() const { return pad_top || pad_left || pad_bottom || pad_right; }
+};
+
+/// 2-D pooling attributes (NCHW). Pads are top, left, bottom, right.
+struct Pool2dAttrs {
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  /// Output size rounds up; a last window starting in the bottom/right padding is dropped.
+  bool ceil_mode = false;
+  /// avg pool: divide by the window clipped to the padded input (true) or to the input.
+  bool count_include_pad = false;
+};
+
+/// The combiner of a reduce op (Mean = Sum divided by the reduced element count).
+enum class ReduceOp { Sum, Mean, Max, Min };
+
+/// Numpy broadcasting of several shapes; `op` names the operator in the error.
+Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& op);
+/// Axis in [-ndim, ndim) -> [0, ndim).
+int normalize_axis(int64_t axis, int ndim, const std::string& op);
+/// Normalized, sorted, duplicate-free axes; an empty list means all axes.
+std::vector<int> normalize_axes(const std::vector<int64_t>& axes, int ndim, const std::string& op);
+
+/// [batch..., M, K] x [batch..., K, N] (or [batch..., N, K] when transpose_b) with numpy
+/// broadcasting of the batch dimensions.
+Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::string& op);
+/// Output [N, K, OH, OW] of conv2d over data [N, C, H, W] with weight [K, C/groups, KH, KW].
+Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
+                   const std::string& op);
+/// Output [N, C, OH, OW] of 2-D pooling.
+Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& op);
+/// Shape after reducing `axes` (normalized).
+Shape reduce_shape(const Shape& s, const std::vector<int>& axes, bool keepdims);
+/// Checks that `axes` are the last dimensions of a rank-ndim tensor; returns them normalized.
+std::vector<int> trailing_axes(const std::vector<int64_t>& axes, int ndim, const std::string& op);
+
+/// Checks a permutation of [0, ndim); returns the transposed shape.
+Shape transpose_shape(const Shape& s, const std::vector<int64_t>& perm, const std::string& op);
+/// Resolves one -1 in `to` and checks the element count.
+Shape reshape_shape(const Shape& s, const std::vector<int64_t>& to, const std::string& op);
+/// Shape of concatenating `shapes` along `axis` (normalized).
+Shape concat_shape(const std::vector<Shape>& shapes, int axis, const std::string& op);
+/// pads = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (ONNX order, non-negative).
+Shape pad_shape(const Shape& s, const std::vector<int64_t>& pads, const std::string& op);
+
+/// One dimension of a resolved slice: element i of the output reads input start + i*step.
+struct SliceDim {
+  int64_t start = 0, step = 1, extent = 0;
+};
+/// Resolves ONNX/numpy slice arguments (negative indices wrap, out-of-range clamps; axes
+/// empty = 0..len-1; steps empty = all 1, one step = used for every sliced axis).
+std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& starts,
+                                    const std::vector<int64_t>& ends,
+                                    const std::vector<int64_t>& axes,
+                                    const std::vector<int64_t>& steps, const std::string& op);
+/// data.shape[:axis] + indices.shape + data.shape[axis+1:].
+Shape gather_shape(const Shape& data, const Shape& indices, int axis);
+
+}  // namespace tuner::ops

@@ -1,0 +1,34 @@
+// Data-movement operators: transpose, reshape, concat, pad, slice, gather. All are
+// "injective" except pad (tag "pad").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/shape.h"
+#include "te/tensor.h"
+
+namespace tuner::ops {
+
+/// out[i_0, ..., i_n] = x[...] with out dimension d = x dimension perm[d].
+te::Tensor transpose(const te::Tensor& x, const std::vector<int64_t>& perm,
+                     const std::string& name = "transpose");
+/// Same elements in row-major order under a new shape (one -1 is inferred).
+te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& to,
+                   const std::string& name = "reshape");
+/// Concatenation along `axis` (negative counts from the end).
+te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis,
+                  const std::string& name = "concat");
+/// Constant padding; pads = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (ONNX order).
+te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& pads, double value = 0.0,
+               const std::string& name = "pad");
+/// ONNX Slice: starts/ends per axis in `axes` (empty = leading axes), steps may be negative.
+te::Tensor slice(const te::Tensor& x, const std::vector<int64_t>& starts,
+                 const std::vector<int64_t>& ends, const std::vector<int64_t>& axes = {},
+                 const std::vector<int64_t>& steps = {}, const std::string& name = "slice");
+/// ONNX Gather: picks data entries along `axis` by integer indices (negative indices wrap;
+/// out-of-range indices are clamped, where ONNX leaves them undefined).
+te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis = 0,
+                  const std::string& name = "gather");
+
+}  // namespace tuner::ops

@@ -1,0 +1,106 @@
+#include "search/evolutionary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "support/hash.h"
+
+namespace tuner::search {
+
+using schedule::Schedule;
+
+EvolutionarySearch::EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, SearchOptions opts,
+                                       costmodel::CostModel* model, uint64_t seed)
+    : dag_(std::move(dag)), space_(std::move(space)), opts_(opts), model_(model), rng_(seed) {
+  mutators_.push_back(make_tile_size_mutator());
+  mutators_.push_back(make_parallel_mutator());
+  mutators_.push_back(make_unroll_mutator());
+  mutators_.push_back(make_compute_location_mutator());
+}
+
+uint64_t EvolutionarySearch::key_of(const Schedule& s) { return fnv1a64(s.state().str()); }
+
+Schedule EvolutionarySearch::sample_random() { return generate_schedule(dag_, space_, rng_.next()); }
+
+Schedule EvolutionarySearch::mutate(const Schedule& parent) {
+  Decisions d = decisions_of(parent.trace());
+  // Mutation probabilities follow Ansor: tile sizes most often.
+  static const std::vector<double> weights{0.55, 0.15, 0.15, 0.15};
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const Mutator& m = *mutators_[rng_.weighted(weights)];
+    if (m.mutate(parent.trace(), d, rng_)) return generate_schedule(dag_, space_, rng_.next(), &d);
+  }
+  return parent;
+}
+
+void EvolutionarySearch::add_measured(const schedule::Trace& trace, double cost) {
+  Schedule s = Schedule::replay(dag_, trace);
+  measured_keys_.insert(key_of(s));
+  measured_.emplace_back(cost, trace);
+  std::stable_sort(measured_.begin(), measured_.end(),
+                   [](auto& a, auto& b) { return a.first < b.first; });
+}
+
+void EvolutionarySearch::notify(const std::vector<Schedule>& cands, const std::vector<double>& costs) {
+  for (size_t i = 0; i < cands.size(); ++i) {
+    measured_keys_.insert(key_of(cands[i]));
+    if (std::isfinite(costs[i])) measured_.emplace_back(costs[i], cands[i].trace());
+  }
+  std::stable_sort(measured_.begin(), measured_.end(),
+                   [](auto& a, auto& b) { return a.first < b.first; });
+}
+
+std::vector<Schedule> EvolutionarySearch::propose(int n) {
+  int pop_size = std::max(opts_.population, n);
+  // Initial population: the best measured schedules, then random samples.
+  std::vector<Schedule> pop, randoms;
+  int from_measured = std::min<int>(int(measured_.size()), int(pop_size * opts_.measured_share));
+  for (int i = 0; i < from_measured; ++i) pop.push_back(Schedule::replay(dag_, measured_[i].second));
+  while (int(pop.size()) < pop_size) {
+    randoms.push_back(sample_random());
+    pop.push_back(randoms.back());
+  }
+
+  // Every schedule seen, with its latest score, for the final pick.
+  std::unordered_map<uint64_t, std::pair<double, Schedule>> seen;
+  auto score_all = [&](const std::vector<Schedule>& v) {
+    std::vector<const schedule::State*> states;
+    for (auto& s : v) states.push_back(&s.state());
+    std::vector<double> scores = model_->predict(dag_, states);
+    for (size_t i = 0; i < v.size(); ++i) seen.insert_or_assign(key_of(v[i]), std::make_pair(scores[i], v[i]));
+    return scores;
+  };
+
+  for (int g = 0; g < opts_.generations; ++g) {
+    std::vector<double> scores = score_all(pop);
+    double lo = *std::min_element(scores.begin(), scores.end());
+    std::vector<double> w;
+    for (double s : scores) w.push_back(s - lo + 1e-9);
+    std::vector<Schedule> next;
+    while (int(next.size()) < pop_size) next.push_back(mutate(pop[rng_.weighted(w)]));
+    pop = std::move(next);
+  }
+  score_all(pop);
+
+  // Best-predicted unmeasured candidates, then a few random ones.
+  std::vector<std::pair<double, const Schedule*>> ranked;
+  for (auto& [key, v] : seen)
+    if (!measured_keys_.count(key)) ranked.push_back({v.first, &v.second});
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  int n_random = std::max(n > 1 ? 1 : 0, int(std::round(n * opts_.eps_greedy)));
+  std::vector<Schedule> out;
+  std::set<uint64_t> taken;
+  for (auto& [score, s] : ranked) {
+    if (int(out.size()) >= n - n_random) break;
+    if (taken.insert(key_of(*s)).second) out.push_back(*s);
+  }
+  for (int attempt = 0; int(out.size()) < n && attempt < 4 * n; ++attempt) {
+    Schedule s = attempt < int(randoms.size()) ? randoms[attempt] : sample_random();
+    uint64_t k = key_of(s);
+    if (!measured_keys_.count(k) && taken.insert(k).second) out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace tuner::search

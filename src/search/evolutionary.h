@@ -1,0 +1,58 @@
+// Evolutionary search (Ansor/MetaSchedule): a population sampled from the design space plus
+// the best measured schedules, evolved for a few generations by mutating decisions, ranked by
+// the cost model; each batch is the best-predicted unmeasured candidates plus a few random
+// ones (epsilon-greedy).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "costmodel/cost_model.h"
+#include "search/mutator.h"
+#include "search/space.h"
+
+namespace tuner::search {
+
+struct SearchOptions {
+  /// Schedules per generation.
+  int population = 128;
+  /// Generations of mutation per batch.
+  int generations = 3;
+  /// Share of each batch picked at random instead of by the model.
+  double eps_greedy = 0.05;
+  /// Share of the initial population taken from the best measured schedules.
+  double measured_share = 0.2;
+};
+
+class EvolutionarySearch {
+ public:
+  EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, SearchOptions opts,
+                     costmodel::CostModel* model, uint64_t seed);
+
+  /// Up to n candidates never measured (nor proposed) before.
+  std::vector<schedule::Schedule> propose(int n);
+  /// Records measured candidates; cost in seconds, infinity for failures.
+  void notify(const std::vector<schedule::Schedule>& cands, const std::vector<double>& costs);
+  /// Seeds the search with schedules measured earlier (e.g. from the database).
+  void add_measured(const schedule::Trace& trace, double cost);
+
+  size_t num_measured() const { return measured_keys_.size(); }
+  /// Structural key of a schedule (for deduplication).
+  static uint64_t key_of(const schedule::Schedule& s);
+
+ private:
+  schedule::Schedule sample_random();
+  schedule::Schedule mutate(const schedule::Schedule& parent);
+
+  te::ComputeDAG dag_;
+  SpaceOptions space_;
+  SearchOptions opts_;
+  costmodel::CostModel* model_;
+  Rng rng_;
+  std::vector<std::unique_ptr<Mutator>> mutators_;
+  std::set<uint64_t> measured_keys_;
+  std::vector<std::pair<double, schedule::Trace>> measured_;  // best first
+};
+
+}  // namespace tuner::search

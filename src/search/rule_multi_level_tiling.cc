@@ -1,0 +1,57 @@
+#include "schedule/analysis.h"
+#include "search/rules.h"
+
+namespace tuner::search {
+
+using schedule::Schedule;
+
+void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceOptions& o) {
+  std::string outer = schedule::epilogue_of(s.state(), stage), local = stage;
+  if (outer.empty()) {
+    local = s.cache_write(stage);
+    outer = stage;
+  }
+  const auto& op = *s.state().stage(local).op;
+  int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());
+  // Four levels per spatial axis, two per reduction axis (SSRSRS).
+  std::vector<int> sp_tiles, red_tiles;
+  for (int a = 0; a < nsp; ++a)
+    sp_tiles.push_back(s.sample_perfect_tile(local, a, 4, a == nsp - 1 ? o.max_innermost_factor : 16));
+  for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, nsp + r, 2, 64));
+
+  // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
+  std::vector<std::vector<int>> w(nsp);
+  for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, a, sp_tiles[a]);
+  std::vector<int> order, s0;
+  for (int level = 0; level < 4; ++level)
+    for (int a = 0; a < nsp; ++a) order.push_back(w[a][level]);
+  for (int a = 0; a < nsp; ++a) s0.push_back(w[a][0]);
+  s.reorder(outer, order);
+  int par = nsp > 1 ? s.fuse(outer, s0) : s0[0];
+  s.parallel(outer, par);
+  s.vectorize(outer, w[nsp - 1][3]);
+  s.compute_at(local, outer, w[nsp - 1][1]);
+
+  // The register tile: S0 S1 R0 S2 R1 S3 (S0 and S1 have extent 1 inside the tile).
+  std::vector<std::vector<int>> l(nsp), r(nred);
+  for (int a = 0; a < nsp; ++a) l[a] = s.split_sampled(local, a, sp_tiles[a]);
+  for (int k = 0; k < nred; ++k) r[k] = s.split_sampled(local, nsp + k, red_tiles[k]);
+  std::vector<int> lorder;
+  auto spatial = [&](int level) {
+    for (int a = 0; a < nsp; ++a) lorder.push_back(l[a][level]);
+  };
+  auto reduce = [&](int level) {
+    for (int k = 0; k < nred; ++k) lorder.push_back(r[k][level]);
+  };
+  spatial(0);
+  spatial(1);
+  reduce(0);
+  spatial(2);
+  reduce(1);
+  spatial(3);
+  s.reorder(local, lorder);
+  s.vectorize(local, l[nsp - 1][3]);
+  s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps));
+}
+
+}  // namespace tuner::search

@@ -1,0 +1,26 @@
+#include "search/rules.h"
+
+namespace tuner::search {
+
+void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o) {
+  const auto& st = s.state().stage(stage);
+  int nax = int(st.op->axes.size());
+  if (nax == 0) return;
+  std::vector<int> outer;
+  for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
+  int vec = -1;
+  if (st.op->reduce_axes.empty()) {
+    // Innermost axis: a vector-sized inner part, the rest joins the parallel loops.
+    int t = s.sample_perfect_tile(stage, nax - 1, 2, 2 * o.vector_lanes);
+    auto sp = s.split_sampled(stage, nax - 1, t);
+    outer.push_back(sp[0]);
+    vec = sp[1];
+  } else {
+    outer.push_back(nax - 1);
+  }
+  int f = outer.size() > 1 ? s.fuse(stage, outer) : outer[0];
+  if (s.state().stage(stage).iters[f].extent > 1) s.parallel(stage, f);
+  if (vec >= 0) s.vectorize(stage, vec);
+}
+
+}  // namespace tuner::search

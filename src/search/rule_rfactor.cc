@@ -1,0 +1,28 @@
+#include "search/rules.h"
+
+namespace tuner::search {
+
+bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o) {
+  const auto& op = *s.state().stage(stage).op;
+  if (op.reduce_axes.empty()) return false;
+  int64_t spatial = 1, reduction = 1;
+  for (auto& a : op.axes) spatial *= a.extent;
+  for (auto& a : op.reduce_axes) reduction *= a.extent;
+  // Only worth it when the spatial loops cannot keep the cores busy.
+  if (spatial >= 4 * o.num_cores || reduction < 256) return false;
+  if (s.categorical_value(s.sample_categorical({0, 1})) == 0) return false;
+  int last = int(op.axes.size() + op.reduce_axes.size()) - 1;
+  int tile = s.sample_perfect_tile(stage, last, 2, 64);
+  int64_t factor = s.decision(tile)[1];
+  if (factor < 2) return false;
+  std::string rf = s.rfactor(stage, last, factor);
+  // rf has the spatial axes plus the factor axis: all parallel.
+  const auto& rop = *s.state().stage(rf).op;
+  std::vector<int> sp;
+  for (int a = 0; a < int(rop.axes.size()); ++a) sp.push_back(a);
+  int f = sp.size() > 1 ? s.fuse(rf, sp) : sp[0];
+  s.parallel(rf, f);
+  return true;
+}
+
+}  // namespace tuner::search

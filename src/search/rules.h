@@ -1,0 +1,32 @@
+// Search-space rules, one file each. Every rule applies to one stage of the schedule being
+// built and draws its choices from sampling instructions.
+#pragma once
+
+#include <string>
+
+#include "schedule/schedule.h"
+#include "search/space.h"
+
+namespace tuner::search {
+
+/// Inlines injective stages into their readers (rule_auto_inline.cc).
+void rule_auto_inline(schedule::Schedule& s);
+
+/// Multi-level tiling SSRSRS of a matmul/conv-like reduction, its result written through a
+/// register tile computed at the second spatial level of the stage that writes it (the
+/// elementwise epilogue, or a cache_write copy) (rule_multi_level_tiling.cc).
+void rule_multi_level_tiling(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
+/// Reductions with little spatial parallelism may be split with rfactor so the reduction
+/// itself runs in parallel (rule_rfactor.cc). Returns false when it did not apply.
+bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
+/// Parallel outer loops and a vectorized innermost loop of a stage computed at root
+/// (rule_parallel_vectorize.cc).
+void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
+/// Samples where a stage is computed: inline, root, or at a loop of its consumer
+/// (rule_compute_location.cc). Returns the location kind chosen.
+schedule::Location rule_compute_location(schedule::Schedule& s, const std::string& stage);
+
+}  // namespace tuner::search

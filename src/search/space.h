@@ -1,0 +1,33 @@
+// The design space of a workload: a rule program that builds a schedule, drawing every
+// choice from a sampling instruction. Running it with fresh randomness samples the space;
+// running it with preset decisions (a mutated trace's) rebuilds that point of the space.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace tuner::search {
+
+struct SpaceOptions {
+  /// float32 lanes of the target's vector registers.
+  int vector_lanes = 16;
+  /// Cores of the target (parallel loops are sized for them).
+  int num_cores = 2;
+  /// Largest innermost tile factor of a spatial loop.
+  int64_t max_innermost_factor = 64;
+  /// Candidate auto-unroll steps.
+  std::vector<int64_t> unroll_steps{0, 16, 64, 512};
+};
+
+using Decisions = std::vector<std::vector<int64_t>>;
+
+/// One schedule of `dag` from the space; `presets` (if any) are used in order.
+schedule::Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& opts,
+                                     uint64_t seed, const Decisions* presets = nullptr);
+
+/// The decisions of a trace's sampling instructions, in order.
+Decisions decisions_of(const schedule::Trace& trace);
+
+}  // namespace tuner::search

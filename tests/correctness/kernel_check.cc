@@ -1,0 +1,40 @@
+#include "kernel_check.h"
+
+namespace tuner::testing {
+
+OpCase::OpCase(const std::string& op, const std::vector<std::string>& p, uint64_t seed)
+    : def(&ops::find_op(op)), params(ops::parse_params(*def, p)), dag(def->build(params)) {
+  inputs = def->make_inputs(params, dag, seed);
+  expected = def->reference(params, inputs);
+}
+
+std::string OpCase::str() const { return def->name + " " + params.str(); }
+
+const codegen::Target& host_target() {
+  static codegen::Target t = codegen::Target::parse("llvm");
+  return t;
+}
+
+runtime::ThreadPool& test_pool() {
+  static runtime::ThreadPool pool(2);
+  return pool;
+}
+
+std::string check_schedule(const OpCase& c, const schedule::State& state, double rtol, double atol,
+                           const codegen::CompileOptions& opts) {
+  auto kernel = codegen::compile_kernel(state, host_target(), "k", opts);
+  std::vector<ops::HostTensor> outputs;
+  for (auto& t : c.dag.outputs()) outputs.emplace_back(t->shape, t->dtype);
+  std::vector<void*> args;
+  for (auto& t : c.inputs) args.push_back(const_cast<void*>(t.raw()));
+  for (auto& t : outputs) args.push_back(t.raw());
+  TunerEnv env = test_pool().env();
+  kernel(args.data(), env);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto r = ops::compare(outputs[i], c.expected[i], rtol, atol);
+    if (!r.ok) return "output " + std::to_string(i) + ": " + r.message;
+  }
+  return "";
+}
+
+}  // namespace tuner::testing

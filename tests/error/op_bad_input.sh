@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Bad input to `tuner op`: one clear error line and a non-zero exit, never a crash.
+TUNER=$1
+source "$(dirname "$0")/lib.sh"
+expect_error "unknown op.*nosuchop" op run nosuchop
+expect_error "unknown parameter.*q" op run matmul m=4 n=4 k=4 q=3
+expect_error "target kind 'vulkan'" op run matmul m=4 n=4 k=4 --target=vulkan
+expect_error "unknown option '-mfoo'" op run matmul m=4 n=4 k=4 "--target=llvm -mfoo=1"
+expect_error "unknown CPU 'notacpu'" op run matmul m=4 n=4 k=4 "--target=llvm -mcpu=notacpu"
+expect_error "m" op run matmul m=0 n=4 k=4
+expect_error "m" op run matmul m=abc n=4 k=4
+expect_error "broadcast|shape" op run add a=2x3 b=4x5
+expect_error "channel|group" op run conv2d n=1 c=6 h=8 w=8 k=4 kh=3 kw=3 groups=4
+expect_error "cuda|GPU" op run matmul m=4 n=4 k=4 "--target=cuda -arch=sm_90"
+finish

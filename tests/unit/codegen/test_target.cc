@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "codegen/target.h"
+#include "support/error.h"
+
+using tuner::UserError;
+using tuner::codegen::Target;
+
+TEST(Target, HostDefaultsAreExplicitInTheCanonicalString) {
+  Target t = Target::parse("llvm");
+  EXPECT_EQ(t.kind, "llvm");
+  EXPECT_FALSE(t.cpu.empty());
+  EXPECT_EQ(t.str().rfind("llvm -mtriple=", 0), 0u);
+  EXPECT_NE(t.str().find("-mcpu=" + t.cpu), std::string::npos);
+  EXPECT_EQ(Target::parse(t.str()).str(), t.str());
+  EXPECT_EQ(Target::parse("llvm -mcpu=native").str(), t.str());
+  EXPECT_TRUE(t.runs_on_host());
+  EXPECT_GE(t.vector_lanes(), 4);
+}
+
+TEST(Target, CrossTargets) {
+  Target a = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+  EXPECT_EQ(a.cpu, "cortex-a72");
+  EXPECT_FALSE(a.runs_on_host());
+  EXPECT_EQ(Target::parse("cuda -arch=sm_90").str(), "cuda -arch=sm_90");
+}
+
+TEST(Target, BadStringsNameTheProblem) {
+  auto message = [](const std::string& s) {
+    try {
+      Target::parse(s);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message("vulkan").find("unknown target kind 'vulkan'"), std::string::npos);
+  EXPECT_NE(message("llvm -mfoo=1").find("unknown option '-mfoo'"), std::string::npos);
+  EXPECT_NE(message("llvm -mcpu=pentium99").find("unknown CPU 'pentium99'"), std::string::npos);
+  EXPECT_NE(message("llvm -mtriple=nonsense-x-y").find("nonsense"), std::string::npos);
+  EXPECT_NE(message("cuda -arch=sm_x").find("sm_x"), std::string::npos);
+  EXPECT_NE(message("llvm mcpu").find("malformed"), std::string::npos);
+  EXPECT_NE(message("").find("empty target"), std::string::npos);
+}

@@ -41,3 +41,13 @@ LoweredFunc lower(const State& state, const std::string& name, const LowerOption
 }
 
 }  // namespace tuner::schedule
+
+namespace tuner::schedule {
+
+LoweredFunc lower_for_features(const State& state) {
+  LoopNest nest = build_loop_nests(state);
+  Stmt body = te::simplify(flatten_storage(nest.body));
+  return {"features", nest.args, body};
+}
+
+}  // namespace tuner::schedule

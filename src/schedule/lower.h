@@ -30,4 +30,8 @@ struct LoweredFunc {
 /// Lowers a scheduled DAG to loop IR.
 LoweredFunc lower(const State& state, const std::string& name, const LowerOptions& opts = {});
 
+/// The loop IR before unrolling and vectorization (loops still carry their kinds): what
+/// the cost model's features are extracted from.
+LoweredFunc lower_for_features(const State& state);
+
 }  // namespace tuner::schedule

@@ -1,1 +1,0 @@
-// placeholder until the XGBoost model lands (issue 4)

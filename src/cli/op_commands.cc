@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/op_common.h"
 #include "codegen/compile.h"
 #include "codegen/target.h"
 #include "ops/registry.h"
@@ -25,6 +26,7 @@ struct OpArgs {
   std::string op;
   std::vector<std::string> params;
   std::string target = "llvm";
+  std::string db = "tuning_logs/tuning.db";
   int threads = 0;
   int repeat = 0;
   double min_seconds = 0.2;
@@ -38,28 +40,23 @@ void add_common(CLI::App* cmd, OpArgs& a) {
   cmd->add_option("op", a.op, "operator name (see `tuner op list`)")->required();
   cmd->add_option("params", a.params, "parameters as key=value (e.g. m=1024 n=1024 k=1024)");
   cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
+  cmd->add_option("--db", a.db, "tuning database (its best record is used when there is one)")
+      ->capture_default_str();
 }
 
-// Builds the workload and its schedule (fallback for now).
 struct Prepared {
   const ops::OpDef* def;
   ops::Params params;
   te::ComputeDAG dag;
   codegen::Target target;
   schedule::Schedule sched;
+  std::string source;  // where the schedule came from
 };
 
 Prepared prepare(const OpArgs& a) {
-  const ops::OpDef& def = ops::find_op(a.op);
-  ops::Params params = ops::parse_params(def, a.params);
-  te::ComputeDAG dag = def.build(params);
-  codegen::Target target = codegen::Target::parse(a.target);
-  USER_CHECK(target.is_llvm()) << "`tuner op` compiles for llvm targets; " << target.str()
-                               << " needs a GPU worker (not available yet)";
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  schedule::Schedule sched = schedule::fallback_schedule(dag, fo);
-  return {&def, std::move(params), std::move(dag), std::move(target), std::move(sched)};
+  OpWorkload w = prepare_op(a.op, a.params, a.target);
+  ChosenSchedule c = choose_schedule(w.dag, w.target, a.db);
+  return {w.def, std::move(w.params), std::move(w.dag), std::move(w.target), std::move(c.sched), c.source};
 }
 
 void cmd_list(bool json) {
@@ -88,7 +85,7 @@ void cmd_show(const OpArgs& a) {
   Prepared p = prepare(a);
   fmt::print("workload {} ({} {})\n\n", p.dag.hash_hex(), p.def->name, p.params.str());
   fmt::print("{}\n", p.dag.str());
-  fmt::print("schedule (fallback):\n{}\n{}\n", p.sched.trace().pretty(), p.sched.state().str());
+  fmt::print("schedule ({}):\n{}\n{}\n", p.source, p.sched.trace().pretty(), p.sched.state().str());
   schedule::LowerOptions lo;
   lo.print_passes = a.print_passes;
   fmt::print("{}", schedule::lower(p.sched.state(), p.def->name, lo).str());
@@ -153,13 +150,13 @@ void cmd_run(const OpArgs& a) {
 
   if (a.json) {
     Json j{{"op", p.def->name},       {"params", p.params.str()}, {"workload", p.dag.hash_hex()},
-           {"target", p.target.str()}, {"schedule", "fallback"},  {"threads", pool.num_threads()},
+           {"target", p.target.str()}, {"schedule", p.source},  {"threads", pool.num_threads()},
            {"latency_ms", median * 1e3}, {"gflops", gflops},      {"max_abs_err", max_err},
            {"ok", ok},                 {"repeats", times.size()}, {"compile_s", compile_s}};
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("{} {}  [{} threads, fallback schedule, target {}]\n", p.def->name, p.params.str(),
-               pool.num_threads(), p.target.str());
+    fmt::print("{} {}  [{} threads, schedule: {}, target {}]\n", p.def->name, p.params.str(),
+               pool.num_threads(), p.source, p.target.str());
     fmt::print("  latency {:.4f} ms (median of {})  {:.2f} GFLOP/s  compile {:.2f} s\n", median * 1e3,
                times.size(), gflops, compile_s);
     fmt::print("  check against reference: {} (max abs error {:.3g})\n", ok ? "ok" : "MISMATCH", max_err);
@@ -193,6 +190,8 @@ void add_op_commands(CLI::App& app) {
   run->add_option("--repeat", run_args.repeat, "timed repetitions (default: as many as fit in 0.2 s)");
   run->add_flag("--json", run_args.json, "print one JSON object");
   run->callback([] { cmd_run(run_args); });
+
+  add_op_tune_command(op);
 }
 
 }  // namespace tuner::cli

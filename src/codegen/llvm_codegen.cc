@@ -265,7 +265,7 @@ class CodeGenLLVM {
       case Intrinsic::Fabs: return intrinsic(llvm::Intrinsic::fabs, {x});
       case Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor, {x});
       case Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
-      case Intrinsic::Round: return intrinsic(llvm::Intrinsic::roundeven, {x});
+      case Intrinsic::Round: return intrinsic(llvm::Intrinsic::round, {x});  // half away from zero
       case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
       case Intrinsic::Tanh: return libm("tanh", x);
       case Intrinsic::Erf: return libm("erf", x);

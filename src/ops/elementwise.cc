@@ -25,7 +25,8 @@ te::Tensor map_binary(const te::Tensor& a, const te::Tensor& b,
       out,
       [&](const std::vector<Var>& ax) {
         std::vector<Expr> o = detail::exprs(ax);
-        return f(a(detail::broadcast_index(o, a.shape())), b(detail::broadcast_index(o, b.shape())));
+        return f(a(detail::broadcast_index(o, a.shape())),
+                 b(detail::broadcast_index(o, b.shape())));
       },
       name);
 }
@@ -53,7 +54,10 @@ te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& na
   USER_CHECK(lo <= hi) << name << ": min " << lo << " is greater than max " << hi;
   te::DataType t = x.dtype();
   return map_unary(
-      x, [&](const Expr& v) { return te::min(te::max(v, te::make_const(t, lo)), te::make_const(t, hi)); },
+      x,
+      [&](const Expr& v) {
+        return te::min(te::max(v, te::make_const(t, lo)), te::make_const(t, hi));
+      },
       name);
 }
 

@@ -35,8 +35,7 @@ constexpr bool dtype_matches(te::DataType t) {
 }
 
 /// A dense host tensor. Copies are deep; moves are cheap. Scalars have shape {}.
-class HostTensor {
- public:
+struct HostTensor {
   std::vector<int64_t> shape;
   te::DataType dtype = te::DataType::f32();
 

@@ -44,7 +44,8 @@ te::Tensor add_bias(const te::Tensor& out, const te::Tensor& bias, int axis,
       << name << ": bias must have shape " << out.shape()[axis] << ", got "
       << shape_string(bias.shape());
   return te::compute(
-      out.shape(), [&](const std::vector<Var>& ax) { return out(detail::exprs(ax)) + bias(ax[axis]); },
+      out.shape(),
+      [&](const std::vector<Var>& ax) { return out(detail::exprs(ax)) + bias(ax[axis]); },
       name + "_bias");
 }
 

@@ -50,6 +50,15 @@ int64_t bcast_offset(const std::vector<int64_t>& out, const Shape& in) {
   return off;
 }
 
+// All elements in the accumulation type (converted once: the loops below stay fast enough
+// for full-size workloads such as a 1024^3 matmul).
+template <class T>
+std::vector<T> values(const HostTensor& t) {
+  std::vector<T> v(size_t(t.num_elements()));
+  for (int64_t i = 0; i < t.num_elements(); ++i) v[size_t(i)] = at<T>(t, i);
+  return v;
+}
+
 template <class T>
 HostTensor matmul_impl(const HostTensor& a, const HostTensor& b, bool tb) {
   Shape out = matmul_shape(a.shape, b.shape, tb, "matmul");
@@ -57,16 +66,26 @@ HostTensor matmul_impl(const HostTensor& a, const HostTensor& b, bool tb) {
   size_t nb = out.size() - 2;
   int64_t m = out[nb], n = out[nb + 1], k = a.shape.back();
   Shape ab(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
+  std::vector<T> av = values<T>(a), bv = values<T>(b);
+  std::vector<T> row(static_cast<size_t>(n), T(0)), bt(static_cast<size_t>(tb ? k * n : 0));
   int64_t flat = 0;
   for_each_index(Shape(out.begin(), out.begin() + nb), [&](const std::vector<int64_t>& bi) {
-    int64_t ao = bcast_offset(bi, ab) * m * k, bo = bcast_offset(bi, bb) * k * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T acc = 0;
-        for (int64_t r = 0; r < k; ++r)
-          acc += at<T>(a, ao + i * k + r) * at<T>(b, bo + (tb ? j * k + r : r * n + j));
-        put<T>(c, flat++, acc);
+    const T* A = av.data() + bcast_offset(bi, ab) * m * k;
+    const T* B = bv.data() + bcast_offset(bi, bb) * k * n;
+    if (tb) {  // B is [n, k]: transpose it to [k, n] for the row loop below
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t r = 0; r < k; ++r) bt[r * n + j] = B[j * k + r];
+      B = bt.data();
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      // Row i of C, accumulated over r in order (the same sum as a dot product per element).
+      std::fill(row.begin(), row.end(), T(0));
+      for (int64_t r = 0; r < k; ++r) {
+        T x = A[i * k + r];
+        for (int64_t j = 0; j < n; ++j) row[j] += x * B[r * n + j];
       }
+      for (int64_t j = 0; j < n; ++j) put<T>(c, flat++, row[j]);
+    }
   });
   return c;
 }
@@ -79,6 +98,7 @@ HostTensor conv2d_impl(const HostTensor& x, const HostTensor& w, const Conv2dAtt
   int64_t C = x.shape[1], H = x.shape[2], W = x.shape[3];
   int64_t K = w.shape[0], CPG = w.shape[1], KH = w.shape[2], KW = w.shape[3];
   int64_t KPG = K / a.groups;
+  std::vector<T> xv = values<T>(x), wv = values<T>(w);
   int64_t flat = 0;
   for (int64_t n = 0; n < os[0]; ++n)
     for (int64_t k = 0; k < K; ++k)
@@ -92,8 +112,8 @@ HostTensor conv2d_impl(const HostTensor& x, const HostTensor& w, const Conv2dAtt
                 int64_t h = oh * a.stride_h - a.pad_top + rh * a.dilation_h;
                 int64_t ww = ow * a.stride_w - a.pad_left + rw * a.dilation_w;
                 if (h < 0 || h >= H || ww < 0 || ww >= W) continue;  // zero padding
-                acc += at<T>(x, ((n * C + c0 + rc) * H + h) * W + ww) *
-                       at<T>(w, ((k * CPG + rc) * KH + rh) * KW + rw);
+                acc += xv[((n * C + c0 + rc) * H + h) * W + ww] *
+                       wv[((k * CPG + rc) * KH + rh) * KW + rw];
               }
           if (bias.defined()) acc += at<T>(bias, k);
           put<T>(out, flat++, acc);
@@ -286,8 +306,8 @@ HostTensor where(const HostTensor& cond, const HostTensor& a, const HostTensor& 
   HostTensor out(os, a.dtype);
   int64_t flat = 0;
   for_each_index(os, [&](const std::vector<int64_t>& idx) {
-    if (cond.get_int(bcast_offset(idx, cond.shape))) copy_elem(out, flat++, a, bcast_offset(idx, a.shape));
-    else copy_elem(out, flat++, b, bcast_offset(idx, b.shape));
+    const HostTensor& src = cond.get_int(bcast_offset(idx, cond.shape)) ? a : b;
+    copy_elem(out, flat++, src, bcast_offset(idx, src.shape));
   });
   return out;
 }

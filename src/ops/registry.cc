@@ -180,7 +180,8 @@ std::vector<HostTensor> random_inputs(const te::ComputeDAG& dag, uint64_t seed, 
     if (t.dtype().is_float())
       out.push_back(HostTensor::random(t.shape(), t.dtype(), rng, lo, hi));
     else if (t.dtype().is_uint())
-      out.push_back(HostTensor::random(t.shape(), t.dtype(), rng, double(std::max<int64_t>(int_lo, 0)),
+      out.push_back(HostTensor::random(t.shape(), t.dtype(), rng,
+                                       double(std::max<int64_t>(int_lo, 0)),
                                        double(std::max<int64_t>(int_hi, 0))));
     else
       out.push_back(HostTensor::random(t.shape(), t.dtype(), rng, double(int_lo), double(int_hi)));

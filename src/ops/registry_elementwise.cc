@@ -38,16 +38,19 @@ std::vector<UnaryEntry> unary_entries() {
        [](const T& x, double, double) { return log(x); }, 0.1, 4},
       {"sqrt", "square root (inputs in [0, 4])", UnaryOp::Sqrt, {},
        [](const T& x, double, double) { return sqrt(x); }, 0, 4},
-      {"erf", "error function", UnaryOp::Erf, {}, [](const T& x, double, double) { return erf(x); }},
+      {"erf", "error function", UnaryOp::Erf, {},
+       [](const T& x, double, double) { return erf(x); }},
       {"gelu", "0.5 x (1 + erf(x / sqrt 2))", UnaryOp::Gelu, {},
        [](const T& x, double, double) { return gelu(x); }},
-      {"silu", "x * sigmoid(x)", UnaryOp::Silu, {}, [](const T& x, double, double) { return silu(x); }},
+      {"silu", "x * sigmoid(x)", UnaryOp::Silu, {},
+       [](const T& x, double, double) { return silu(x); }},
       {"hardswish", "x * min(max(x + 3, 0), 6) / 6", UnaryOp::Hardswish, {},
        [](const T& x, double, double) { return hardswish(x); }, -5, 5},
       {"hardsigmoid", "max(0, min(1, alpha x + beta))", UnaryOp::Hardsigmoid,
        {{"alpha", "0.2", "slope"}, {"beta", "0.5", "offset"}},
        [](const T& x, double a, double b) { return hardsigmoid(x, a, b); }, -5, 5},
-      {"leaky_relu", "x if x >= 0 else alpha x", UnaryOp::LeakyRelu, {{"alpha", "0.01", "slope below 0"}},
+      {"leaky_relu", "x if x >= 0 else alpha x", UnaryOp::LeakyRelu,
+       {{"alpha", "0.01", "slope below 0"}},
        [](const T& x, double a, double) { return leaky_relu(x, a); }},
       {"neg", "-x", UnaryOp::Neg, {}, [](const T& x, double, double) { return neg(x); }},
       {"abs", "|x|", UnaryOp::Abs, {}, [](const T& x, double, double) { return abs(x); }},
@@ -118,7 +121,8 @@ OpDef binary_op(const BinaryEntry& e) {
       in[1] = HostTensor::random(in[1].shape, in[1].dtype, rng, 0.5, 2);
     }
     if (e.op == BinaryOp::Equal) {  // make some elements equal
-      for (int64_t i = 0; i < in[1].num_elements(); i += 2) in[1].set(i, in[0].get(i % in[0].num_elements()));
+      for (int64_t i = 0; i < in[1].num_elements(); i += 2)
+        in[1].set(i, in[0].get(i % in[0].num_elements()));
     }
     return in;
   };

@@ -98,7 +98,8 @@ OpDef conv_op(bool depthwise) {
     Shape ds = nchw(p);
     conv2d_shape(ds, wshape, attrs, name);  // the clear error before any placeholder complains
     te::DataType dt = p.get_dtype("dtype");
-    te::Tensor data = te::placeholder(ds, dt, "data"), weight = te::placeholder(wshape, dt, "weight");
+    te::Tensor data = te::placeholder(ds, dt, "data");
+    te::Tensor weight = te::placeholder(wshape, dt, "weight");
     std::vector<te::Tensor> in = {data, weight};
     if (p.get_bool("bias")) in.push_back(te::placeholder({wshape[0]}, dt, "bias"));
     te::Tensor out = conv2d(data, weight, attrs, in.size() > 2 ? in[2] : te::Tensor(), name);
@@ -106,7 +107,8 @@ OpDef conv_op(bool depthwise) {
   };
   d.reference = [geometry](const Params& p, const std::vector<HostTensor>& in) {
     auto attrs = geometry(p).second;
-    return std::vector<HostTensor>{ref::conv2d(in[0], in[1], attrs, in.size() > 2 ? in[2] : HostTensor())};
+    HostTensor bias = in.size() > 2 ? in[2] : HostTensor();
+    return std::vector<HostTensor>{ref::conv2d(in[0], in[1], attrs, bias)};
   };
   d.make_inputs = default_inputs;
   return d;
@@ -210,7 +212,8 @@ void add_nn_ops(std::vector<OpDef>& ops) {
   dn.build = [](const Params& p) {
     te::DataType dt = p.get_dtype("dtype");
     int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
-    te::Tensor data = te::placeholder({m, k}, dt, "data"), w = te::placeholder({n, k}, dt, "weight");
+    te::Tensor data = te::placeholder({m, k}, dt, "data");
+    te::Tensor w = te::placeholder({n, k}, dt, "weight");
     if (!p.get_bool("bias")) return ComputeDAG({data, w}, {dense(data, w)});
     te::Tensor bias = te::placeholder({n}, dt, "bias");
     return ComputeDAG({data, w, bias}, {dense(data, w, bias)});

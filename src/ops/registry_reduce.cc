@@ -98,7 +98,9 @@ void add_reduce_ops(std::vector<OpDef>& ops) {
   OpDef sl;
   sl.name = "softmax_layer_norm";
   sl.help = "layer_norm(softmax(x)) over the last axis, one DAG";
-  sl.params = {{"shape", "", "input shape"}, {"epsilon", "1e-5", "variance epsilon"}, dtype_param()};
+  sl.params = {{"shape", "", "input shape"},
+               {"epsilon", "1e-5", "variance epsilon"},
+               dtype_param()};
   sl.build = [](const Params& p) {
     te::DataType dt = p.get_dtype("dtype");
     Shape s = p.get_shape("shape");

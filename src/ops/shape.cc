@@ -148,7 +148,9 @@ Shape reduce_shape(const Shape& s, const std::vector<int>& axes, bool keepdims) 
 
 std::vector<int> trailing_axes(const std::vector<int64_t>& axes, int ndim, const std::string& op) {
   std::vector<int> out = normalize_axes(axes, ndim, op);
-  USER_CHECK(!axes.empty() && out.back() == ndim - 1 && out.back() - out.front() + 1 == int(out.size()))
+  bool trailing = !axes.empty() && !out.empty() && out.back() == ndim - 1 &&
+                  out.back() - out.front() + 1 == int(out.size());
+  USER_CHECK(trailing)
       << op << ": axes " << list_string(axes) << " must be the last dimensions of a rank-"
       << ndim << " tensor";
   return out;

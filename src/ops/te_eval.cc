@@ -204,7 +204,8 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
 
   Value visit_TensorRead(const TensorReadNode* op, const Expr&) override {
     auto it = tensors_.find(op->tensor.get());
-    INTERNAL_CHECK(it != tensors_.end()) << "tensor " << op->tensor.name() << " read before it is computed";
+    INTERNAL_CHECK(it != tensors_.end())
+        << "tensor " << op->tensor.name() << " read before it is computed";
     const HostTensor& t = *it->second;
     int64_t flat = 0;
     for (size_t d = 0; d < op->indices.size(); ++d) {

@@ -47,17 +47,24 @@ std::string internal_prefix(const char* file, int line, const char* cond);
 }  // namespace tuner
 
 /// Fails with a UserError carrying the streamed message when `cond` is false.
-#define USER_CHECK(cond) \
-  if (cond) {            \
-  } else                 \
-    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
+// The switch makes each macro one statement, safe as the body of an unbraced if/else.
+#define USER_CHECK(cond)     \
+  switch (0)                 \
+  case 0:                    \
+  default:                   \
+    if (cond) {              \
+    } else                   \
+      ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
 
 /// Unconditionally fails with a UserError carrying the streamed message.
 #define USER_ERROR() USER_CHECK(false)
 
 /// Fails with an InternalError (a Tuner bug) when `cond` is false.
 #define INTERNAL_CHECK(cond) \
-  if (cond) {                \
-  } else                     \
-    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::InternalError>( \
+  switch (0)                 \
+  case 0:                    \
+  default:                   \
+    if (cond) {              \
+    } else                   \
+      ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::InternalError>( \
         ::tuner::detail::internal_prefix(__FILE__, __LINE__, #cond).c_str())

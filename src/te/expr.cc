@@ -106,6 +106,8 @@ Expr make_int(int64_t v, DataType t) {
 
 Expr make_float(double v, DataType t) {
   INTERNAL_CHECK(t.is_scalar() && t.is_float()) << t.str();
+  // Hold exactly the value that runs: literals that round to the same float are equal.
+  if (t.bits == 32) v = double(float(v));
   return Expr(std::make_shared<FloatImmNode>(t, v));
 }
 

@@ -1,0 +1,59 @@
+#include "cli/op_common.h"
+
+#include <sstream>
+#include <sys/stat.h>
+
+#include "db/sqlite_database.h"
+#include "schedule/fallback.h"
+#include "support/error.h"
+
+namespace tuner::cli {
+
+OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
+                      const std::string& target) {
+  const ops::OpDef& def = ops::find_op(op);
+  ops::Params p = ops::parse_params(def, params);
+  te::ComputeDAG dag = def.build(p);
+  codegen::Target t = codegen::Target::parse(target);
+  USER_CHECK(t.is_llvm()) << "`tuner op` compiles for llvm targets; " << t.str()
+                          << " needs a GPU worker (not available yet)";
+  return {&def, std::move(p), std::move(dag), std::move(t)};
+}
+
+std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
+  try {
+    const ops::OpDef& def = ops::find_op(w.op);
+    std::vector<std::string> kv;
+    std::istringstream is(w.params);
+    for (std::string tok; is >> tok;) kv.push_back(tok);
+    te::ComputeDAG dag = def.build(ops::parse_params(def, kv));
+    if (dag.hash_hex() == w.hash) return dag;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
+                               const std::string& db_path) {
+  struct stat st;
+  if (!db_path.empty() && stat(db_path.c_str(), &st) == 0) {
+    db::SqliteOptions o;
+    o.mode = db::OpenMode::ReadOnly;
+    auto db = db::SqliteDatabase::open(db_path, o);
+    if (auto w = db->find_workload(dag.hash_hex())) {
+      for (auto& r : db->top_k(w->id, target.str(), 3)) {
+        try {
+          auto trace = schedule::Trace::from_json(Json::parse(r.trace));
+          return {schedule::Schedule::replay(dag, trace), "database record #" + std::to_string(r.id)};
+        } catch (const std::exception&) {
+          // Written by another Tuner version: try the next one, then fall back.
+        }
+      }
+    }
+  }
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = target.vector_lanes();
+  return {schedule::fallback_schedule(dag, fo), "fallback"};
+}
+
+}  // namespace tuner::cli

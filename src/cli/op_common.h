@@ -1,0 +1,45 @@
+// What the `tuner op` commands share: parsing an op invocation, rebuilding an op's DAG from
+// a database workload, and choosing the schedule (best record, else the fallback).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "db/workload.h"
+#include "ops/registry.h"
+#include "schedule/schedule.h"
+
+#include <CLI/CLI.hpp>
+
+namespace tuner::cli {
+
+struct OpWorkload {
+  const ops::OpDef* def;
+  ops::Params params;
+  te::ComputeDAG dag;
+  codegen::Target target;
+};
+
+/// Parses "op k=v ..." and the target string (user errors name the problem).
+OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
+                      const std::string& target);
+
+/// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
+/// still matches; nullopt for other workloads.
+std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);
+
+struct ChosenSchedule {
+  schedule::Schedule sched;
+  std::string source;  // "fallback" or "database record #N"
+};
+
+/// The best ok record of (dag, target) in the database at db_path, replayed; the fallback
+/// schedule when the file does not exist or has no usable record.
+ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
+                               const std::string& db_path);
+
+void add_op_tune_command(CLI::App* op);
+
+}  // namespace tuner::cli

@@ -1,0 +1,188 @@
+// `tuner op tune OP k=v ... --trials N`: tunes one operator with the evolutionary search and
+// the sandboxed local runner, committing every round to the tuning database.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+
+#include "cli/commands.h"
+#include "cli/op_common.h"
+#include "costmodel/random_model.h"
+#include "costmodel/xgb_model.h"
+#include "db/sqlite_database.h"
+#include "measure/builder.h"
+#include "measure/local_runner.h"
+#include "search/task_tuner.h"
+#include "support/error.h"
+#include "support/json.h"
+
+namespace tuner::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_sigint(int) { g_interrupted.store(true); }
+
+struct TuneArgs {
+  std::string op;
+  std::vector<std::string> params;
+  std::string target = "llvm";
+  std::string db = "tuning_logs/tuning.db";
+  std::string cost_model = "xgb";
+  std::string curve_csv;
+  int trials = 1000;
+  int batch = 64;
+  int early_stop = 400;
+  int threads = 2;
+  uint64_t seed = 0;
+  bool json = false;
+  bool verbose = false;
+};
+
+std::string status_line(const search::TuneProgress& p, double flops) {
+  std::string errs;
+  for (auto& [k, v] : p.errors) errs += fmt::format(" {}={}", k, v);
+  return fmt::format("trials {}/{}  best {}  {:.1f} GFLOP/s  {:.1f} trials/s  errors:{}", p.trials,
+                     p.budget,
+                     p.best_seconds > 0 ? fmt::format("{:.4f} ms", p.best_seconds * 1e3) : "-",
+                     p.best_gflops, p.trials_per_second(), errs.empty() ? " none" : errs);
+  (void)flops;
+}
+
+void cmd_tune(const TuneArgs& a) {
+  OpWorkload w = prepare_op(a.op, a.params, a.target);
+  USER_CHECK(w.target.runs_on_host())
+      << "tuning for " << w.target.str()
+      << " needs a worker on such a machine (remote workers are not available yet)";
+  auto db = db::SqliteDatabase::open(a.db);
+
+  search::TuneOptions opts;
+  opts.trials = a.trials;
+  opts.batch = a.batch;
+  opts.early_stop = a.early_stop;
+  opts.seed = a.seed;
+  opts.space.vector_lanes = w.target.vector_lanes();
+  opts.space.num_cores = a.threads;
+
+  std::unique_ptr<costmodel::CostModel> model;
+  if (a.cost_model == "random") {
+    model = std::make_unique<costmodel::RandomModel>(a.seed);
+  } else {
+    USER_CHECK(a.cost_model == "xgb") << "unknown cost model '" << a.cost_model << "' (expected xgb or random)";
+    auto xgb = std::make_unique<costmodel::XGBModel>(costmodel::XGBOptions{}, a.seed);
+    if (a.verbose)
+      xgb->on_train = [](const costmodel::RankMetrics& m, int n) {
+        fmt::print(stderr, "\ncost model retrained on {} programs: held-out pairwise accuracy {:.3f}, top-8 recall {:.2f}\n",
+                   n, m.pairwise_accuracy, m.top_k_recall);
+      };
+    size_t n = search::warm_start_model(*xgb, *db, w.target.str(), rebuild_op_dag);
+    if (n && !a.json) fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
+    model = std::move(xgb);
+  }
+
+  measure::Builder builder;
+  measure::LocalRunnerOptions ro;
+  ro.threads = a.threads;
+  measure::LocalRunner runner(ro);
+  search::TuneTask task{w.dag, w.def->name, w.params.str(), w.target,
+                        w.def->make_inputs(w.params, w.dag, a.seed)};
+  int64_t run_id = db->create_run("op " + w.def->name + " " + w.params.str(),
+                                  Json{{"target", w.target.str()}, {"trials", a.trials}, {"seed", a.seed}});
+  opts.run_id = run_id;
+
+  bool tty = isatty(2) && !a.json;
+  double flops = w.dag.flops();
+  double last_print = 0;
+  if (!a.json)
+    fmt::print(stderr, "tuning {} {} ({:.3g} GFLOP) on {}, {} trials, workload {}\n", w.def->name,
+               w.params.str(), flops / 1e9, w.target.str(), a.trials, w.dag.hash_hex());
+  g_interrupted = false;
+  auto old = std::signal(SIGINT, on_sigint);
+  search::TuneResult res;
+  try {
+    res = search::tune_task(task, opts, *db, builder, runner, *model,
+                            [&](const search::TuneProgress& p) {
+                              if (a.json) return;
+                              if (tty) {
+                                fmt::print(stderr, "\r\033[K{}", status_line(p, flops));
+                              } else if (p.elapsed_seconds - last_print >= 10 || p.trials == p.budget) {
+                                fmt::print(stderr, "{}\n", status_line(p, flops));
+                                last_print = p.elapsed_seconds;
+                              }
+                            },
+                            [] { return g_interrupted.load(); });
+  } catch (...) {
+    std::signal(SIGINT, old);
+    db->update_run(run_id, db::RunState::Failed, Json::object());
+    throw;
+  }
+  std::signal(SIGINT, old);
+  const auto& p = res.progress;
+  db->update_run(run_id, g_interrupted ? db::RunState::Interrupted : db::RunState::Finished,
+                 Json{{"trials", p.trials}});
+  std::vector<double> ov = p.overhead_seconds;
+  std::sort(ov.begin(), ov.end());
+  double overhead = ov.empty() ? 0 : ov[ov.size() / 2];
+
+  if (!a.curve_csv.empty()) {
+    std::ofstream f(a.curve_csv);
+    USER_CHECK(f) << "cannot write " << a.curve_csv;
+    f << "trial,best_gflops\n";
+    for (size_t i = 0; i < p.curve.size(); ++i) f << i + 1 << "," << p.curve[i] << "\n";
+  }
+  if (a.json) {
+    Json errors = Json::object();
+    for (auto& [k, v] : p.errors) errors[k] = v;
+    fmt::print("{}\n", Json{{"op", w.def->name}, {"params", w.params.str()}, {"workload", w.dag.hash_hex()},
+                            {"target", w.target.str()}, {"trials", p.trials}, {"best_latency_ms", p.best_seconds * 1e3},
+                            {"best_gflops", p.best_gflops}, {"trials_per_second", p.trials_per_second()},
+                            {"overhead_ms_median", overhead * 1e3}, {"errors", errors},
+                            {"seconds", {{"search", p.propose_seconds}, {"build", p.build_seconds},
+                                         {"measure", p.run_seconds}, {"database", p.commit_seconds}}},
+                            {"early_stopped", res.early_stopped}, {"interrupted", g_interrupted.load()},
+                            {"best_trace", res.best_trace.insts.empty() ? Json() : res.best_trace.to_json()}}
+                           .dump());
+    return;
+  }
+  if (tty) fmt::print(stderr, "\n");
+  fmt::print("{} {}: {} trials in {:.1f} s ({:.1f} trials/s){}\n", w.def->name, w.params.str(), p.trials,
+             p.elapsed_seconds, p.trials_per_second(),
+             g_interrupted ? " (interrupted)" : res.early_stopped ? " (stopped early: no improvement)" : "");
+  if (p.best_seconds > 0)
+    fmt::print("  best {:.4f} ms, {:.2f} GFLOP/s\n", p.best_seconds * 1e3, p.best_gflops);
+  else
+    fmt::print("  no candidate succeeded\n");
+  fmt::print("  per-trial overhead (wall time minus kernel time): median {:.1f} ms\n", overhead * 1e3);
+  fmt::print("  time: search + cost model {:.1f} s, build {:.1f} s, measure {:.1f} s, database {:.2f} s\n",
+             p.propose_seconds, p.build_seconds, p.run_seconds, p.commit_seconds);
+  for (auto& [k, v] : p.errors) fmt::print("  {} errors: {}\n", k, v);
+  if (!res.best_trace.insts.empty()) fmt::print("  best trace:\n{}", res.best_trace.pretty());
+  fmt::print("  records in {}\n", a.db);
+}
+
+}  // namespace
+
+void add_op_tune_command(CLI::App* op) {
+  static TuneArgs a;
+  auto* tune = op->add_subcommand("tune", "tune an operator: search, measure, record in the database");
+  tune->add_option("op", a.op, "operator name (see `tuner op list`)")->required();
+  tune->add_option("params", a.params, "parameters as key=value");
+  tune->add_option("--target", a.target, "compilation target")->capture_default_str();
+  tune->add_option("--trials", a.trials, "measured candidates in all")->capture_default_str();
+  tune->add_option("--batch", a.batch, "candidates per measurement round")->capture_default_str();
+  tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
+      ->capture_default_str();
+  tune->add_option("--seed", a.seed, "seed of all randomness")->capture_default_str();
+  tune->add_option("--threads", a.threads, "threads of the measured kernels")->capture_default_str();
+  tune->add_option("--db", a.db, "tuning database")->capture_default_str();
+  tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
+  tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV");
+  tune->add_flag("--json", a.json, "print one JSON object at the end");
+  tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
+  tune->callback([] { cmd_tune(a); });
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,167 @@
+#include "db/sqlite_conn.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <random>
+#include <thread>
+
+#include "support/error.h"
+
+namespace tuner::db::sqlite {
+
+// ---- retries
+
+void busy_give_up(const std::string& path, int deadline_ms, const BusyError& e) {
+  USER_ERROR() << "tuning database '" << path << "' stayed locked by another process for "
+               << deadline_ms / 1000.0 << " s (" << e.what() << ")";
+}
+
+void busy_backoff(int attempt) {
+  thread_local std::minstd_rand rng(std::random_device{}());
+  int cap = std::min(50, 1 << std::min(attempt, 6));
+  std::uniform_int_distribution<int> us(cap * 500, cap * 1000);
+  std::this_thread::sleep_for(std::chrono::microseconds(us(rng)));
+}
+
+// ---- Stmt
+
+Stmt::~Stmt() {
+  if (!s_) return;
+  sqlite3_reset(s_);
+  sqlite3_clear_bindings(s_);
+}
+
+Stmt& Stmt::bind(int i, int64_t v) {
+  if (int rc = sqlite3_bind_int64(s_, i, v); rc != SQLITE_OK) conn_->fail(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, double v) {
+  if (int rc = sqlite3_bind_double(s_, i, v); rc != SQLITE_OK) conn_->fail(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, std::string_view v) {
+  int rc = sqlite3_bind_text64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  if (rc != SQLITE_OK) conn_->fail(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::bind_blob(int i, std::string_view bytes) {
+  int rc = sqlite3_bind_blob64(s_, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) conn_->fail(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int i) {
+  if (int rc = sqlite3_bind_null(s_, i); rc != SQLITE_OK) conn_->fail(rc, "bind");
+  return *this;
+}
+
+bool Stmt::step() {
+  int rc = sqlite3_step(s_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  conn_->fail(rc, sqlite3_sql(s_));
+}
+
+bool Stmt::is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+int64_t Stmt::i64(int col) const { return sqlite3_column_int64(s_, col); }
+double Stmt::f64(int col) const { return sqlite3_column_double(s_, col); }
+
+std::optional<double> Stmt::opt_f64(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return f64(col);
+}
+
+std::optional<int64_t> Stmt::opt_i64(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return i64(col);
+}
+
+std::string Stmt::text(int col) const {
+  auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+  return p ? std::string(p, size_t(sqlite3_column_bytes(s_, col))) : std::string();
+}
+
+std::string Stmt::blob(int col) const {
+  auto* p = static_cast<const char*>(sqlite3_column_blob(s_, col));
+  return p ? std::string(p, size_t(sqlite3_column_bytes(s_, col))) : std::string();
+}
+
+// ---- Connection
+
+Connection::Connection(const std::string& path, int flags, int busy_timeout_ms) : path_(path) {
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw SqliteError(rc, msg);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
+}
+
+Connection::~Connection() {
+  for (auto& [sql, s] : cache_) sqlite3_finalize(s);
+  sqlite3_close_v2(db_);
+}
+
+void Connection::fail(int rc, const char* what) const {
+  std::string msg = sqlite3_errmsg(db_);
+  int primary = rc & 0xff;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw BusyError(rc, msg, what);
+  throw SqliteError(rc, msg, what ? what : "");
+}
+
+void Connection::exec(const char* sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return;
+  sqlite3_free(err);
+  fail(rc, sql);
+}
+
+Stmt Connection::query(const std::string& sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) {
+    sqlite3_stmt* s = nullptr;
+    int rc = sqlite3_prepare_v3(db_, sql.c_str(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                                nullptr);
+    if (rc != SQLITE_OK) fail(rc, sql.c_str());
+    it = cache_.emplace(sql, s).first;
+  }
+  return Stmt(*this, it->second);
+}
+
+std::vector<std::string> Connection::column(const char* sql) {
+  std::vector<std::string> out;
+  sqlite3_stmt* s = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &s, nullptr);
+  if (rc != SQLITE_OK) fail(rc, sql);
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(s, sqlite3_finalize);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    out.emplace_back(p ? p : "");
+  }
+  if (rc != SQLITE_DONE) fail(rc, sql);
+  return out;
+}
+
+int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Connection::changes() const { return sqlite3_changes64(db_); }
+
+// ---- Transaction
+
+Transaction::~Transaction() {
+  if (done_) return;
+  try {
+    c_.exec("ROLLBACK");
+  } catch (const SqliteError&) {
+    // No transaction left to roll back (SQLite may have rolled it back itself).
+  }
+}
+
+}  // namespace tuner::db::sqlite

@@ -1,0 +1,184 @@
+#include "measure/builder.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <new>
+#include <thread>
+
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "support/hash.h"
+
+namespace tuner::measure {
+
+namespace {
+
+using db::MeasureStatus;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What a job reports; written by the job's thread, read only when it finished in time.
+struct StepResult {
+  MeasureStatus status = MeasureStatus::Unknown;
+  std::string error;
+  double seconds = 0;
+  schedule::LoweredFunc func;  // lowering step only
+  uint64_t hash = 0;           // lowering step only
+};
+
+// Runs `f`, turning every exception into the status the measure contract gives it.
+template <class F>
+void run_step(StepResult& r, F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    f();
+    r.status = MeasureStatus::Ok;
+  } catch (const schedule::ScheduleError& e) {
+    r.status = MeasureStatus::Instantiation;
+    r.error = e.what();
+  } catch (const UserError& e) {
+    r.status = MeasureStatus::CompileHost;
+    r.error = e.what();
+  } catch (const InternalError& e) {
+    r.status = MeasureStatus::CompileHost;
+    r.error = e.what();
+  } catch (const std::bad_alloc&) {
+    r.status = MeasureStatus::CompileHost;
+    r.error = "out of memory while building";
+  } catch (const std::exception& e) {
+    r.status = MeasureStatus::Unknown;
+    r.error = e.what();
+  }
+  r.seconds = seconds_since(t0);
+}
+
+}  // namespace
+
+BuiltCandidate BuiltCandidate::from_file(std::string so_path, std::string symbol) {
+  BuiltCandidate c;
+  c.status = MeasureStatus::Ok;
+  c.so_path = std::move(so_path);
+  c.symbol = std::move(symbol);
+  c.program_hash = fnv1a64(c.so_path);
+  return c;
+}
+
+Builder::Builder(BuilderOptions opts)
+    : opts_(std::move(opts)),
+      dir_(std::make_shared<TempDir>("tuner-build")),
+      pool_(opts_.threads > 0 ? opts_.threads
+                              : int(std::max(1u, std::thread::hardware_concurrency()))) {}
+
+std::vector<BuiltCandidate> Builder::build(const te::ComputeDAG& dag,
+                                           const std::vector<schedule::Trace>& traces,
+                                           const codegen::Target& target) {
+  std::vector<BuildInput> batch;
+  batch.reserve(traces.size());
+  for (const auto& t : traces) batch.push_back({dag, t, target});
+  return build(batch);
+}
+
+std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_in) {
+  size_t n = batch_in.size();
+  std::vector<BuiltCandidate> out(n);
+  // Jobs may outlive this call (abandoned on timeout): they share the inputs and their slot.
+  auto batch = std::make_shared<const std::vector<BuildInput>>(batch_in);
+  auto opts = std::make_shared<const BuilderOptions>(opts_);
+
+  // Step 1: replay and lower every candidate (INSTANTIATION errors come from here), in parallel.
+  std::vector<std::shared_ptr<StepResult>> lowered(n);
+  std::vector<std::function<void()>> jobs;
+  std::vector<double> timeouts;
+  std::vector<size_t> job_of;
+  for (size_t i = 0; i < n; ++i) {
+    lowered[i] = std::make_shared<StepResult>();
+    if ((*batch)[i].target.is_cuda()) {
+      lowered[i]->status = MeasureStatus::CompileDevice;
+      lowered[i]->error = "CUDA candidates are not built by the local builder yet";
+      continue;
+    }
+    jobs.push_back([batch, opts, i, r = lowered[i]] {
+      const BuildInput& in = (*batch)[i];
+      run_step(*r, [&] {
+        auto sched = schedule::Schedule::replay(in.dag, in.trace);
+        r->func = schedule::lower(sched.state(), opts->kernel_name, opts->lower);
+        r->hash = fnv1a64(in.target.str(), fnv1a64(r->func.str()));
+      });
+    });
+    timeouts.push_back(opts_.timeout_s);
+    job_of.push_back(i);
+  }
+  std::vector<bool> in_time = pool_.run(std::move(jobs), timeouts);
+  for (size_t j = 0; j < job_of.size(); ++j) {
+    if (in_time[j]) continue;
+    size_t i = job_of[j];
+    lowered[i] = std::make_shared<StepResult>();  // the abandoned job keeps the old slot
+    lowered[i]->status = MeasureStatus::BuildTimeout;
+    lowered[i]->error = fmt::format("lowering took longer than {:g} s", opts_.timeout_s);
+    lowered[i]->seconds = opts_.timeout_s;
+  }
+
+  // Step 2: codegen + link each distinct program once (same loop IR and target).
+  std::map<uint64_t, size_t> leader_of_hash;
+  std::vector<int> leader(n, -1);
+  std::vector<std::shared_ptr<StepResult>> built(n);
+  std::vector<std::shared_ptr<const Artifact>> artifact(n);
+  jobs.clear();
+  timeouts.clear();
+  job_of.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (lowered[i]->status != MeasureStatus::Ok) continue;
+    auto [it, fresh] = leader_of_hash.emplace(lowered[i]->hash, i);
+    leader[i] = int(it->second);
+    if (!fresh) continue;
+    built[i] = std::make_shared<StepResult>();
+    artifact[i] = std::make_shared<const Artifact>(
+        dir_, fmt::format("{}/k{}.so", dir_->path(), next_file_++));
+    jobs.push_back([batch, opts, i, r = built[i], func = lowered[i], file = artifact[i]] {
+      run_step(*r, [&] {
+        codegen::build_shared_object({func->func}, (*batch)[i].target, file->path(), opts->build);
+      });
+    });
+    timeouts.push_back(std::max(1e-3, opts_.timeout_s - lowered[i]->seconds));
+    job_of.push_back(i);
+  }
+  in_time = pool_.run(std::move(jobs), timeouts);
+  for (size_t j = 0; j < job_of.size(); ++j) {
+    if (in_time[j]) continue;
+    size_t i = job_of[j];
+    built[i] = std::make_shared<StepResult>();
+    built[i]->status = MeasureStatus::BuildTimeout;
+    built[i]->error = fmt::format("code generation took longer than {:g} s", opts_.timeout_s);
+    built[i]->seconds = std::max(0.0, opts_.timeout_s - lowered[i]->seconds);
+  }
+
+  for (size_t i = 0; i < n; ++i) {
+    BuiltCandidate& c = out[i];
+    const StepResult& lo = *lowered[i];
+    c.build_seconds = lo.seconds;
+    c.program_hash = lo.status == MeasureStatus::Ok ? lo.hash : 0;
+    if (lo.status != MeasureStatus::Ok) {
+      c.status = lo.status;
+      c.error = lo.error;
+      continue;
+    }
+    size_t l = size_t(leader[i]);
+    const StepResult& b = *built[l];
+    if (l == i) c.build_seconds += b.seconds;
+    else c.duplicate_of = int(l);
+    c.status = b.status;
+    c.error = b.error;
+    if (b.status == MeasureStatus::Ok) {
+      c.artifact = artifact[l];
+      c.so_path = artifact[l]->path();
+      c.symbol = opts_.kernel_name;
+    }
+  }
+  return out;
+}
+
+}  // namespace tuner::measure

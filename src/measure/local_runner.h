@@ -1,0 +1,95 @@
+// LocalRunner: measures every candidate in a child process (tuner-measure-child), never in
+// the tuner's own process. One persistent child serves many requests, so a trial does not pay
+// process start-up; a child that crashed, overran its time or hit its memory limit is killed
+// (if needed), reaped and replaced on the next request; so is a child after any failed
+// candidate (a wrong answer may come from a kernel writing out of bounds). Candidates run one
+// at a time, so they do not disturb each other's timings.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "measure/artifact.h"
+#include "measure/child_process.h"
+#include "measure/runner.h"
+#include "support/json.h"
+
+namespace tuner::measure {
+
+struct LocalRunnerOptions {
+  /// Threads of the kernel's thread pool in the child.
+  int threads = 2;
+  /// Timed repeats; each reports one time (the median of them is the cost).
+  int repeats = 3;
+  /// A repeat calls the kernel enough times to last at least this long.
+  double min_repeat_ms = 20;
+  /// Untimed calls after the correctness check (they also size the repeats).
+  int warmup = 1;
+  /// Wall-clock limit per candidate (load, check, warm-up and repeats), seconds -> RUN_TIMEOUT.
+  double timeout_s = 10;
+  /// Address-space limit of the child (RLIMIT_AS), MiB -> RUNTIME_DEVICE "out of memory".
+  int64_t memory_limit_mb = 4096;
+  /// Flush the argument buffers from the CPU caches before every repeat (clflush).
+  bool flush_cache = true;
+  /// Tolerances of the check against the reference outputs (integers are compared exactly).
+  double rtol = 1e-3;
+  double atol = 2e-3;
+  /// Wall-clock limit of the one run of the naive reference per task, seconds.
+  double reference_timeout_s = 600;
+  /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
+  size_t max_cached_tasks = 4;
+  /// The child executable; empty: locate_measure_child().
+  std::string child_path;
+};
+
+class LocalRunner : public Runner {
+ public:
+  explicit LocalRunner(LocalRunnerOptions opts = {});
+  /// Kills and reaps the child and removes the runner's temporary files.
+  ~LocalRunner() override;
+  LocalRunner(const LocalRunner&) = delete;
+  LocalRunner& operator=(const LocalRunner&) = delete;
+
+  /// Prepares the task on first use (random inputs from its seed, reference outputs from the
+  /// untransformed schedule run once in the child), then measures the candidates in order.
+  /// Throws UserError when the task itself cannot be prepared (target not runnable here,
+  /// reference failing) or the child cannot be started; candidate failures are results. An
+  /// empty list only prepares the task.
+  std::vector<MeasureResult> run(const MeasureTask& task,
+                                 const std::vector<BuiltCandidate>& cands) override;
+
+  /// The options the runner was made with.
+  const LocalRunnerOptions& options() const { return opts_; }
+  /// Children started so far (1 + replacements after crashes and timeouts).
+  int children_started() const { return children_started_; }
+  /// Pid of the current child, or -1 when none is running.
+  int child_pid() const { return child_ ? int(child_->pid()) : -1; }
+
+ private:
+  struct PreparedTask {
+    std::string dir;
+    Json spec;  // the "task" object of requests
+    uint64_t last_used = 0;
+  };
+
+  const PreparedTask& prepare(const MeasureTask& task);
+  MeasureResult measure_one(const PreparedTask& pt, const BuiltCandidate& c);
+  // Sends a request to the child (starting one if needed) and turns the reply, the child's
+  // death or the timeout into a result.
+  MeasureResult request(const Json& req, double timeout_s);
+  void ensure_child();
+
+  LocalRunnerOptions opts_;
+  std::string child_path_;
+  std::shared_ptr<TempDir> root_;
+  std::unique_ptr<ChildProcess> child_;
+  std::map<std::string, PreparedTask> tasks_;
+  uint64_t use_counter_ = 0;
+  int children_started_ = 0;
+  std::mutex mu_;  // one measurement at a time
+};
+
+}  // namespace tuner::measure

@@ -1,0 +1,28 @@
+// A workload to measure candidates of: the DAG, the target and the inputs (from a seed).
+// A runner prepares a task once (inputs and reference outputs) and reuses it for every round.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "ops/host_tensor.h"
+#include "te/compute_dag.h"
+
+namespace tuner::measure {
+
+struct MeasureTask {
+  te::ComputeDAG dag;
+  codegen::Target target;
+  /// Seed of the random inputs (ops::random_inputs: floats in [-1, 1], integers in [-10, 10]).
+  uint64_t input_seed = 0;
+  /// Explicit inputs in dag.inputs() order, used instead of random ones when not empty (ops
+  /// whose valid inputs are constrained: gather indices, positive values for log, ...).
+  std::vector<ops::HostTensor> inputs;
+
+  /// Identity of the prepared data: workload hash, target, seed and (when given) the inputs.
+  std::string key() const;
+};
+
+}  // namespace tuner::measure

@@ -1,0 +1,160 @@
+#include "search/task_tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "costmodel/features.h"
+#include "support/error.h"
+
+namespace tuner::search {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std::string& target,
+                        const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
+  std::map<int64_t, std::vector<db::Record>> by_workload;
+  for (auto& r : db.ok_records(target)) by_workload[r.workload_id].push_back(std::move(r));
+  size_t n = 0;
+  for (auto& [wid, recs] : by_workload) {
+    auto w = db.workload(wid);
+    if (!w) continue;
+    auto dag = rebuild(*w);
+    if (!dag) continue;
+    std::vector<schedule::Schedule> scheds;
+    std::vector<double> costs;
+    for (auto& r : recs) {
+      try {
+        scheds.push_back(schedule::Schedule::replay(*dag, schedule::Trace::from_json(Json::parse(r.trace))));
+        costs.push_back(*r.median);
+      } catch (const std::exception&) {
+        // A record of an older trace format or workload definition: not usable here.
+      }
+    }
+    std::vector<const schedule::State*> states;
+    for (auto& s : scheds) states.push_back(&s.state());
+    if (!states.empty()) model.update(*dag, states, costs);
+    n += states.size();
+  }
+  return n;
+}
+
+TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database& db,
+                     measure::Builder& builder, measure::Runner& runner,
+                     costmodel::CostModel& model,
+                     const std::function<void(const TuneProgress&)>& on_round,
+                     const std::function<bool()>& should_stop) {
+  USER_CHECK(opts.trials > 0) << "--trials must be positive";
+  USER_CHECK(opts.batch > 0) << "the batch size must be positive";
+  TuneResult res;
+  TuneProgress& prog = res.progress;
+  prog.budget = opts.trials;
+  const std::string target = task.target.str();
+  res.workload_id = db.commit_workload(db::Workload::from_dag(task.dag, task.op, task.params));
+
+  EvolutionarySearch search(task.dag, opts.space, opts.search, &model, opts.seed);
+  // Earlier measurements of this workload seed the search and count as known.
+  double best = std::numeric_limits<double>::infinity();
+  for (auto& r : db.top_k(res.workload_id, target, 64)) {
+    try {
+      auto trace = schedule::Trace::from_json(Json::parse(r.trace));
+      search.add_measured(trace, *r.median);
+      if (*r.median < best) {
+        best = *r.median;
+        res.best_trace = trace;
+      }
+    } catch (const std::exception&) {
+    }
+  }
+
+  measure::MeasureTask mtask{task.dag, task.target, opts.seed, task.inputs};
+  double flops = task.dag.flops();
+  double start = now_seconds();
+  int since_improvement = 0;
+  while (prog.trials < opts.trials) {
+    if (should_stop && should_stop()) break;
+    int n = std::min(opts.batch, opts.trials - prog.trials);
+    double round_start = now_seconds();
+    std::vector<schedule::Schedule> cands = search.propose(n);
+    if (cands.empty()) break;  // the space is exhausted
+    std::vector<schedule::Trace> traces;
+    for (auto& c : cands) traces.push_back(c.trace());
+    double t1 = now_seconds();
+    auto built = builder.build(task.dag, traces, task.target);
+    double t2 = now_seconds();
+    auto results = runner.run(mtask, built);
+    double t3 = now_seconds();
+    prog.propose_seconds += t1 - round_start;
+    prog.build_seconds += t2 - t1;
+    prog.run_seconds += t3 - t2;
+
+    std::vector<db::Record> records;
+    std::vector<double> costs;
+    double kernel_seconds = 0;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const auto& r = results[i];
+      db::Record rec;
+      rec.workload_id = res.workload_id;
+      rec.target = target;
+      rec.trace = traces[i].to_json().dump();
+      rec.trace_version = schedule::Trace::kVersion;
+      rec.status = r.status;
+      rec.times = r.times;
+      rec.error = r.error;
+      rec.build_seconds = r.build_seconds;
+      rec.run_seconds = r.run_seconds;
+      rec.worker = opts.worker;
+      rec.tuner_version = TUNER_VERSION_STRING;
+      rec.feature_version = costmodel::kFeatureVersion;
+      if (opts.run_id) rec.run_id = opts.run_id;
+      records.push_back(std::move(rec));
+      double cost = r.ok() ? r.median() : std::numeric_limits<double>::infinity();
+      costs.push_back(cost);
+      kernel_seconds += r.kernel_seconds;
+      ++prog.trials;
+      if (!r.ok()) ++prog.errors[db::status_name(r.status)];
+      if (cost < best * 0.99) since_improvement = 0;
+      else ++since_improvement;
+      if (cost < best) {
+        best = cost;
+        res.best_trace = traces[i];
+      }
+      prog.curve.push_back(std::isfinite(best) ? flops / best / 1e9 : 0);
+    }
+    double t4 = now_seconds();
+    db.commit_round(records);
+    prog.commit_seconds += now_seconds() - t4;
+    search.notify(cands, costs);
+    std::vector<const schedule::State*> states;
+    for (auto& c : cands) states.push_back(&c.state());
+    double t5 = now_seconds();
+    model.update(task.dag, states, costs);
+    prog.propose_seconds += now_seconds() - t5;
+
+    double round_wall = now_seconds() - round_start;
+    for (size_t i = 0; i < cands.size(); ++i)
+      prog.overhead_seconds.push_back(std::max(0.0, round_wall - kernel_seconds) / double(cands.size()));
+    ++prog.rounds;
+    prog.elapsed_seconds = now_seconds() - start;
+    if (std::isfinite(best)) {
+      prog.best_seconds = best;
+      prog.best_gflops = flops / best / 1e9;
+    }
+    if (on_round) on_round(prog);
+    if (opts.early_stop > 0 && since_improvement >= opts.early_stop) {
+      res.early_stopped = true;
+      break;
+    }
+  }
+  return res;
+}
+
+}  // namespace tuner::search

@@ -1,0 +1,82 @@
+// Tuning one task (one workload on one target): rounds of propose (evolutionary search
+// guided by the cost model) -> build -> measure in the sandbox -> commit to the database ->
+// learn, until the trial budget is spent or trials stop bringing improvements.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "costmodel/cost_model.h"
+#include "db/database.h"
+#include "measure/builder.h"
+#include "measure/runner.h"
+#include "ops/host_tensor.h"
+#include "search/evolutionary.h"
+
+namespace tuner::search {
+
+struct TuneTask {
+  te::ComputeDAG dag;
+  std::string op;      // for the database: "matmul", a fused group's name, ...
+  std::string params;  // for the database: "m=1024 n=1024 k=1024"
+  codegen::Target target;
+  /// Inputs the candidates are checked and timed on (dag.inputs() order).
+  std::vector<ops::HostTensor> inputs;
+};
+
+struct TuneOptions {
+  /// Measured candidates in all (the budget).
+  int trials = 1000;
+  /// Candidates per measurement round.
+  int batch = 64;
+  /// Stop when this many trials in a row bring no improvement of at least 1% (0: never).
+  int early_stop = 400;
+  /// Seeds all randomness of the run.
+  uint64_t seed = 0;
+  SearchOptions search;
+  SpaceOptions space;
+  /// Where records come from and go ("local", a worker id, ...).
+  std::string worker = "local";
+  int64_t run_id = 0;
+};
+
+/// What the progress callback and the result report.
+struct TuneProgress {
+  int trials = 0, budget = 0, rounds = 0;
+  double best_seconds = 0;  // 0 while nothing succeeded
+  double best_gflops = 0;
+  double elapsed_seconds = 0;
+  std::map<std::string, int> errors;  // by status name
+  /// Best GFLOP/s after each trial (the tuning curve).
+  std::vector<double> curve;
+  /// Per-trial overhead: wall time of a round minus kernel time, divided by its trials.
+  std::vector<double> overhead_seconds;
+  /// Wall time spent proposing (search + cost model), building, measuring, committing.
+  double propose_seconds = 0, build_seconds = 0, run_seconds = 0, commit_seconds = 0;
+  double trials_per_second() const { return elapsed_seconds > 0 ? trials / elapsed_seconds : 0; }
+};
+
+struct TuneResult {
+  TuneProgress progress;
+  schedule::Trace best_trace;  // empty when no candidate succeeded
+  int64_t workload_id = 0;
+  bool early_stopped = false;
+};
+
+/// Tunes a task. Records are committed to `db` after every round. `should_stop` is polled
+/// between rounds (Ctrl-C). Throws UserError when the task cannot be measured at all.
+TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database& db,
+                     measure::Builder& builder, measure::Runner& runner,
+                     costmodel::CostModel& model,
+                     const std::function<void(const TuneProgress&)>& on_round = {},
+                     const std::function<bool()>& should_stop = {});
+
+/// Trains the cost model on the target's records in the database, for every workload whose
+/// DAG `rebuild` can recreate (transfer between workloads). Returns the number of programs.
+size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std::string& target,
+                        const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild);
+
+}  // namespace tuner::search

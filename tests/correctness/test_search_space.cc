@@ -1,0 +1,40 @@
+// Schedules drawn from the search space compute the reference result (the rules, mutators
+// and preset-decision replays must never make wrong code).
+#include <gtest/gtest.h>
+
+#include "kernel_check.h"
+#include "search/mutator.h"
+#include "search/space.h"
+
+using namespace tuner;
+using namespace tuner::testing;
+
+namespace {
+
+void check_space(const OpCase& c, int n) {
+  search::SpaceOptions o;
+  o.vector_lanes = host_target().vector_lanes();
+  codegen::CompileOptions opts;
+  opts.build.opt_level = 1;
+  auto tile = search::make_tile_size_mutator();
+  Rng rng(1);
+  for (int i = 0; i < n; ++i) {
+    auto s = search::generate_schedule(c.dag, o, 100 + i);
+    ASSERT_EQ(check_schedule(c, s.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << s.trace().pretty();
+    // A mutated neighbour too.
+    auto d = search::decisions_of(s.trace());
+    if (tile->mutate(s.trace(), d, rng)) {
+      auto m = search::generate_schedule(c.dag, o, 200 + i, &d);
+      ASSERT_EQ(check_schedule(c, m.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << m.trace().pretty();
+    }
+  }
+}
+
+}  // namespace
+
+TEST(SearchSpace, MatmulWithEpilogue) { check_space(OpCase("dense", {"m=24", "n=40", "k=33"}), 15); }
+TEST(SearchSpace, Conv2d) {
+  check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=16", "pad=1", "bias=1"}), 15);
+}
+TEST(SearchSpace, Softmax) { check_space(OpCase("softmax", {"shape=6x200"}), 15); }
+TEST(SearchSpace, GlobalPool) { check_space(OpCase("global_avg_pool", {"c=4", "h=20", "w=20"}), 10); }

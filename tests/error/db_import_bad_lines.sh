@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `tuner db import` of a file with bad lines: each bad line is reported on stderr as
+# "warning: FILE:LINE: reason", the good lines are imported, and importing again adds
+# nothing. A missing file is one "error: ..." line and a non-zero exit, with no database
+# created. Usage: bash db_import_bad_lines.sh /path/to/tuner
+set -u
+tuner=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+db=$dir/logs/tuning.db
+status=0
+fail() { echo "$1"; status=1; }
+
+# FNV-1a 64 of an ASCII string: the workload hash of a canonical DAG text.
+fnv() {
+  local s=$1 h=-3750763034362895579 i c
+  for ((i = 0; i < ${#s}; i++)); do
+    printf -v c '%d' "'${s:i:1}"
+    h=$(( (h ^ c) * 1099511628211 ))
+  done
+  printf '%016x' "$h"
+}
+canonical=$'A = placeholder([4, 4], float32)\nB = compute(A)\noutputs: B'
+hash=$(fnv "$canonical")
+line() {  # line STATUS TIMES CREATED
+  printf '{"format":"tuner-record","version":1,"workload":{"hash":"%s","op":"relu","params":"N=16","shapes":[],"flops":16.0,"canonical":"%s"},"target":"llvm","trace_version":1,"trace":{"insts":[]},"status":"%s","times":%s,"median":null,"error":"","build_seconds":0.1,"run_seconds":0.1,"worker":"local","tuner_version":"0.1.0","feature_version":1,"created":"%s"}\n' \
+    "$hash" "${canonical//$'\n'/\\n}" "$1" "$2" "$3"
+}
+{
+  line ok '[0.001,0.002,0.003]' 2026-01-01T00:00:00.000Z   # 1 good
+  echo '{"format":"tuner-record"'                          # 2 not JSON
+  line FAST '[0.001]' 2026-01-01T00:00:01.000Z             # 3 unknown status
+  line ok '[0.004]' 2026-01-01T00:00:02.000Z               # 4 good
+  line ok '[]' 2026-01-01T00:00:03.000Z                    # 5 ok without times
+  line ok '[0.005]' yesterday                              # 6 bad time
+} > "$dir/in.jsonl"
+
+"$tuner" db import "$dir/in.jsonl" --db "$db" > "$dir/out" 2> "$dir/err" || fail "exit code $?"
+grep -q "imported 2 new records" "$dir/out" || fail "summary: $(cat "$dir/out")"
+[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 4 ] || fail "warnings: $(cat "$dir/err")"
+for n in 2 3 5 6; do
+  grep -q "^warning: $dir/in.jsonl:$n: " "$dir/err" || fail "line $n not reported"
+done
+grep -q "in.jsonl:3: unknown status \"FAST\"" "$dir/err" || fail "line 3 reason: $(cat "$dir/err")"
+
+"$tuner" db import "$dir/in.jsonl" --db "$db" --json > "$dir/out" 2> /dev/null || fail "reimport failed"
+grep -q '"inserted": 0' "$dir/out" || fail "reimport added records: $(cat "$dir/out")"
+grep -q '"duplicates": 2' "$dir/out" || fail "reimport: $(cat "$dir/out")"
+
+"$tuner" db import "$dir/missing.jsonl" --db "$dir/other/t.db" > "$dir/out" 2> "$dir/err"
+[ $? -ne 0 ] || fail "missing file: exit code 0"
+[ "$(wc -l < "$dir/err")" -eq 1 ] && grep -q "^error: .*missing.jsonl" "$dir/err" ||
+  fail "missing file: $(cat "$dir/err")"
+[ ! -e "$dir/other" ] || fail "missing file: a database was created"
+exit $status

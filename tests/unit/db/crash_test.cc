@@ -1,0 +1,79 @@
+// Acceptance (issue 5): a writer killed with SIGKILL at random moments, 50 times. After each
+// kill the database opens, PRAGMA integrity_check is ok, and every round is either wholly
+// present or wholly absent (and the present rounds are exactly the first R).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "db/sqlite_database.h"
+#include "unit/db/db_test_util.h"
+
+namespace tuner::db {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kRoundSize = 64;
+constexpr int kKills = 50;
+
+// Commits rounds forever, continuing from the rounds already present. Round r's records all
+// have worker "round-r".
+[[noreturn]] void endless_writer(const std::string& path, int seed) {
+  auto db = SqliteDatabase::open(path);
+  int64_t r = db->count_records({}) / kRoundSize;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> t(1e-5, 1e-2);
+  for (;; ++r) {
+    std::vector<Record> round;
+    for (int i = 0; i < kRoundSize; ++i)
+      round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng), int(r * kRoundSize + i),
+                                        "round-" + std::to_string(r)));
+    db->commit_round(round);
+  }
+}
+
+}  // namespace
+
+TEST(CrashSafety, SigkillAtRandomMoments) {
+  test::TempDir dir;
+  std::string path = dir.file("tuning.db");
+  {
+    auto db = SqliteDatabase::open(path);
+    for (int w = 0; w < 3; ++w) db->commit_workload(test::test_workload(w));
+  }
+  std::mt19937 rng(2026);
+  // Mostly short lives (kills during open, recovery and the first commits), some longer.
+  std::uniform_int_distribution<int> life_us(500, 40000);
+  int64_t rounds = 0, grew = 0;
+  for (int kill = 0; kill < kKills; ++kill) {
+    pid_t pid = test::spawn([&]() -> int { endless_writer(path, kill); });
+    std::this_thread::sleep_for(std::chrono::microseconds(life_us(rng)));
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    ASSERT_EQ(test::wait_exit(pid), 128 + SIGKILL) << "the writer died on its own";
+
+    auto db = SqliteDatabase::open(path);
+    VerifyReport rep = db->verify();  // PRAGMA integrity_check, keys, medians
+    ASSERT_TRUE(rep.ok()) << "after kill " << kill << ": " << rep.problems.front();
+    DbStats s = db->stats();
+    std::set<std::string> expect;
+    for (int64_t r = 0; r < s.records / kRoundSize; ++r)
+      expect.insert("round-" + std::to_string(r));
+    std::set<std::string> seen;
+    for (auto& [worker, n] : s.by_worker) {
+      ASSERT_EQ(n, kRoundSize) << worker << " is partly present after kill " << kill;
+      seen.insert(worker);
+    }
+    ASSERT_EQ(seen, expect) << "rounds are not a prefix after kill " << kill;
+    grew += s.records / kRoundSize > rounds;
+    rounds = s.records / kRoundSize;
+  }
+  RecordProperty("rounds", std::to_string(rounds));
+  EXPECT_GT(rounds, 0);
+  EXPECT_GT(grew, 10) << "too few kills landed after a commit";
+}
+
+}  // namespace tuner::db

@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "measure/builder.h"
+#include "schedule/fallback.h"
+#include "schedule/schedule.h"
+#include "unit/measure/measure_test_util.h"
+
+namespace tuner::measure {
+
+using db::MeasureStatus;
+
+namespace {
+
+schedule::Trace invalid_trace() {
+  schedule::Trace t;
+  schedule::Instruction inst;
+  inst.kind = schedule::InstKind::Split;
+  inst.stage = "no_such_stage";
+  inst.args = {0, 4};
+  t.insts.push_back(inst);
+  return t;
+}
+
+schedule::Trace fallback_trace(const te::ComputeDAG& dag) {
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = test::host().vector_lanes();
+  return schedule::fallback_schedule(dag, fo).trace();
+}
+
+}  // namespace
+
+TEST(Builder, InvalidTraceIsInstantiation) {
+  Builder b;
+  auto dag = test::matmul_dag(32, 32, 32);
+  auto out = b.build(dag, {invalid_trace()}, test::host());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, MeasureStatus::Instantiation) << out[0].error;
+  EXPECT_NE(out[0].error.find("no_such_stage"), std::string::npos) << out[0].error;
+  EXPECT_TRUE(out[0].so_path.empty());
+}
+
+TEST(Builder, BuildsEachDistinctProgramOnce) {
+  BuilderOptions bo;
+  bo.threads = 2;
+  Builder b(bo);
+  auto dag = test::matmul_dag(64, 64, 64);
+  schedule::Trace fb = fallback_trace(dag);
+  auto out = b.build(dag, {fb, schedule::Trace{}, fb, invalid_trace()}, test::host());
+  ASSERT_EQ(out.size(), 4u);
+  for (int i : {0, 1, 2}) {
+    EXPECT_EQ(out[i].status, MeasureStatus::Ok) << out[i].error;
+    EXPECT_TRUE(std::filesystem::exists(out[i].so_path));
+    EXPECT_EQ(out[i].symbol, "kernel");
+    EXPECT_GT(out[i].build_seconds, 0);
+  }
+  EXPECT_EQ(out[0].duplicate_of, -1);
+  EXPECT_EQ(out[1].duplicate_of, -1);
+  EXPECT_EQ(out[2].duplicate_of, 0);
+  EXPECT_EQ(out[2].so_path, out[0].so_path);
+  EXPECT_EQ(out[2].program_hash, out[0].program_hash);
+  EXPECT_NE(out[1].program_hash, out[0].program_hash);
+  EXPECT_NE(out[1].so_path, out[0].so_path);
+  EXPECT_EQ(out[3].status, MeasureStatus::Instantiation);
+  EXPECT_EQ(out[3].program_hash, 0u);
+  EXPECT_EQ(b.dir().rfind(std::filesystem::temp_directory_path().string(), 0), 0u);
+}
+
+TEST(Builder, FilesGoAwayWithTheirCandidates) {
+  std::string dir;
+  std::string so;
+  {
+    Builder b;
+    dir = b.dir();
+    auto dag = test::matmul_dag(16, 16, 16);
+    auto out = b.build(dag, {schedule::Trace{}}, test::host());
+    ASSERT_TRUE(out[0].ok()) << out[0].error;
+    so = out[0].so_path;
+    EXPECT_TRUE(std::filesystem::exists(so));
+    out.clear();
+    EXPECT_FALSE(std::filesystem::exists(so));
+    EXPECT_TRUE(std::filesystem::exists(dir));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(Builder, SlowBuildIsBuildTimeoutAndIsAbandoned) {
+  BuilderOptions bo;
+  bo.timeout_s = 1e-4;
+  auto dag = test::matmul_dag(64, 64, 64);
+  {
+    Builder b(bo);
+    auto out = b.build(dag, {fallback_trace(dag)}, test::host());
+    EXPECT_EQ(out[0].status, MeasureStatus::BuildTimeout) << out[0].error;
+    EXPECT_TRUE(out[0].so_path.empty());
+    // The destructor waits for the abandoned build to finish.
+  }
+  SUCCEED();
+}
+
+TEST(Builder, CudaTargetIsCompileDevice) {
+  Builder b;
+  auto dag = test::matmul_dag(16, 16, 16);
+  auto out = b.build(dag, {schedule::Trace{}}, codegen::Target::parse("cuda -arch=sm_90"));
+  EXPECT_EQ(out[0].status, MeasureStatus::CompileDevice);
+}
+
+TEST(Builder, CrossCompilesForAarch64) {
+  Builder b;
+  auto dag = test::matmul_dag(16, 16, 16);
+  auto out = b.build(dag, {schedule::Trace{}},
+                     codegen::Target::parse("llvm -mtriple=aarch64-linux-gnu"));
+  EXPECT_EQ(out[0].status, MeasureStatus::Ok) << out[0].error;
+}
+
+}  // namespace tuner::measure

@@ -1,0 +1,213 @@
+// Acceptance (issue 3): a candidate that segfaults, one that loops forever, one that allocates
+// without bound and one that writes a wrong answer are each recorded with the right error
+// kind; the runner goes on measuring good candidates; no child process is left behind. Also:
+// a kernel returning an error code, aborting, writing past its output or into an input.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "measure/local_runner.h"
+#include "schedule/fallback.h"
+#include "schedule/schedule.h"
+#include "unit/measure/measure_test_util.h"
+
+namespace tuner::measure {
+
+using db::MeasureStatus;
+
+namespace {
+
+LocalRunnerOptions fast_options() {
+  LocalRunnerOptions o;
+  o.timeout_s = 1.5;
+  o.memory_limit_mb = 1024;
+  o.min_repeat_ms = 2;
+  return o;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Fault {
+  const char* fixture;
+  MeasureStatus status;
+  const char* message;  // expected in the error
+};
+
+}  // namespace
+
+TEST(LocalRunner, FaultsAreTypedAndTheRunnerGoesOn) {
+  ASSERT_TRUE(test::child_pids().empty());
+  const Fault faults[] = {
+      {"segv", MeasureStatus::RuntimeDevice, "SIGSEGV"},
+      {"hang", MeasureStatus::RunTimeout, "within 1.5 s"},
+      {"oom", MeasureStatus::RuntimeDevice, "out of memory"},
+      {"oom_new", MeasureStatus::RuntimeDevice, "out of memory"},
+      {"wrong", MeasureStatus::WrongAnswer, "output 0"},
+      {"error_code", MeasureStatus::RuntimeDevice, "error code 7"},
+      {"abort", MeasureStatus::RuntimeDevice, "SIGABRT"},
+      {"overflow", MeasureStatus::RuntimeDevice, "SIGSEGV"},     // guard page after outputs
+      {"write_input", MeasureStatus::RuntimeDevice, "SIGSEGV"},  // inputs are read-only
+  };
+  {
+    LocalRunner runner(fast_options());
+    MeasureTask task = test::task_of(test::add_dag());
+    auto first = runner.run(task, {test::fixture("good")});
+    ASSERT_TRUE(first[0].ok()) << first[0].str();
+    EXPECT_EQ(runner.children_started(), 1);
+    for (const Fault& f : faults) {
+#if defined(__SANITIZE_ADDRESS__)
+      // The child sets no address-space limit under AddressSanitizer (see child/main.cc).
+      if (std::string(f.message) == "out of memory") continue;
+#endif
+      int started = runner.children_started();
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = runner.run(task, {test::fixture(f.fixture), test::fixture("good")});
+      double took = seconds_since(t0);
+      ASSERT_EQ(r.size(), 2u);
+      EXPECT_EQ(r[0].status, f.status) << f.fixture << ": " << r[0].str();
+      EXPECT_NE(r[0].error.find(f.message), std::string::npos) << f.fixture << ": " << r[0].str();
+      EXPECT_TRUE(r[0].times.empty());
+      EXPECT_TRUE(r[1].ok()) << "after " << f.fixture << ": " << r[1].str();
+      EXPECT_EQ(r[1].times.size(), 3u);
+      // Every failed candidate retires its child (it may have corrupted its memory).
+      EXPECT_EQ(runner.children_started(), started + 1) << f.fixture;
+      EXPECT_LT(took, 5.0) << f.fixture;
+      // Exactly the pooled child is alive, never a leftover.
+      EXPECT_EQ(test::child_pids().size(), 1u) << f.fixture;
+      std::printf("  %-10s -> %s (%.0f ms)\n", f.fixture, r[0].str().c_str(), took * 1e3);
+    }
+  }
+  EXPECT_TRUE(test::child_pids().empty());
+}
+
+TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
+  LocalRunner runner(fast_options());
+  MeasureTask task = test::task_of(test::add_dag());
+  ASSERT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
+  int pid = runner.child_pid();
+  ASSERT_GT(pid, 0);
+  kill(pid, SIGKILL);
+  auto r = runner.run(task, {test::fixture("good")});
+  EXPECT_TRUE(r[0].ok()) << r[0].str();
+  EXPECT_EQ(runner.children_started(), 2);
+  EXPECT_NE(runner.child_pid(), pid);
+}
+
+TEST(LocalRunner, BuildErrorsPassThroughAndDuplicatesRunOnce) {
+  LocalRunner runner(fast_options());
+  MeasureTask task = test::task_of(test::add_dag());
+  BuiltCandidate failed;
+  failed.status = MeasureStatus::CompileHost;
+  failed.error = "link failed";
+  failed.build_seconds = 0.25;
+  auto r = runner.run(task, {failed, test::fixture("good"), test::fixture("good")});
+  EXPECT_EQ(r[0].status, MeasureStatus::CompileHost);
+  EXPECT_EQ(r[0].error, "link failed");
+  EXPECT_EQ(r[0].build_seconds, 0.25);
+  ASSERT_TRUE(r[1].ok() && r[2].ok());
+  EXPECT_EQ(r[1].times, r[2].times);
+  EXPECT_EQ(r[2].run_seconds, 0);
+}
+
+TEST(LocalRunner, MissingLibraryIsARuntimeError) {
+  LocalRunner runner(fast_options());
+  auto r = runner.run(test::task_of(test::add_dag()),
+                      {BuiltCandidate::from_file("/nonexistent/k.so", "kernel"),
+                       BuiltCandidate::from_file(test::fixture("good").so_path, "no_symbol")});
+  EXPECT_EQ(r[0].status, MeasureStatus::RuntimeDevice);
+  EXPECT_NE(r[0].error.find("cannot load"), std::string::npos) << r[0].error;
+  EXPECT_EQ(r[1].status, MeasureStatus::RuntimeDevice);
+  EXPECT_NE(r[1].error.find("no_symbol"), std::string::npos) << r[1].error;
+}
+
+TEST(LocalRunner, RefusesTargetsThatDoNotRunHere) {
+  LocalRunner runner(fast_options());
+  MeasureTask task = test::task_of(test::add_dag());
+  task.target = codegen::Target::parse("llvm -mtriple=aarch64-linux-gnu");
+  EXPECT_THROW(runner.run(task, {test::fixture("good")}), UserError);
+}
+
+// A real workload end to end: builder + runner, a good schedule, an invalid trace, and the
+// per-trial overhead (build and run separately) printed.
+TEST(LocalRunner, MatmulEndToEndAndOverhead) {
+  ASSERT_TRUE(test::child_pids().empty());
+  te::ComputeDAG dag = test::matmul_dag(256, 256, 256);
+  std::string out = dag.outputs()[0]->name;
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = test::host().vector_lanes();
+  std::vector<schedule::Trace> traces{schedule::fallback_schedule(dag, fo).trace()};
+  for (int64_t f : {2, 4, 8, 16, 32, 64, 128}) {
+    schedule::Schedule s(dag);
+    auto parts = s.split(out, 0, {f});
+    s.parallel(out, parts[0]);
+    traces.push_back(s.trace());
+  }
+  schedule::Trace invalid;
+  schedule::Instruction bad;
+  bad.kind = schedule::InstKind::Fuse;
+  bad.stage = out;
+  bad.args = {0, 99};  // no iterator 99
+  invalid.insts.push_back(bad);
+  traces.push_back(invalid);
+
+  BuilderOptions bo;
+  bo.threads = 2;
+  Builder builder(bo);
+  auto t0 = std::chrono::steady_clock::now();
+  auto built = builder.build(dag, traces, test::host());
+  double build_wall = seconds_since(t0);
+  ASSERT_EQ(built.size(), traces.size());
+  EXPECT_EQ(built.back().status, MeasureStatus::Instantiation) << built.back().error;
+
+  LocalRunnerOptions ro;
+  ro.min_repeat_ms = 10;
+  {
+    LocalRunner runner(ro);
+    MeasureTask task = test::task_of(dag, 7);
+    // Prepare the task (reference outputs) outside the timed round, as the tuner does once.
+    t0 = std::chrono::steady_clock::now();
+    runner.run(task, {});
+    double prepare_s = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    auto res = runner.run(task, built);
+    double run_wall = seconds_since(t0);
+    ASSERT_EQ(res.size(), built.size());
+    double flops = dag.flops();
+    std::vector<double> overhead;
+    double kernel_total = 0;
+    for (size_t i = 0; i + 1 < res.size(); ++i) {
+      ASSERT_TRUE(res[i].ok()) << "trace " << i << ": " << res[i].str();
+      ASSERT_EQ(res[i].times.size(), 3u);
+      EXPECT_GT(res[i].median(), 1e-7);
+      EXPECT_LT(res[i].median(), 1.0);
+      EXPECT_GE(res[i].calls_per_repeat, 1);
+      // A repeat lasts at least min_repeat_ms.
+      EXPECT_GE(res[i].median() * double(res[i].calls_per_repeat), 0.9 * ro.min_repeat_ms * 1e-3);
+      overhead.push_back(res[i].run_seconds - res[i].kernel_seconds);
+      kernel_total += res[i].kernel_seconds;
+    }
+    EXPECT_EQ(res.back().status, MeasureStatus::Instantiation);
+    std::sort(overhead.begin(), overhead.end());
+    double run_overhead = overhead[overhead.size() / 2];
+    size_t n = traces.size();
+    std::printf("  matmul 256^3 fallback: %.3f ms median, %.1f GFLOP/s\n", res[0].median() * 1e3,
+                flops / res[0].median() * 1e-9);
+    std::printf("  task preparation (reference build + run, once): %.0f ms\n", prepare_s * 1e3);
+    std::printf("  build: %zu candidates in %.0f ms wall with 2 threads = %.1f ms per trial\n", n,
+                build_wall * 1e3, build_wall * 1e3 / double(n));
+    std::printf("  run: %zu candidates in %.0f ms wall, %.0f ms in kernels; per-trial run overhead"
+                " median %.2f ms (max %.2f ms)\n",
+                n, run_wall * 1e3, kernel_total * 1e3, run_overhead * 1e3,
+                overhead.back() * 1e3);
+    EXPECT_LT(run_overhead, 0.05);
+    EXPECT_EQ(test::child_pids().size(), 1u);
+  }
+  EXPECT_TRUE(test::child_pids().empty());
+}
+
+}  // namespace tuner::measure

@@ -1,0 +1,180 @@
+#include <gmock/gmock.h>
+
+#include "op_cases.h"
+#include "ops/nn.h"
+#include "support/error.h"
+
+namespace tuner::ops::testing {
+
+std::vector<OpCase> nn_cases() {
+  return {
+      {"matmul", {"m=7", "n=5", "k=3"}},
+      {"matmul", {"m=1", "n=9", "k=4", "transpose_b=1"}},
+      {"matmul", {"m=3", "n=4", "k=6", "batch=2x1", "batch_b=3"}},
+      {"matmul", {"m=5", "n=1", "k=1", "batch=4", "batch_b=none"}},
+      {"matmul", {"m=4", "n=3", "k=5", "dtype=int32"}},
+      {"matmul", {"m=2", "n=3", "k=4", "batch=1x3", "batch_b=2x1", "transpose_b=1"}},
+      {"dense", {"m=3", "n=5", "k=7"}},
+      {"dense", {"m=1", "n=4", "k=3", "bias=0"}},
+      {"dense", {"m=6", "n=1", "k=2"}},
+      {"conv2d", {"c=3", "h=7", "w=6", "k=4"}},
+      {"conv2d", {"n=2", "c=4", "h=9", "w=9", "k=6", "stride=2", "pad=1", "groups=2"}},
+      {"conv2d", {"c=2", "h=8", "w=7", "k=3", "kw=2", "pad=0,1,2,1", "dilation=2", "bias=1"}},
+      {"conv2d", {"c=5", "h=5", "w=5", "k=2", "kh=1", "kw=1", "stride=2"}},
+      {"conv2d", {"c=1", "h=1", "w=1", "k=3", "kh=1", "kw=1"}},
+      {"conv2d", {"c=4", "h=6", "w=6", "k=4", "groups=4", "pad=1", "dtype=int32"}},
+      {"conv2d", {"c=3", "h=6", "w=7", "k=2", "stride=1,2", "dilation=2,1", "pad=2,1"}},
+      {"depthwise_conv2d", {"c=3", "h=6", "w=7", "pad=1"}},
+      {"depthwise_conv2d", {"c=2", "h=9", "w=8", "stride=2", "multiplier=2", "pad=1,0"}},
+      {"depthwise_conv2d", {"n=2", "c=1", "h=5", "w=5", "kh=5", "kw=5", "bias=1"}},
+      {"depthwise_conv2d", {"c=4", "h=7", "w=7", "dilation=2", "pad=2"}},
+      {"max_pool2d", {"c=2", "h=7", "w=7"}},
+      {"max_pool2d", {"c=3", "h=8", "w=7", "kernel=3", "stride=2", "pad=1", "ceil_mode=1"}},
+      {"max_pool2d", {"n=2", "c=1", "h=5", "w=6", "kernel=3,2", "stride=1,2", "pad=1,0,0,1"}},
+      {"max_pool2d", {"c=2", "h=1", "w=1", "kernel=1", "stride=1"}},
+      {"max_pool2d", {"c=2", "h=6", "w=6", "kernel=3", "stride=2", "pad=1", "dtype=int32"}},
+      {"avg_pool2d", {"c=2", "h=7", "w=7"}},
+      {"avg_pool2d", {"c=3", "h=8", "w=7", "kernel=3", "stride=2", "pad=1", "ceil_mode=1"}},
+      {"avg_pool2d",
+       {"c=3", "h=8", "w=7", "kernel=3", "stride=2", "pad=1", "ceil_mode=1",
+        "count_include_pad=1"}},
+      {"avg_pool2d",
+       {"c=2", "h=6", "w=5", "kernel=3", "stride=2", "ceil_mode=1", "count_include_pad=1"}},
+      {"avg_pool2d", {"c=1", "h=5", "w=5", "kernel=2,3", "stride=1", "pad=1,1,0,2"}},
+      {"global_avg_pool", {"c=3", "h=5", "w=4"}},
+      {"global_avg_pool", {"n=2", "c=1", "h=1", "w=1"}},
+      {"global_avg_pool", {"c=4", "h=7", "w=3"}},
+      {"global_max_pool", {"c=3", "h=5", "w=4"}},
+      {"global_max_pool", {"n=2", "c=1", "h=1", "w=1"}},
+      {"global_max_pool", {"c=4", "h=7", "w=3", "dtype=int32"}},
+      // A few larger, realistic shapes.
+      {"matmul", {"m=33", "n=47", "k=65"}},
+      {"conv2d", {"c=8", "h=15", "w=13", "k=12", "pad=1", "bias=1"}},
+      {"depthwise_conv2d", {"c=16", "h=14", "w=14", "stride=2", "pad=1"}},
+      {"max_pool2d", {"c=16", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"}},
+      {"avg_pool2d",
+       {"c=8", "h=14", "w=14", "kernel=3", "stride=2", "pad=1", "ceil_mode=1",
+        "count_include_pad=1"}},
+  };
+}
+
+class NnOps : public ::testing::TestWithParam<OpCase> {};
+TEST_P(NnOps, MatchesReference) { expect_matches_reference(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, NnOps, ::testing::ValuesIn(nn_cases()), CaseName());
+
+namespace {
+
+te::Tensor f32(Shape s, const std::string& name = "x") {
+  return te::placeholder(std::move(s), te::DataType::f32(), name);
+}
+
+// The op of the DAG's ops named `name`, or nullptr.
+const te::OperationNode* find(const te::ComputeDAG& dag, const std::string& name) {
+  for (auto& t : dag.ops())
+    if (t->name == name) return t.get();
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Nn, ConvPaddingIsASeparatePadOp) {
+  Conv2dAttrs a;
+  a.pad_top = a.pad_bottom = 1;
+  te::Tensor data = f32({1, 2, 5, 5}, "data"), w = f32({3, 2, 3, 3}, "w");
+  te::ComputeDAG dag({data, w}, {conv2d(data, w, a)});
+  const te::OperationNode* pad = find(dag, "conv2d_pad");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->tag, "pad");
+  EXPECT_EQ(pad->shape, (Shape{1, 2, 7, 5}));
+  const te::OperationNode* conv = find(dag, "conv2d");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->tag, "conv2d");
+  EXPECT_EQ(conv->attrs.at("pad_top"), 1);
+  EXPECT_EQ(conv->attrs.at("groups"), 1);
+  EXPECT_EQ(conv->attrs.at("kernel_h"), 3);
+  EXPECT_EQ(conv->shape, (Shape{1, 3, 5, 3}));
+
+  te::ComputeDAG unpadded({data, w}, {conv2d(data, w, Conv2dAttrs{})});
+  EXPECT_EQ(unpadded.ops().size(), 3u);  // data, w, conv2d: no pad op
+}
+
+TEST(Nn, TagsAndAttrs) {
+  te::Tensor a = f32({4, 8}, "a"), b = f32({8, 3}, "b");
+  te::Tensor c = matmul(a, b);
+  EXPECT_EQ(c->tag, "matmul");
+  EXPECT_EQ(c->attrs.at("transpose_b"), 0);
+  EXPECT_EQ(c->reduce_axes.size(), 1u);
+
+  te::Tensor w = f32({3, 8}, "w"), bias = f32({3}, "bias");
+  te::Tensor d = dense(a, w, bias);
+  EXPECT_EQ(d->name, "dense_bias");
+  EXPECT_EQ(d->tag, "injective");
+  EXPECT_EQ(d->inputs()[0]->tag, "matmul");
+
+  Pool2dAttrs p;
+  p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = 2;
+  te::Tensor x = f32({1, 2, 6, 6});
+  EXPECT_EQ(max_pool2d(x, p)->tag, "pool");
+  te::Tensor avg = avg_pool2d(x, p);
+  EXPECT_EQ(avg->tag, "injective");
+  EXPECT_EQ(avg->inputs()[0]->tag, "pool");
+  EXPECT_EQ(avg->inputs()[0]->attrs.at("count_include_pad"), 0);
+  EXPECT_EQ(global_avg_pool(x)->shape, (Shape{1, 2, 1, 1}));
+  EXPECT_EQ(global_max_pool(x)->tag, "pool");
+}
+
+TEST(Nn, DepthwiseHasNoChannelReduction) {
+  Conv2dAttrs a;
+  a.groups = 4;
+  te::Tensor data = f32({1, 4, 5, 5}, "data"), w = f32({8, 1, 3, 3}, "w");
+  te::Tensor out = conv2d(data, w, a);
+  EXPECT_EQ(out->reduce_axes.size(), 2u);
+  EXPECT_EQ(out->attrs.at("groups"), 4);
+}
+
+TEST(Nn, BadShapesAreUserErrors) {
+  using ::testing::HasSubstr;
+  try {
+    matmul(f32({4, 5}, "a"), f32({6, 3}, "b"));
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("matmul"));
+    EXPECT_THAT(e.what(), HasSubstr("4x5"));
+    EXPECT_THAT(e.what(), HasSubstr("6x3"));
+  }
+  EXPECT_THROW(matmul(f32({2, 4, 5}, "a"), f32({3, 5, 3}, "b")), UserError);  // batch 2 vs 3
+  EXPECT_THROW(matmul(f32({5}, "a"), f32({5, 3}, "b")), UserError);
+  EXPECT_THROW(matmul(f32({4, 5}, "a"), te::placeholder({5, 3}, te::DataType::i32(), "b")),
+               UserError);
+
+  Conv2dAttrs g3;
+  g3.groups = 3;
+  try {
+    conv2d(f32({1, 4, 5, 5}, "d"), f32({6, 1, 3, 3}, "w"), g3);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("divisible by groups"));
+  }
+  EXPECT_THROW(conv2d(f32({1, 4, 5, 5}, "d"), f32({6, 3, 3, 3}, "w"), Conv2dAttrs{}), UserError);
+  EXPECT_THROW(conv2d(f32({1, 4, 2, 2}, "d"), f32({6, 4, 3, 3}, "w"), Conv2dAttrs{}), UserError);
+  EXPECT_THROW(conv2d(f32({4, 5, 5}, "d"), f32({6, 4, 3, 3}, "w"), Conv2dAttrs{}), UserError);
+  Conv2dAttrs s0;
+  s0.stride_h = 0;
+  EXPECT_THROW(conv2d(f32({1, 4, 5, 5}, "d"), f32({6, 4, 3, 3}, "w"), s0), UserError);
+  EXPECT_THROW(conv2d(f32({1, 4, 5, 5}, "d"), f32({6, 4, 3, 3}, "w"), Conv2dAttrs{}, f32({5}, "b")),
+               UserError);
+
+  Pool2dAttrs p;
+  p.kernel_h = p.kernel_w = 2;
+  p.pad_top = 2;
+  EXPECT_THROW(max_pool2d(f32({1, 1, 5, 5}), p), UserError);
+  Pool2dAttrs big;
+  big.kernel_h = big.kernel_w = 6;
+  EXPECT_THROW(avg_pool2d(f32({1, 1, 5, 5}), big), UserError);
+  EXPECT_THROW(avg_pool2d(te::placeholder({1, 1, 4, 4}, te::DataType::i32(), "x"), Pool2dAttrs{}),
+               UserError);
+  EXPECT_THROW(global_avg_pool(f32({2, 3})), UserError);
+  EXPECT_THROW(dense(f32({2, 3}, "a"), f32({4, 3}, "w"), f32({3}, "b")), UserError);
+}
+
+}  // namespace tuner::ops::testing

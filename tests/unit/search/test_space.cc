@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ops/registry.h"
+#include "schedule/lower.h"
+#include "search/mutator.h"
+#include "search/space.h"
+
+using namespace tuner;
+using namespace tuner::search;
+
+namespace {
+
+// A small instance of every op (the shape sets of the correctness tests, first of each).
+std::vector<std::string> small_params(const ops::OpDef& d) {
+  for (auto& p : d.params)
+    if (p.name == "shapes") return {"shapes=2x3,2x5", "axis=1"};
+  std::vector<std::string> out;
+  std::set<std::string> names;
+  for (auto& p : d.params) names.insert(p.name);
+  auto set = [&](const char* k, const char* v) {
+    if (names.count(k)) out.push_back(std::string(k) + "=" + v);
+  };
+  if (d.name == "where") return {"cond=5x7", "a=5x7", "b=7"};
+  if (d.name == "gather") return {"shape=10x7", "indices=5"};
+  if (d.name == "slice") return {"shape=10x20", "starts=1,2", "ends=8,19"};
+  if (d.name == "transpose") return {"shape=5x7", "perm=1,0"};
+  if (d.name == "reshape") return {"shape=5x6", "to=6,5"};
+  if (d.name == "pad") return {"shape=5x7", "pads=1,2,3,0"};
+  set("shape", "6x35");
+  set("a", "6x35");
+  set("b", "35");
+  set("m", "24");
+  set("n", "40");
+  set("k", "16");
+  set("c", "8");
+  set("h", "12");
+  set("w", "12");
+  return out;
+}
+
+}  // namespace
+
+TEST(Space, RulesGiveValidTracesForEveryOp) {
+  SpaceOptions o;
+  for (auto& def : ops::op_registry()) {
+    auto dag = def.build(ops::parse_params(def, small_params(def)));
+    for (uint64_t seed = 0; seed < 10; ++seed) {
+      schedule::Schedule s = generate_schedule(dag, o, seed);
+      // Valid: replays to the same state and lowers (lowering verifies its output).
+      auto r = schedule::Schedule::replay(dag, s.trace());
+      ASSERT_EQ(r.state().str(), s.state().str()) << def.name;
+      EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << def.name << "\n" << s.trace().pretty();
+    }
+  }
+}
+
+TEST(Space, PresetDecisionsRebuildTheSameSchedule) {
+  auto& def = ops::find_op("conv2d");
+  auto dag = def.build(ops::parse_params(def, {"c=16", "h=14", "w=14", "k=32", "pad=1"}));
+  SpaceOptions o;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    auto s = generate_schedule(dag, o, seed);
+    Decisions d = decisions_of(s.trace());
+    auto again = generate_schedule(dag, o, seed + 1000, &d);
+    EXPECT_EQ(again.trace(), s.trace());
+  }
+}
+
+TEST(Mutators, TileSizeKeepsProductsAndExplores) {
+  auto& def = ops::find_op("matmul");
+  auto dag = def.build(ops::parse_params(def, {"m=96", "n=480", "k=64"}));
+  SpaceOptions o;
+  auto s = generate_schedule(dag, o, 1);
+  auto tiles = sampling_of(s.trace(), schedule::InstKind::SamplePerfectTile);
+  ASSERT_FALSE(tiles.empty());
+  auto m = make_tile_size_mutator();
+  Rng rng(5);
+  Decisions d = decisions_of(s.trace());
+  std::set<Decisions> distinct;
+  for (int i = 0; i < 1000; ++i) {
+    Decisions next = d;
+    ASSERT_TRUE(m->mutate(s.trace(), next, rng));
+    for (auto [in, k] : tiles) {
+      int64_t prod = 1;
+      for (auto f : next[k]) prod *= f;
+      const auto& st = s.state().stage(in->stage);
+      (void)st;
+      int64_t extent = 1;
+      for (auto f : d[k]) extent *= f;
+      EXPECT_EQ(prod, extent);
+      EXPECT_LE(next[k].back(), in->args[2]);
+    }
+    distinct.insert(next);
+    d = next;
+  }
+  EXPECT_GT(distinct.size(), 200u);
+}

@@ -51,7 +51,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   spatial(3);
   s.reorder(local, lorder);
   s.vectorize(local, l[nsp - 1][3]);
-  s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps));
+  s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps, o.unroll_probs));
 }
 
 }  // namespace tuner::search

@@ -70,7 +70,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
 // Runs a program, waiting for it; returns its exit status and what it printed on stderr.
 int run_program(const std::vector<std::string>& argv, std::string* output) {
   int fds[2];
-  INTERNAL_CHECK(pipe(fds) == 0) << "pipe: " << std::strerror(errno);
+  INTERNAL_CHECK(pipe2(fds, O_CLOEXEC) == 0) << "pipe: " << std::strerror(errno);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -17,6 +18,7 @@
 #include "schedule/lower.h"
 #include "schedule/state.h"
 #include "support/error.h"
+#include "te/tensor.h"
 
 namespace tuner::measure {
 
@@ -74,6 +76,7 @@ MeasureResult LocalRunner::request(const Json& req, double timeout_s) {
     if (st == protocol::ReadStatus::Ok || st == protocol::ReadStatus::Timeout) break;
     child_.reset();
   }
+  auto acked = std::chrono::steady_clock::now();
   if (st == protocol::ReadStatus::Ok)
     st = child_->receive(&text, std::max(0.0, timeout_s - seconds_since(t0)));
   else if (st != protocol::ReadStatus::Timeout)
@@ -83,7 +86,9 @@ MeasureResult LocalRunner::request(const Json& req, double timeout_s) {
     child_->kill_and_reap();
     child_.reset();
     r = make_error(MeasureStatus::RunTimeout,
-                   fmt::format("no result within {:g} s (child killed)", timeout_s));
+                   fmt::format("no result within {:.3g} s (child killed)", timeout_s));
+    // The kernel was running until the kill (loading and checking take milliseconds).
+    r.kernel_seconds = seconds_since(acked);
   } else if (st != protocol::ReadStatus::Ok) {
     // The child died mid-request: the candidate crashed it (or the OS killed it).
     int status = child_->reap(1.0);
@@ -121,7 +126,7 @@ MeasureResult LocalRunner::request(const Json& req, double timeout_s) {
   return r;
 }
 
-const LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
+LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
   std::string key = task.key();
   if (auto it = tasks_.find(key); it != tasks_.end()) {
     it->second.last_used = ++use_counter_;
@@ -177,22 +182,28 @@ const LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
   bo.opt_level = 1;
   codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")}, task.target,
                                so, bo);
-  Json req{{"cmd", "reference"}, {"task", spec},        {"so", so},
-           {"symbol", "reference"}, {"threads", opts_.threads}, {"timeout_s", opts_.reference_timeout_s}};
+  Json req{{"cmd", "reference"},       {"task", spec},
+           {"so", so},                   {"symbol", "reference"},
+           {"threads", opts_.threads},   {"timeout_s", opts_.reference_timeout_s}};
   MeasureResult r = request(req, opts_.reference_timeout_s);
   unlink(so.c_str());
-  USER_CHECK(r.ok()) << "cannot compute the reference outputs of workload " << dag.hash_hex() << ": "
-                     << r.str();
+  USER_CHECK(r.ok()) << "cannot compute the reference outputs of workload " << dag.hash_hex()
+                     << ": " << r.str();
 
   guard.armed = false;
   PreparedTask& pt = tasks_[key];
+  // Reading, poisoning, comparing: generously 5 ms per MB of inputs and outputs.
+  double mb = 0;
+  for (const auto& group : {dag.inputs(), dag.outputs()})
+    for (const auto& t : group) mb += double(te::num_elements(t->shape) * t->dtype.bytes()) / 1e6;
+  pt.load_seconds = 0.25 + 5e-3 * mb;
   pt.dir = dir;
   pt.spec = std::move(spec);
   pt.last_used = use_counter_;
   return pt;
 }
 
-MeasureResult LocalRunner::measure_one(const PreparedTask& pt, const BuiltCandidate& c) {
+MeasureResult LocalRunner::measure_one(PreparedTask& pt, const BuiltCandidate& c) {
   Json req{{"cmd", "run"},
            {"task", pt.spec},
            {"so", c.so_path},
@@ -203,9 +214,30 @@ MeasureResult LocalRunner::measure_one(const PreparedTask& pt, const BuiltCandid
            {"min_repeat_ms", opts_.min_repeat_ms},
            {"flush", opts_.flush_cache},
            {"rtol", opts_.rtol},
-           {"atol", opts_.atol},
-           {"timeout_s", opts_.timeout_s}};
-  return request(req, opts_.timeout_s);
+           {"atol", opts_.atol}};
+  double timeout_s = opts_.timeout_s;
+  bool adaptive = false;
+  if (opts_.give_up_factor > 0 && std::isfinite(pt.best_seconds)) {
+    // Not below one repeat: a kernel faster than that is cheap to time anyway, and a first
+    // call of a microsecond kernel is noisy (cold caches, waking the pool's threads).
+    double give_up_s =
+        std::max(opts_.give_up_factor * pt.best_seconds, opts_.min_repeat_ms * 1e-3);
+    // Every call the child goes on timing is under give_up_s, so a request lasting longer
+    // than this is hopeless: kill it early. (A cold first call and a second one, warm-up
+    // under a repeat, the repeats, loading and checking.)
+    double bound = double(3 + opts_.repeats) * give_up_s +
+                   (opts_.repeats + 0.5) * opts_.min_repeat_ms * 1e-3 + pt.load_seconds;
+    req["give_up_s"] = give_up_s;
+    adaptive = bound < timeout_s;
+    timeout_s = std::min(timeout_s, bound);
+  }
+  req["timeout_s"] = timeout_s;
+  MeasureResult r = request(req, timeout_s);
+  if (r.status == MeasureStatus::RunTimeout && adaptive)
+    r.error += fmt::format(": more than {:g}x slower than the best so far ({:.4g} ms)",
+                           opts_.give_up_factor, pt.best_seconds * 1e3);
+  if (r.ok()) pt.best_seconds = std::min(pt.best_seconds, r.median());
+  return r;
 }
 
 std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
@@ -213,7 +245,7 @@ std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
   std::lock_guard lk(mu_);
   USER_CHECK(task.target.runs_on_host())
       << "kernels for " << task.target.str() << " cannot be measured on this machine";
-  const PreparedTask& pt = prepare(task);
+  PreparedTask& pt = prepare(task);
   std::vector<MeasureResult> results(cands.size());
   std::map<std::pair<std::string, std::string>, size_t> measured;  // same binary: measure once
   for (size_t i = 0; i < cands.size(); ++i) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,7 +27,8 @@ struct LocalRunnerOptions {
   int repeats = 3;
   /// A repeat calls the kernel enough times to last at least this long.
   double min_repeat_ms = 20;
-  /// Untimed calls after the correctness check (they also size the repeats).
+  /// Untimed calls after the correctness check: at least this many, and for at least a
+  /// quarter of min_repeat_ms (they also size the repeats). 0: none.
   int warmup = 1;
   /// Wall-clock limit per candidate (load, check, warm-up and repeats), seconds -> RUN_TIMEOUT.
   double timeout_s = 10;
@@ -37,6 +39,13 @@ struct LocalRunnerOptions {
   /// Tolerances of the check against the reference outputs (integers are compared exactly).
   double rtol = 1e-3;
   double atol = 2e-3;
+  /// A candidate whose first (checked) call is this many times slower than the best time
+  /// measured so far for the task (and longer than min_repeat_ms) is not timed further: it
+  /// gets that one time (its ranking needs no precision), and a request is killed once it
+  /// could not be within this factor (RUN_TIMEOUT well before timeout_s). Hopeless candidates
+  /// then cost about one call, not seconds of repeats. 0 disables it; until a task has a best
+  /// time, every candidate is fully timed.
+  double give_up_factor = 10;
   /// Wall-clock limit of the one run of the naive reference per task, seconds.
   double reference_timeout_s = 600;
   /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
@@ -73,10 +82,12 @@ class LocalRunner : public Runner {
     std::string dir;
     Json spec;  // the "task" object of requests
     uint64_t last_used = 0;
+    double best_seconds = std::numeric_limits<double>::infinity();  // best median so far
+    double load_seconds = 0.25;  // allowance for a fresh child to load the task and check
   };
 
-  const PreparedTask& prepare(const MeasureTask& task);
-  MeasureResult measure_one(const PreparedTask& pt, const BuiltCandidate& c);
+  PreparedTask& prepare(const MeasureTask& task);
+  MeasureResult measure_one(PreparedTask& pt, const BuiltCandidate& c);
   // Sends a request to the child (starting one if needed) and turns the reply, the child's
   // death or the timeout into a result.
   MeasureResult request(const Json& req, double timeout_s);

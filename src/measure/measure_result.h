@@ -19,8 +19,9 @@ struct MeasureResult {
   double build_seconds = 0;
   /// Wall time of the run request as seen by the parent (spawn, load, check, warm-up, repeats).
   double run_seconds = 0;
-  /// Of run_seconds, the time spent inside kernel calls (check, warm-up and timed repeats);
-  /// run_seconds - kernel_seconds is the measurement overhead.
+  /// Of run_seconds, the time spent inside kernel calls (check, warm-up and timed repeats;
+  /// for RUN_TIMEOUT, from the child taking the request to the kill): run_seconds -
+  /// kernel_seconds is the measurement overhead.
   double kernel_seconds = 0;
   /// Kernel calls per timed repeat (chosen so a repeat lasts at least min_repeat_ms).
   int64_t calls_per_repeat = 0;

@@ -5,7 +5,8 @@
 //
 // Parent -> child requests ("cmd"):
 //   run:       measure one shared object: load it, run once into poisoned outputs and compare
-//              with the expected files, warm up, time `repeats` repeats of N calls each.
+//              with the expected files, warm up, time `repeats` repeats of N calls each
+//              (only the first call's time when it exceeds the optional "give_up_s").
 //   reference: run one shared object once and write its outputs to the files named by the
 //              task's outputs (used once per task to make the expected outputs).
 // Both carry "task": {"id", "inputs": [tensor], "outputs": [tensor]} where a tensor is

@@ -65,12 +65,12 @@ class Fallback {
     }
     done_.insert(outer);
     done_.insert(local);
-    const Stage& w = s_.state().stage(outer);
-    int nax = int(w.op->axes.size());
+    te::Tensor wop = s_.state().stage(outer).op;
+    int nax = int(wop->axes.size());
     int lanes = o_.vector_lanes;
     // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized).
-    int64_t rows_ext = conv ? w.op->shape[1] : w.op->shape[nax - 2];
-    int64_t cols_ext = w.op->shape[nax - 1];
+    int64_t rows_ext = conv ? wop->shape[1] : wop->shape[nax - 2];
+    int64_t cols_ext = wop->shape[nax - 1];
     // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
     // legalize into several registers and spill), else the largest divisor up to a vector.
     int64_t tc = 0;
@@ -105,8 +105,9 @@ class Fallback {
     s_.compute_at(local, outer, attach);
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
-    const Stage& l = s_.state().stage(local);
-    int lax = int(l.op->axes.size()), nred = int(l.op->reduce_axes.size());
+    // Copy what is needed: primitives replace the state, so a Stage& would dangle.
+    te::Tensor lop = s_.state().stage(local).op;
+    int lax = int(lop->axes.size()), nred = int(lop->reduce_axes.size());
     auto lr = s_.split(local, row_axis, {tr});
     auto lc = s_.split(local, col_axis, {tc});
     std::vector<int> lorder;
@@ -120,7 +121,7 @@ class Fallback {
     int unroll_k = -1;
     if (!conv) {
       // Split k so a few iterations are unrolled around the register tile.
-      int64_t kext = l.op->reduce_axes[0].extent;
+      int64_t kext = lop->reduce_axes[0].extent;
       int64_t ku = largest_divisor_leq(kext, 4);
       if (ku > 1) {
         auto ks = s_.split(local, lax, {ku});

@@ -11,7 +11,8 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     local = s.cache_write(stage);
     outer = stage;
   }
-  const auto& op = *s.state().stage(local).op;
+  te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
+  const auto& op = *op_ref;
   int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
   std::vector<int> sp_tiles, red_tiles;

@@ -3,13 +3,13 @@
 namespace tuner::search {
 
 void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o) {
-  const auto& st = s.state().stage(stage);
-  int nax = int(st.op->axes.size());
+  te::Tensor op = s.state().stage(stage).op;  // not a Stage&: primitives replace the state
+  int nax = int(op->axes.size());
   if (nax == 0) return;
   std::vector<int> outer;
   for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
   int vec = -1;
-  if (st.op->reduce_axes.empty()) {
+  if (op->reduce_axes.empty()) {
     // Innermost axis: a vector-sized inner part, the rest joins the parallel loops.
     int t = s.sample_perfect_tile(stage, nax - 1, 2, 2 * o.vector_lanes);
     auto sp = s.split_sampled(stage, nax - 1, t);

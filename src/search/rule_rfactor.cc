@@ -3,7 +3,8 @@
 namespace tuner::search {
 
 bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o) {
-  const auto& op = *s.state().stage(stage).op;
+  te::Tensor op_ref = s.state().stage(stage).op;  // owned: primitives replace the state
+  const auto& op = *op_ref;
   if (op.reduce_axes.empty()) return false;
   int64_t spatial = 1, reduction = 1;
   for (auto& a : op.axes) spatial *= a.extent;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bad input to `tuner op`: one clear error line and a non-zero exit, never a crash.
 TUNER=$1
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 expect_error "unknown op.*nosuchop" op run nosuchop
-expect_error "unknown parameter.*q" op run matmul m=4 n=4 k=4 q=3
+expect_error "parameter .q." op run matmul m=4 n=4 k=4 q=3
 expect_error "target kind 'vulkan'" op run matmul m=4 n=4 k=4 --target=vulkan
 expect_error "unknown option '-mfoo'" op run matmul m=4 n=4 k=4 "--target=llvm -mfoo=1"
 expect_error "unknown CPU 'notacpu'" op run matmul m=4 n=4 k=4 "--target=llvm -mcpu=notacpu"

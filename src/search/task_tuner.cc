@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <thread>
 
 #include "costmodel/features.h"
+#include "schedule/fallback.h"
 #include "support/error.h"
 
 namespace tuner::search {
@@ -79,11 +81,23 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
   double flops = task.dag.flops();
   double start = now_seconds();
   int since_improvement = 0;
+  // A fresh workload starts by measuring the fallback schedule: a baseline the result can
+  // never be worse than, and a best time that lets the runner give up on hopeless
+  // candidates from the first round on.
+  bool baseline = !std::isfinite(best);
   while (prog.trials < opts.trials) {
     if (should_stop && should_stop()) break;
     int n = std::min(opts.batch, opts.trials - prog.trials);
     double round_start = now_seconds();
-    std::vector<schedule::Schedule> cands = search.propose(n);
+    std::vector<schedule::Schedule> cands;
+    if (baseline) {
+      schedule::FallbackOptions fo;
+      fo.vector_lanes = opts.space.vector_lanes;
+      cands.push_back(schedule::fallback_schedule(task.dag, fo));
+      baseline = false;
+    } else {
+      cands = search.propose(n);
+    }
     if (cands.empty()) break;  // the space is exhausted
     std::vector<schedule::Trace> traces;
     for (auto& c : cands) traces.push_back(c.trace());
@@ -139,9 +153,18 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     model.update(task.dag, states, costs);
     prog.propose_seconds += now_seconds() - t5;
 
-    double round_wall = now_seconds() - round_start;
-    for (size_t i = 0; i < cands.size(); ++i)
-      prog.overhead_seconds.push_back(std::max(0.0, round_wall - kernel_seconds) / double(cands.size()));
+    // Per trial: its share of the parallel build, its run time outside the kernel, and its
+    // share of search, learning and commit time.
+    int build_threads = builder.options().threads > 0 ? builder.options().threads
+                                                      : int(std::thread::hardware_concurrency());
+    double shared = (t1 - round_start) + (now_seconds() - t4) + 0.0;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const auto& r = results[i];
+      prog.overhead_seconds.push_back(r.build_seconds / std::max(1, build_threads) +
+                                      std::max(0.0, r.run_seconds - r.kernel_seconds) +
+                                      shared / double(cands.size()));
+    }
+    (void)kernel_seconds;
     ++prog.rounds;
     prog.elapsed_seconds = now_seconds() - start;
     if (std::isfinite(best)) {

@@ -52,7 +52,8 @@ struct TuneProgress {
   std::map<std::string, int> errors;  // by status name
   /// Best GFLOP/s after each trial (the tuning curve).
   std::vector<double> curve;
-  /// Per-trial overhead: wall time of a round minus kernel time, divided by its trials.
+  /// Per-trial overhead: the trial's share of the parallel build, its run time outside the
+  /// kernel, and its share of search, learning and commit time.
   std::vector<double> overhead_seconds;
   /// Wall time spent proposing (search + cost model), building, measuring, committing.
   double propose_seconds = 0, build_seconds = 0, run_seconds = 0, commit_seconds = 0;

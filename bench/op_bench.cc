@@ -1,7 +1,8 @@
 // Single operators under their fallback schedule against vendor libraries measured in the
 // same run: matmul 1024^3 vs OpenBLAS sgemm, conv2d (1,64,56,56)x(64,64,3,3) pad 1 vs oneDNN
 // with its own best layout (format_tag::any, inputs reordered once outside the timing).
-//   build/bench/op_bench [--threads 2] [--seconds 1]
+//   build/bench/op_bench [--threads 2] [--seconds 1] [--db tuning.db]
+// With --db, Tuner uses the best record of each workload in that database (else fallback).
 #include <cblas.h>
 #include <fmt/core.h>
 
@@ -17,6 +18,7 @@
 #include "codegen/compile.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
+#include "db/sqlite_database.h"
 #include "schedule/fallback.h"
 
 using namespace tuner;
@@ -49,12 +51,27 @@ struct TunerOp {
   std::vector<ops::HostTensor> inputs, outputs;
   std::vector<void*> args;
 
-  TunerOp(const std::string& op, const std::vector<std::string>& p)
+  std::string source = "fallback";
+
+  TunerOp(const std::string& op, const std::vector<std::string>& p, const std::string& db_path)
       : def(&ops::find_op(op)), params(ops::parse_params(*def, p)), dag(def->build(params)) {
     auto target = codegen::Target::parse("llvm");
     schedule::FallbackOptions fo;
     fo.vector_lanes = target.vector_lanes();
-    kernel = codegen::compile_kernel(schedule::fallback_schedule(dag, fo).state(), target, "k");
+    schedule::Schedule sched = schedule::fallback_schedule(dag, fo);
+    if (!db_path.empty()) {
+      db::SqliteOptions o;
+      o.mode = db::OpenMode::ReadOnly;
+      auto db = db::SqliteDatabase::open(db_path, o);
+      if (auto w = db->find_workload(dag.hash_hex())) {
+        auto best = db->top_k(w->id, target.str(), 1);
+        if (!best.empty()) {
+          sched = schedule::Schedule::replay(dag, schedule::Trace::from_json(Json::parse(best[0].trace)));
+          source = "tuned";
+        }
+      }
+    }
+    kernel = codegen::compile_kernel(sched.state(), target, "k");
     inputs = def->make_inputs(params, dag, 1);
     for (auto& t : dag.outputs()) outputs.emplace_back(t->shape, t->dtype);
     for (auto& t : inputs) args.push_back(t.raw());
@@ -67,7 +84,9 @@ struct TunerOp {
 int main(int argc, char** argv) {
   int threads = 2;
   double budget = 1.0;
+  std::string db_path;
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--db")) db_path = argv[i + 1];
     if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--seconds")) budget = std::atof(argv[i + 1]);
   }
@@ -75,11 +94,11 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(threads);
   runtime::ThreadPool pool(threads);
   TunerEnv env = pool.env();
-  fmt::print("{:<44} {:>10} {:>10} {:>8}\n", "workload (fallback schedule)", "Tuner", "peer", "ratio");
+  fmt::print("{:<44} {:>10} {:>10} {:>8}\n", "workload (schedule)", "Tuner", "peer", "ratio");
 
   {  // matmul vs OpenBLAS
     const int M = 1024, N = 1024, K = 1024;
-    TunerOp op("matmul", {"m=1024", "n=1024", "k=1024"});
+    TunerOp op("matmul", {"m=1024", "n=1024", "k=1024"}, db_path);
     double t_tuner = time_median([&] { op.kernel(op.args.data(), env); }, budget);
     std::vector<float> C(M * N);
     const float* A = op.inputs[0].data<float>();
@@ -89,11 +108,11 @@ int main(int argc, char** argv) {
     }, budget);
     double f = op.dag.flops();
     fmt::print("{:<44} {:>7.1f} GF {:>7.1f} GF {:>7.2f}x   (peer: OpenBLAS sgemm)\n",
-               "matmul 1024x1024x1024", f / t_tuner / 1e9, f / t_blas / 1e9, t_blas / t_tuner);
+               "matmul 1024x1024x1024 (" + op.source + ")", f / t_tuner / 1e9, f / t_blas / 1e9, t_blas / t_tuner);
   }
 
   {  // conv2d vs oneDNN
-    TunerOp op("conv2d", {"n=1", "c=64", "h=56", "w=56", "k=64", "kh=3", "kw=3", "stride=1", "pad=1"});
+    TunerOp op("conv2d", {"n=1", "c=64", "h=56", "w=56", "k=64", "kh=3", "kw=3", "stride=1", "pad=1"}, db_path);
     double t_tuner = time_median([&] { op.kernel(op.args.data(), env); }, budget);
     using namespace dnnl;
     engine eng(engine::kind::cpu, 0);
@@ -119,7 +138,7 @@ int main(int argc, char** argv) {
     }, budget);
     double f = op.dag.flops();
     fmt::print("{:<44} {:>7.1f} GF {:>7.1f} GF {:>7.2f}x   (peer: oneDNN, best layout)\n",
-               "conv2d 1x64x56x56, 64x64x3x3, pad 1", f / t_tuner / 1e9, f / t_dnnl / 1e9,
+               "conv2d 1x64x56x56, 64x64x3x3, p1 (" + op.source + ")", f / t_tuner / 1e9, f / t_dnnl / 1e9,
                t_dnnl / t_tuner);
   }
   fmt::print("threads {}, median of repeats over >= {} s each; ratio = peer time / Tuner time\n",

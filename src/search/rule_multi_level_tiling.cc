@@ -52,6 +52,9 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   spatial(3);
   s.reorder(local, lorder);
   s.vectorize(local, l[nsp - 1][3]);
+  // The register tile: unroll its rows (innermost level of the other spatial axes, at most
+  // 16 each) so the accumulators live in registers whatever the auto-unroll step.
+  for (int a = 0; a + 1 < nsp; ++a) s.unroll(local, l[a][3]);
   s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps, o.unroll_probs));
 }
 

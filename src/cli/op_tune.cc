@@ -139,6 +139,7 @@ void cmd_tune(const TuneArgs& a) {
     fmt::print("{}\n", Json{{"op", w.def->name}, {"params", w.params.str()}, {"workload", w.dag.hash_hex()},
                             {"target", w.target.str()}, {"trials", p.trials}, {"best_latency_ms", p.best_seconds * 1e3},
                             {"best_gflops", p.best_gflops}, {"trials_per_second", p.trials_per_second()},
+                            {"baseline_latency_ms", p.baseline_seconds * 1e3},
                             {"overhead_ms_median", overhead * 1e3}, {"errors", errors},
                             {"seconds", {{"search", p.propose_seconds}, {"build", p.build_seconds},
                                          {"measure", p.run_seconds}, {"database", p.commit_seconds}}},
@@ -153,6 +154,9 @@ void cmd_tune(const TuneArgs& a) {
              g_interrupted ? " (interrupted)" : res.early_stopped ? " (stopped early: no improvement)" : "");
   if (p.best_seconds > 0)
     fmt::print("  best {:.4f} ms, {:.2f} GFLOP/s\n", p.best_seconds * 1e3, p.best_gflops);
+  if (p.baseline_seconds > 0 && p.best_seconds > 0)
+    fmt::print("  speed-up over the default (fallback) schedule: {:.2f}x ({:.4f} ms -> {:.4f} ms)\n",
+               p.baseline_seconds / p.best_seconds, p.baseline_seconds * 1e3, p.best_seconds * 1e3);
   else
     fmt::print("  no candidate succeeded\n");
   fmt::print("  per-trial overhead (wall time minus kernel time): median {:.1f} ms\n", overhead * 1e3);

@@ -90,6 +90,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     int n = std::min(opts.batch, opts.trials - prog.trials);
     double round_start = now_seconds();
     std::vector<schedule::Schedule> cands;
+    bool measuring_baseline = baseline;
     if (baseline) {
       schedule::FallbackOptions fo;
       fo.vector_lanes = opts.space.vector_lanes;
@@ -143,6 +144,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
       }
       prog.curve.push_back(std::isfinite(best) ? flops / best / 1e9 : 0);
     }
+    if (measuring_baseline && results[0].ok()) prog.baseline_seconds = results[0].median();
     double t4 = now_seconds();
     db.commit_round(records);
     prog.commit_seconds += now_seconds() - t4;

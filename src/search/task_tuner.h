@@ -47,6 +47,7 @@ struct TuneOptions {
 struct TuneProgress {
   int trials = 0, budget = 0, rounds = 0;
   double best_seconds = 0;  // 0 while nothing succeeded
+  double baseline_seconds = 0;  // the fallback schedule's time, when it was measured here
   double best_gflops = 0;
   double elapsed_seconds = 0;
   std::map<std::string, int> errors;  // by status name

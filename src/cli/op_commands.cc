@@ -27,6 +27,7 @@ struct OpArgs {
   std::vector<std::string> params;
   std::string target = "llvm";
   std::string db = "tuning_logs/tuning.db";
+  std::string trace;
   int threads = 0;
   int repeat = 0;
   double min_seconds = 0.2;
@@ -42,6 +43,7 @@ void add_common(CLI::App* cmd, OpArgs& a) {
   cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
   cmd->add_option("--db", a.db, "tuning database (its best record is used when there is one)")
       ->capture_default_str();
+  cmd->add_option("--trace", a.trace, "use this schedule trace (JSON file) instead");
 }
 
 struct Prepared {
@@ -55,7 +57,8 @@ struct Prepared {
 
 Prepared prepare(const OpArgs& a) {
   OpWorkload w = prepare_op(a.op, a.params, a.target);
-  ChosenSchedule c = choose_schedule(w.dag, w.target, a.db);
+  ChosenSchedule c = a.trace.empty() ? choose_schedule(w.dag, w.target, a.db)
+                                     : load_trace_schedule(w.dag, a.trace);
   return {w.def, std::move(w.params), std::move(w.dag), std::move(w.target), std::move(c.sched), c.source};
 }
 

@@ -1,5 +1,6 @@
 #include "cli/op_common.h"
 
+#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -54,6 +55,27 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
   schedule::FallbackOptions fo;
   fo.vector_lanes = target.vector_lanes();
   return {schedule::fallback_schedule(dag, fo), "fallback"};
+}
+
+}  // namespace tuner::cli
+
+namespace tuner::cli {
+
+ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string& path) {
+  std::ifstream f(path);
+  USER_CHECK(f) << "cannot read trace file " << path;
+  Json j = Json::parse(f, nullptr, false);
+  USER_CHECK(!j.is_discarded()) << "trace file " << path << " is not valid JSON";
+  // Accept a bare trace or an exported record line carrying one.
+  if (j.is_object() && j.contains("trace") && !j.contains("insts")) {
+    j = j["trace"].is_string() ? Json::parse(j["trace"].get<std::string>(), nullptr, false) : j["trace"];
+  }
+  schedule::Trace t = schedule::Trace::from_json(j);
+  try {
+    return {schedule::Schedule::replay(dag, t), "trace " + path};
+  } catch (const schedule::ScheduleError& e) {
+    USER_ERROR() << "trace " << path << " does not apply to this workload: " << e.what();
+  }
 }
 
 }  // namespace tuner::cli

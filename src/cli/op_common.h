@@ -40,6 +40,10 @@ struct ChosenSchedule {
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                const std::string& db_path);
 
+/// The schedule of a trace JSON file (a trace, or a record with a "trace" field); a file that
+/// cannot be read or a trace that does not apply to the DAG is a UserError naming why.
+ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string& path);
+
 void add_op_tune_command(CLI::App* op);
 
 }  // namespace tuner::cli

@@ -12,4 +12,16 @@ expect_error "m" op run matmul m=abc n=4 k=4
 expect_error "broadcast|shape" op run add a=2x3 b=4x5
 expect_error "channel|group" op run conv2d n=1 c=6 h=8 w=8 k=4 kh=3 kw=3 groups=4
 expect_error "cuda|GPU" op run matmul m=4 n=4 k=4 "--target=cuda -arch=sm_90"
+# A primitive on a wrong loop, a trace of another format, not JSON at all.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '{"version":1,"insts":[{"kind":"split","stage":"matmul","args":[7,4]}]}' >"$tmp/wrong_loop.json"
+printf '{"version":1,"insts":[{"kind":"annotate","stage":"matmul","args":[2,1]}]}' >"$tmp/parallel_reduce.json"
+printf '{"version":9,"insts":[]}' >"$tmp/version.json"
+printf 'not json' >"$tmp/garbage.json"
+expect_error "iter 7 is not a loop of stage matmul" op run matmul m=8 n=8 k=8 --trace "$tmp/wrong_loop.json"
+expect_error "parallel.*reduction" op run matmul m=8 n=8 k=8 --trace "$tmp/parallel_reduce.json"
+expect_error "version 9" op run matmul m=8 n=8 k=8 --trace "$tmp/version.json"
+expect_error "not valid JSON" op run matmul m=8 n=8 k=8 --trace "$tmp/garbage.json"
+expect_error "cannot read trace file" op run matmul m=8 n=8 k=8 --trace "$tmp/missing.json"
 finish

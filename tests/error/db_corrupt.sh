@@ -1,35 +1,7 @@
 #!/usr/bin/env bash
-# A tuning database that is corrupt: every `tuner db` command (reading or writing) must fail with one
-# "error: ..." line naming the file and the problem, a non-zero exit, and leave the file and its
-# directory untouched. Usage: bash db_corrupt.sh /path/to/tuner
-set -u
-tuner=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-db=$dir/logs/tuning.db
-: > "$dir/empty.jsonl"
-"$tuner" db import "$dir/empty.jsonl" --db "$db" > /dev/null || { echo "could not create $db"; exit 1; }
-[ -s "$db" ] || { echo "no database at $db"; exit 1; }
+# A tuning database that is corrupt (garbage over page 3, an index root page) is refused. Usage: bash db_corrupt.sh /path/to/tuner
+source "$(dirname "$0")/db_lib.bash"
 
-# Garbage over page 3 (an index root page).
-head -c 4096 /dev/zero | tr '\0' '\245' |
-  dd of="$db" bs=4096 seek=2 conv=notrunc status=none
+head -c 4096 /dev/zero | tr '\0' '\245' | dd of="$db" bs=4096 seek=2 conv=notrunc status=none
 
-cp "$db" "$dir/before"
-before=$(ls -a "$dir/logs")
-status=0
-for cmd in "list" "stats" "verify" "best 0123456789abcdef" "show 1" "export -o $dir/out.jsonl" \
-           "import $dir/empty.jsonl" "prune --keep 1"; do
-  # shellcheck disable=SC2086
-  "$tuner" db $cmd --db "$db" > "$dir/stdout" 2> "$dir/stderr"
-  rc=$?
-  fail() { echo "tuner db $cmd: $1"; cat "$dir/stderr"; status=1; }
-  [ $rc -ne 0 ] || fail "exit code 0"
-  [ "$(wc -l < "$dir/stderr")" -eq 1 ] || fail "not exactly one line on stderr"
-  grep -q "^error: .*$db.*is corrupt" "$dir/stderr" || fail "message lacks the file or 'is corrupt'"
-  [ ! -s "$dir/stdout" ] || fail "printed to stdout"
-  cmp -s "$db" "$dir/before" || fail "the file changed"
-  [ "$(ls -a "$dir/logs")" = "$before" ] || fail "the directory changed"
-  [ ! -e "$dir/out.jsonl" ] || fail "export wrote a file"
-done
-exit $status
+check_refused "is corrupt"

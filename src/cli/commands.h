@@ -9,5 +9,7 @@ namespace tuner::cli {
 void add_op_commands(CLI::App& app);
 /// `tuner db list|best|show|stats|export|import|prune|verify` (db_commands.cc).
 void add_db_commands(CLI::App& app);
+/// `tuner costmodel eval` (costmodel_commands.cc).
+void add_costmodel_commands(CLI::App& app);
 
 }  // namespace tuner::cli

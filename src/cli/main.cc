@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   });
   tuner::cli::add_op_commands(app);
   tuner::cli::add_db_commands(app);
+  tuner::cli::add_costmodel_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/op_common.h"
+#include "costmodel/features.h"
 #include "costmodel/random_model.h"
 #include "costmodel/xgb_model.h"
 #include "db/sqlite_database.h"
@@ -68,6 +69,7 @@ void cmd_tune(const TuneArgs& a) {
   opts.space.num_cores = a.threads;
 
   std::unique_ptr<costmodel::CostModel> model;
+  costmodel::XGBModel* xgb_model = nullptr;
   if (a.cost_model == "random") {
     model = std::make_unique<costmodel::RandomModel>(a.seed);
   } else {
@@ -80,6 +82,7 @@ void cmd_tune(const TuneArgs& a) {
       };
     size_t n = search::warm_start_model(*xgb, *db, w.target.str(), rebuild_op_dag);
     if (n && !a.json) fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
+    xgb_model = xgb.get();
     model = std::move(xgb);
   }
 
@@ -123,6 +126,10 @@ void cmd_tune(const TuneArgs& a) {
   const auto& p = res.progress;
   db->update_run(run_id, g_interrupted ? db::RunState::Interrupted : db::RunState::Finished,
                  Json{{"trials", p.trials}});
+  // Keep the trained model (`tuner costmodel eval` reads it).
+  if (xgb_model && xgb_model->trained())
+    db->save_cost_model({w.target.str(), costmodel::kFeatureVersion, "xgboost", xgb_model->save(),
+                         int64_t(xgb_model->num_programs())});
   std::vector<double> ov = p.overhead_seconds;
   std::sort(ov.begin(), ov.end());
   double overhead = ov.empty() ? 0 : ov[ov.size() / 2];

@@ -10,6 +10,7 @@
 #include "costmodel/features.h"
 #include "costmodel/xgb_model.h"
 #include "db/sqlite_database.h"
+#include "search/task_tuner.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -36,37 +37,25 @@ void cmd_eval(const EvalArgs& a) {
   costmodel::XGBModel model;
   model.load(blob->blob);
 
-  std::map<int64_t, std::vector<db::Record>> by_workload;
-  for (auto& r : db->ok_records(target)) by_workload[r.workload_id].push_back(std::move(r));
   Json rows = Json::array();
   double acc = 0, rec = 0;
   int n = 0;
   if (!a.json)
     fmt::print("{:<18} {:<10} {:>8} {:>10} {:>8}\n", "WORKLOAD", "OP", "RECORDS", "PAIRWISE", "TOP-K");
-  for (auto& [wid, recs] : by_workload) {
-    auto w = db->workload(wid);
-    auto dag = w ? rebuild_op_dag(*w) : std::nullopt;
-    if (!dag || recs.size() < 2) continue;
+  for (auto& rw : search::replay_records(*db, target, rebuild_op_dag)) {
+    if (rw.costs.size() < 2) continue;
     std::vector<std::vector<std::vector<float>>> feats;
-    std::vector<double> costs;
-    for (auto& r : recs) {
-      try {
-        auto s = schedule::Schedule::replay(*dag, schedule::Trace::from_json(Json::parse(r.trace)));
-        feats.push_back(costmodel::extract_store_features(s.state()));
-        costs.push_back(*r.median);
-      } catch (const std::exception&) {
-      }
-    }
-    if (costs.size() < 2) continue;
-    auto m = costmodel::rank_metrics(model.predict_features(feats), costs, a.k);
-    acc += m.pairwise_accuracy * double(costs.size());
-    rec += m.top_k_recall * double(costs.size());
-    n += int(costs.size());
-    rows.push_back({{"workload", w->hash}, {"op", w->op}, {"records", costs.size()},
+    for (auto& s : rw.schedules) feats.push_back(costmodel::extract_store_features(s.state()));
+    auto m = costmodel::rank_metrics(model.predict_features(feats), rw.costs, a.k);
+    double cnt = double(rw.costs.size());
+    acc += m.pairwise_accuracy * cnt;
+    rec += m.top_k_recall * cnt;
+    n += int(rw.costs.size());
+    rows.push_back({{"workload", rw.workload.hash}, {"op", rw.workload.op}, {"records", rw.costs.size()},
                     {"pairwise_accuracy", m.pairwise_accuracy}, {"top_k_recall", m.top_k_recall}});
     if (!a.json)
-      fmt::print("{:<18} {:<10} {:>8} {:>10.3f} {:>8.2f}\n", w->hash, w->op, costs.size(),
-                 m.pairwise_accuracy, m.top_k_recall);
+      fmt::print("{:<18} {:<10} {:>8} {:>10.3f} {:>8.2f}\n", rw.workload.hash, rw.workload.op,
+                 rw.costs.size(), m.pairwise_accuracy, m.top_k_recall);
   }
   USER_CHECK(n > 0) << "no workload of " << target << " in " << a.db << " has two usable records";
   if (a.json) {

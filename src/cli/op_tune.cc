@@ -43,14 +43,13 @@ struct TuneArgs {
   bool verbose = false;
 };
 
-std::string status_line(const search::TuneProgress& p, double flops) {
+std::string status_line(const search::TuneProgress& p) {
   std::string errs;
   for (auto& [k, v] : p.errors) errs += fmt::format(" {}={}", k, v);
   return fmt::format("trials {}/{}  best {}  {:.1f} GFLOP/s  {:.1f} trials/s  errors:{}", p.trials,
                      p.budget,
                      p.best_seconds > 0 ? fmt::format("{:.4f} ms", p.best_seconds * 1e3) : "-",
                      p.best_gflops, p.trials_per_second(), errs.empty() ? " none" : errs);
-  (void)flops;
 }
 
 void cmd_tune(const TuneArgs& a) {
@@ -110,9 +109,9 @@ void cmd_tune(const TuneArgs& a) {
                             [&](const search::TuneProgress& p) {
                               if (a.json) return;
                               if (tty) {
-                                fmt::print(stderr, "\r\033[K{}", status_line(p, flops));
+                                fmt::print(stderr, "\r\033[K{}", status_line(p));
                               } else if (p.elapsed_seconds - last_print >= 10 || p.trials == p.budget) {
-                                fmt::print(stderr, "{}\n", status_line(p, flops));
+                                fmt::print(stderr, "{}\n", status_line(p));
                                 last_print = p.elapsed_seconds;
                               }
                             },

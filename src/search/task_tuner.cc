@@ -21,29 +21,39 @@ double now_seconds() {
 
 }  // namespace
 
-size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std::string& target,
-                        const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
+std::vector<ReplayedWorkload> replay_records(
+    db::Database& db, const std::string& target,
+    const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
   std::map<int64_t, std::vector<db::Record>> by_workload;
   for (auto& r : db.ok_records(target)) by_workload[r.workload_id].push_back(std::move(r));
-  size_t n = 0;
+  std::vector<ReplayedWorkload> out;
   for (auto& [wid, recs] : by_workload) {
     auto w = db.workload(wid);
     if (!w) continue;
     auto dag = rebuild(*w);
     if (!dag) continue;
-    std::vector<schedule::Schedule> scheds;
-    std::vector<double> costs;
+    ReplayedWorkload rw{*w, *dag, {}, {}};
     for (auto& r : recs) {
       try {
-        scheds.push_back(schedule::Schedule::replay(*dag, schedule::Trace::from_json(Json::parse(r.trace))));
-        costs.push_back(*r.median);
+        rw.schedules.push_back(
+            schedule::Schedule::replay(*dag, schedule::Trace::from_json(Json::parse(r.trace))));
+        rw.costs.push_back(*r.median);
       } catch (const std::exception&) {
         // A record of an older trace format or workload definition: not usable here.
       }
     }
+    if (!rw.costs.empty()) out.push_back(std::move(rw));
+  }
+  return out;
+}
+
+size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std::string& target,
+                        const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
+  size_t n = 0;
+  for (auto& rw : replay_records(db, target, rebuild)) {
     std::vector<const schedule::State*> states;
-    for (auto& s : scheds) states.push_back(&s.state());
-    if (!states.empty()) model.update(*dag, states, costs);
+    for (auto& s : rw.schedules) states.push_back(&s.state());
+    model.update(rw.dag, states, rw.costs);
     n += states.size();
   }
   return n;
@@ -113,7 +123,6 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
 
     std::vector<db::Record> records;
     std::vector<double> costs;
-    double kernel_seconds = 0;
     for (size_t i = 0; i < cands.size(); ++i) {
       const auto& r = results[i];
       db::Record rec;
@@ -133,7 +142,6 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
       records.push_back(std::move(rec));
       double cost = r.ok() ? r.median() : std::numeric_limits<double>::infinity();
       costs.push_back(cost);
-      kernel_seconds += r.kernel_seconds;
       ++prog.trials;
       if (!r.ok()) ++prog.errors[db::status_name(r.status)];
       if (cost < best * 0.99) since_improvement = 0;
@@ -159,14 +167,13 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     // share of search, learning and commit time.
     int build_threads = builder.options().threads > 0 ? builder.options().threads
                                                       : int(std::thread::hardware_concurrency());
-    double shared = (t1 - round_start) + (now_seconds() - t4) + 0.0;
+    double shared = (t1 - round_start) + (now_seconds() - t4);
     for (size_t i = 0; i < cands.size(); ++i) {
       const auto& r = results[i];
       prog.overhead_seconds.push_back(r.build_seconds / std::max(1, build_threads) +
                                       std::max(0.0, r.run_seconds - r.kernel_seconds) +
                                       shared / double(cands.size()));
     }
-    (void)kernel_seconds;
     ++prog.rounds;
     prog.elapsed_seconds = now_seconds() - start;
     if (std::isfinite(best)) {

@@ -76,6 +76,18 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
                      const std::function<void(const TuneProgress&)>& on_round = {},
                      const std::function<bool()>& should_stop = {});
 
+/// The ok records of a target, grouped by workload, replayed on DAGs that `rebuild` can
+/// recreate (records whose trace no longer applies are skipped).
+struct ReplayedWorkload {
+  db::Workload workload;
+  te::ComputeDAG dag;
+  std::vector<schedule::Schedule> schedules;
+  std::vector<double> costs;  // medians, seconds
+};
+std::vector<ReplayedWorkload> replay_records(
+    db::Database& db, const std::string& target,
+    const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild);
+
 /// Trains the cost model on the target's records in the database, for every workload whose
 /// DAG `rebuild` can recreate (transfer between workloads). Returns the number of programs.
 size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std::string& target,

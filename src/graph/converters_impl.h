@@ -1,0 +1,21 @@
+// Internal to the converter registry: each category file adds its operators, and the helpers
+// they share.
+#pragma once
+
+#include <vector>
+
+#include "graph/converters.h"
+
+namespace tuner::graph::detail {
+
+/// Conv, ConvTranspose, Gemm, MatMul, BatchNormalization, pooling, normalizations, reductions.
+void add_nn_converters(std::vector<Converter>& out);
+/// Unary and binary element-wise operators, Clip, Where, Cast, comparisons.
+void add_elementwise_converters(std::vector<Converter>& out);
+/// Shape and data movement: Reshape, Transpose, Concat, Slice, Gather, Shape, Constant, ...
+void add_shape_converters(std::vector<Converter>& out);
+
+/// A single te output.
+inline std::vector<ConvertOutput> one(te::Tensor t) { return {ConvertOutput(std::move(t))}; }
+
+}  // namespace tuner::graph::detail

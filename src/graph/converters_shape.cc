@@ -1,0 +1,190 @@
+// Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Slice,
+// Gather, Pad, Shape, Constant, ConstantOfShape.
+#include <algorithm>
+
+#include "graph/converters_impl.h"
+#include "ops/elementwise.h"
+#include "ops/transform.h"
+
+namespace tuner::graph::detail {
+
+namespace {
+
+std::vector<ConvertOutput> reshape(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> to = c.constant_ints(1, "shape");
+  bool allow_zero = c.attr_int("allowzero", 0) != 0;
+  for (size_t d = 0; d < to.size(); ++d) {
+    if (to[d] != 0 || allow_zero) continue;
+    if (d >= x.shape().size()) c.fail("shape entry 0 at position " + std::to_string(d) +
+                              " has no input dimension to copy");
+    to[d] = x.shape()[d];
+  }
+  return one(ops::reshape(x, to, c.name()));
+}
+
+std::vector<ConvertOutput> flatten(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  int64_t axis = c.attr_int("axis", 1);
+  if (axis < 0) axis += int64_t(x.ndim());
+  if (axis < 0 || axis > int64_t(x.ndim())) c.fail("axis out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < int64_t(x.ndim()); ++d) (d < axis ? outer : inner) *= x.shape()[size_t(d)];
+  return one(ops::reshape(x, {outer, inner}, c.name()));
+}
+
+std::vector<ConvertOutput> transpose(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> perm;
+  for (int64_t d = int64_t(x.ndim()) - 1; d >= 0; --d) perm.push_back(d);
+  return one(ops::transpose(x, c.attr_ints("perm", perm), c.name()));
+}
+
+// Squeeze/Unsqueeze axes: an attribute before opset 13, the second input from 13 on.
+std::vector<int64_t> axes_of(const ConvertContext& c) {
+  if (c.opset() >= 13) return c.has_input(1) ? c.constant_ints(1, "axes") : std::vector<int64_t>{};
+  return c.attr_ints("axes", {});
+}
+
+std::vector<ConvertOutput> squeeze(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> axes = axes_of(c);
+  std::vector<bool> drop(x.shape().size(), false);
+  if (axes.empty()) {
+    for (size_t d = 0; d < x.shape().size(); ++d) drop[d] = x.shape()[d] == 1;
+  } else {
+    for (int64_t a : axes) {
+      int d = ops::normalize_axis(a, int(x.ndim()), c.name());
+      if (x.shape()[size_t(d)] != 1)
+        c.fail("cannot squeeze axis " + std::to_string(a) + " of size " +
+               std::to_string(x.shape()[size_t(d)]));
+      drop[size_t(d)] = true;
+    }
+  }
+  ops::Shape s;
+  for (size_t d = 0; d < x.shape().size(); ++d)
+    if (!drop[d]) s.push_back(x.shape()[d]);
+  return one(ops::reshape(x, s, c.name()));
+}
+
+std::vector<ConvertOutput> unsqueeze(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> axes = axes_of(c);
+  int rank = int(x.ndim() + axes.size());
+  std::vector<bool> added(size_t(rank), false);
+  for (int64_t a : axes) {
+    int d = ops::normalize_axis(a, rank, c.name());
+    if (added[size_t(d)]) c.fail("axis " + std::to_string(a) + " repeated");
+    added[size_t(d)] = true;
+  }
+  ops::Shape s;
+  size_t src = 0;
+  for (int d = 0; d < rank; ++d) s.push_back(added[size_t(d)] ? 1 : x.shape()[src++]);
+  return one(ops::reshape(x, s, c.name()));
+}
+
+std::vector<ConvertOutput> concat(const ConvertContext& c) {
+  std::vector<te::Tensor> xs;
+  for (size_t i = 0; i < c.num_inputs(); ++i) xs.push_back(c.input(i));
+  return one(ops::concat(xs, c.attr("axis").i, c.name()));
+}
+
+std::vector<ConvertOutput> slice(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (c.opset() < 10)
+    return one(ops::slice(x, c.attr("starts").ints, c.attr("ends").ints, c.attr_ints("axes", {}),
+                          {}, c.name()));
+  std::vector<int64_t> axes, steps;
+  if (c.has_input(3)) axes = c.constant_ints(3, "axes");
+  if (c.has_input(4)) steps = c.constant_ints(4, "steps");
+  return one(ops::slice(x, c.constant_ints(1, "starts"), c.constant_ints(2, "ends"), axes, steps,
+                        c.name()));
+}
+
+std::vector<ConvertOutput> gather(const ConvertContext& c) {
+  return one(ops::gather(c.input(0), c.input(1), c.attr_int("axis", 0), c.name()));
+}
+
+std::vector<ConvertOutput> pad(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::string mode = c.attr_string("mode", "constant");
+  if (mode != "constant") c.fail("pad mode '" + mode + "' is not supported");
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (c.opset() < 11) {
+    pads = c.attr("pads").ints;
+    value = c.attr_float("value", 0.0);
+  } else {
+    pads = c.constant_ints(1, "pads");
+    if (c.has_input(2)) value = c.constant(2, "constant_value").get(0);
+    if (c.has_input(3)) c.fail("the axes input is not supported");
+  }
+  for (int64_t p : pads)
+    if (p < 0) c.fail("negative pads are not supported");
+  return one(ops::pad(x, pads, value, c.name()));
+}
+
+std::vector<ConvertOutput> shape(const ConvertContext& c) {
+  const ops::Shape& s = c.input_value(0).shape;
+  int64_t rank = int64_t(s.size());
+  int64_t start = c.attr_int("start", 0), end = c.attr_int("end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  std::vector<double> dims(s.begin() + start, s.begin() + end);
+  return {ops::HostTensor::from_values({end - start}, te::DataType::i64(), dims)};
+}
+
+std::vector<ConvertOutput> constant(const ConvertContext& c) {
+  const Node& n = c.node();
+  if (n.attrs.size() != 1) c.fail("needs exactly one value attribute");
+  const auto& [key, a] = *n.attrs.begin();
+  if (key == "value") return {ops::HostTensor(*a.tensor)};
+  if (key == "value_float") return {ops::HostTensor::from_values({}, te::DataType::f32(), {a.f})};
+  if (key == "value_int")
+    return {ops::HostTensor::from_values({}, te::DataType::i64(), {double(a.i)})};
+  if (key == "value_floats")
+    return {ops::HostTensor::from_values({int64_t(a.floats.size())}, te::DataType::f32(), a.floats)};
+  if (key == "value_ints") {
+    std::vector<double> v(a.ints.begin(), a.ints.end());
+    return {ops::HostTensor::from_values({int64_t(v.size())}, te::DataType::i64(), v)};
+  }
+  c.fail("value attribute '" + key + "' is not supported");
+}
+
+std::vector<ConvertOutput> constant_of_shape(const ConvertContext& c) {
+  std::vector<int64_t> s = c.constant_ints(0, "shape");
+  for (int64_t d : s)
+    if (d < 0) c.fail("negative dimension in shape");
+  te::DataType t = te::DataType::f32();
+  double v = 0;
+  if (c.has_attr("value")) {
+    const ops::HostTensor& val = *c.attr("value").tensor;
+    if (val.num_elements() != 1) c.fail("value must hold one element");
+    t = val.dtype;
+    v = val.get(0);
+  }
+  ops::HostTensor out(s, t);
+  for (int64_t i = 0; i < out.num_elements(); ++i) out.set(i, v);
+  return {std::move(out)};
+}
+
+}  // namespace
+
+void add_shape_converters(std::vector<Converter>& out) {
+  out.push_back({"Reshape", reshape, {1}});
+  out.push_back({"Flatten", flatten, {}});
+  out.push_back({"Transpose", transpose, {}});
+  out.push_back({"Squeeze", squeeze, {1}});
+  out.push_back({"Unsqueeze", unsqueeze, {1}});
+  out.push_back({"Concat", concat, {}});
+  out.push_back({"Slice", slice, {1, 2, 3, 4}});
+  out.push_back({"Gather", gather, {}});
+  out.push_back({"Pad", pad, {1, 2, 3}});
+  out.push_back({"Shape", shape, {0}});
+  out.push_back({"Constant", constant, {}});
+  out.push_back({"ConstantOfShape", constant_of_shape, {0}});
+}
+
+}  // namespace tuner::graph::detail

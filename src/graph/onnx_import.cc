@@ -1,0 +1,276 @@
+#include "graph/onnx_import.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "graph/converters.h"
+#include "graph/infer.h"
+#include "graph/tensor_proto.h"
+#include "support/error.h"
+
+namespace tuner::graph {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kMinOpset = 11, kMaxOpset = 17;
+
+std::string first_line(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+}
+
+onnx::ModelProto read_model(const std::string& path) {
+  std::error_code ec;
+  USER_CHECK(fs::exists(path, ec)) << path << ": no such file";
+  USER_CHECK(fs::is_regular_file(path, ec)) << path << ": not a regular file";
+  uintmax_t size = fs::file_size(path, ec);
+  USER_CHECK(!ec) << path << ": cannot read its size";
+  USER_CHECK(size < (uintmax_t(1) << 31))
+      << path << ": " << size << " bytes; ONNX files over 2 GiB must keep their weights as "
+      << "external data";
+  USER_CHECK(size > 0) << path << ": empty file, not an ONNX model";
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(size_t(size), '\0');
+  in.read(bytes.data(), std::streamsize(size));
+  USER_CHECK(in.good()) << path << ": cannot read";
+  onnx::ModelProto m;
+  USER_CHECK(m.ParseFromString(bytes))
+      << path << ": not an ONNX model (the file does not parse as an ONNX ModelProto)";
+  USER_CHECK(m.has_graph() && m.graph().node_size() > 0)
+      << path << ": not an ONNX model (no graph with nodes)";
+  return m;
+}
+
+int64_t default_opset(const onnx::ModelProto& m, const std::string& path) {
+  int64_t opset = -1;
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  USER_CHECK(opset >= 0) << path << ": the model imports no default-domain opset";
+  USER_CHECK(opset >= kMinOpset && opset <= kMaxOpset)
+      << path << ": opset " << opset << " is not supported (Tuner reads opsets " << kMinOpset
+      << " to " << kMaxOpset << ")";
+  return opset;
+}
+
+// Fixes every model input's shape (overrides first); dynamic dimensions left without an
+// override are an error naming the inputs.
+void fix_input_shapes(onnx::ModelProto& m, const std::set<std::string>& initializers,
+                      const ImportOptions& opts, const std::string& path) {
+  std::vector<std::string> dynamic;
+  std::set<std::string> used;
+  for (auto& in : *m.mutable_graph()->mutable_input()) {
+    if (initializers.count(in.name())) continue;
+    USER_CHECK(in.type().has_tensor_type())
+        << path << ": input '" << in.name() << "' is not a tensor";
+    auto* tt = in.mutable_type()->mutable_tensor_type();
+    auto it = opts.input_shapes.find(in.name());
+    if (it != opts.input_shapes.end()) {
+      used.insert(in.name());
+      const ops::Shape& s = it->second;
+      if (tt->has_shape()) {
+        USER_CHECK(tt->shape().dim_size() == int(s.size()))
+            << path << ": --input-shape gives input '" << in.name() << "' rank " << s.size()
+            << ", the model says " << tt->shape().dim_size();
+        for (int d = 0; d < tt->shape().dim_size(); ++d) {
+          const auto& dim = tt->shape().dim(d);
+          USER_CHECK(!dim.has_dim_value() || dim.dim_value() == s[size_t(d)])
+              << path << ": --input-shape " << in.name() << ":" << ops::shape_string(s)
+              << " disagrees with the model's dimension " << d << " = " << dim.dim_value();
+        }
+      }
+      tt->mutable_shape()->clear_dim();
+      for (int64_t d : s) tt->mutable_shape()->add_dim()->set_dim_value(d);
+      continue;
+    }
+    bool fixed = tt->has_shape();
+    for (const auto& dim : tt->shape().dim())
+      if (!dim.has_dim_value() || dim.dim_value() <= 0) fixed = false;
+    if (!fixed) {
+      std::string dims;
+      for (const auto& dim : tt->shape().dim())
+        dims += (dims.empty() ? "" : "x") +
+                (dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                     : (dim.dim_param().empty() ? "?" : dim.dim_param()));
+      dynamic.push_back("'" + in.name() + "' (" + (tt->has_shape() ? dims : "no shape") + ")");
+    }
+  }
+  for (const auto& [name, s] : opts.input_shapes)
+    USER_CHECK(used.count(name)) << path << ": --input-shape names '" << name
+                                 << "', which is not an input of the model";
+  if (!dynamic.empty()) {
+    std::string list;
+    for (const auto& d : dynamic) list += (list.empty() ? "" : ", ") + d;
+    USER_ERROR() << path << ": input " << list
+                 << " has a dynamic shape; fix it with --input-shape NAME:1x3x224x224";
+  }
+}
+
+Attr convert_attr(const onnx::AttributeProto& a, const std::string& where) {
+  Attr out;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: out.kind = Attr::Int, out.i = a.i(); break;
+    case onnx::AttributeProto::FLOAT: out.kind = Attr::Float, out.f = a.f(); break;
+    case onnx::AttributeProto::STRING: out.kind = Attr::String, out.s = a.s(); break;
+    case onnx::AttributeProto::INTS:
+      out.kind = Attr::Ints, out.ints.assign(a.ints().begin(), a.ints().end());
+      break;
+    case onnx::AttributeProto::FLOATS:
+      out.kind = Attr::Floats, out.floats.assign(a.floats().begin(), a.floats().end());
+      break;
+    case onnx::AttributeProto::TENSOR:
+      out.kind = Attr::Tensor;
+      out.tensor = std::make_shared<const ops::HostTensor>(
+          tensor_from_proto(a.t(), "", where + " attribute " + a.name()));
+      break;
+    default:
+      USER_ERROR() << where << ": attribute '" << a.name() << "' of type "
+                   << onnx::AttributeProto::AttributeType_Name(a.type()) << " is not supported";
+  }
+  return out;
+}
+
+// ONNX's own shape inference, as a cross-check of the converters' shapes.
+void check_against_onnx_shapes(onnx::ModelProto& m, const Graph& g, const std::string& path) {
+  try {
+    onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception& e) {
+    USER_ERROR() << path << ": ONNX shape inference failed: " << first_line(e.what());
+  }
+  std::map<std::string, const onnx::ValueInfoProto*> inferred;
+  for (const auto& vi : m.graph().value_info()) inferred[vi.name()] = &vi;
+  for (const auto& vi : m.graph().output()) inferred[vi.name()] = &vi;
+  for (const Value& v : g.values) {
+    auto it = inferred.find(v.name);
+    if (it == inferred.end() || !it->second->type().tensor_type().has_shape()) continue;
+    const auto& shape = it->second->type().tensor_type().shape();
+    bool is_static = shape.dim_size() == int(v.shape.size());
+    for (const auto& d : shape.dim()) is_static = is_static && d.has_dim_value();
+    if (!is_static) continue;
+    ops::Shape s;
+    for (const auto& d : shape.dim()) s.push_back(d.dim_value());
+    USER_CHECK(s == v.shape) << path << ": value '" << v.name << "' has shape "
+                             << ops::shape_string(v.shape) << " here but "
+                             << ops::shape_string(s) << " by ONNX shape inference";
+  }
+}
+
+}  // namespace
+
+void parse_input_shape(const std::string& spec, ImportOptions& opts) {
+  size_t colon = spec.rfind(':');
+  USER_CHECK(colon != std::string::npos && colon > 0)
+      << "--input-shape '" << spec << "': expected NAME:DIMS such as data:1x3x224x224";
+  ops::Shape s;
+  std::string dims = spec.substr(colon + 1);
+  size_t pos = 0;
+  while (pos <= dims.size()) {
+    size_t x = dims.find('x', pos);
+    std::string part = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    USER_CHECK(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+               part.size() < 10)
+        << "--input-shape '" << spec << "': bad dimension '" << part << "'";
+    s.push_back(std::stoll(part));
+    USER_CHECK(s.back() > 0) << "--input-shape '" << spec << "': dimensions must be positive";
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  opts.input_shapes[spec.substr(0, colon)] = s;
+}
+
+Graph import_onnx(const std::string& path, const ImportOptions& opts) {
+  onnx::ModelProto m = read_model(path);
+  Graph g;
+  g.opset = default_opset(m, path);
+  g.name = m.graph().name().empty() ? fs::path(path).stem().string() : m.graph().name();
+  std::set<std::string> initializer_names;
+  for (const auto& t : m.graph().initializer()) initializer_names.insert(t.name());
+  fix_input_shapes(m, initializer_names, opts, path);
+  try {
+    onnx::checker::check_model(m);
+  } catch (const std::exception& e) {
+    USER_ERROR() << path << ": invalid ONNX model: " << first_line(e.what());
+  }
+
+  // Every unsupported operator at once.
+  std::vector<std::string> unsupported;
+  for (int i = 0; i < m.graph().node_size(); ++i) {
+    const auto& n = m.graph().node(i);
+    bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (!default_domain || !find_converter(n.op_type()))
+      unsupported.push_back(n.op_type() + " '" + n.name() + "' (" +
+                            (default_domain ? "opset " + std::to_string(g.opset)
+                                            : "domain " + n.domain()) +
+                            ")");
+  }
+  if (!unsupported.empty()) {
+    std::string list;
+    for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
+    USER_ERROR() << path << ": " << unsupported.size() << " unsupported operator"
+                 << (unsupported.size() > 1 ? "s: " : ": ") << list;
+  }
+
+  std::string base_dir = fs::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  std::map<std::string, int> by_name;
+  for (const auto& t : m.graph().initializer()) {
+    USER_CHECK(!by_name.count(t.name())) << path << ": initializer '" << t.name() << "' twice";
+    by_name[t.name()] =
+        g.add_constant(t.name(), tensor_from_proto(t, base_dir, "initializer '" + t.name() + "'"));
+  }
+  for (const auto& in : m.graph().input()) {
+    if (initializer_names.count(in.name())) continue;
+    Value v;
+    v.name = in.name();
+    v.dtype = dtype_from_onnx(in.type().tensor_type().elem_type(), "input '" + in.name() + "'");
+    for (const auto& d : in.type().tensor_type().shape().dim()) v.shape.push_back(d.dim_value());
+    int id = g.add_value(std::move(v));
+    by_name[in.name()] = id;
+    g.inputs.push_back(id);
+  }
+  USER_CHECK(!g.inputs.empty()) << path << ": the model has no (non-constant) input";
+  for (int i = 0; i < m.graph().node_size(); ++i) {
+    const auto& pn = m.graph().node(i);
+    Node n;
+    n.op = pn.op_type();
+    n.name = pn.name().empty() ? pn.op_type() + "_" + std::to_string(i) : pn.name();
+    std::string where = describe(n);
+    for (const auto& a : pn.attribute()) n.attrs[a.name()] = convert_attr(a, where);
+    for (const auto& in : pn.input()) {
+      if (in.empty()) {
+        n.inputs.push_back(-1);
+        continue;
+      }
+      auto it = by_name.find(in);
+      USER_CHECK(it != by_name.end()) << path << ": " << where << " reads '" << in
+                                      << "', which no earlier node produces (a cycle or a "
+                                      << "missing value)";
+      n.inputs.push_back(it->second);
+    }
+    for (const auto& out : pn.output()) {
+      Value v;
+      v.name = out.empty() ? n.name + "_unused" + std::to_string(n.outputs.size()) : out;
+      int id = g.add_value(std::move(v));
+      if (!out.empty()) by_name[out] = id;
+      n.outputs.push_back(id);
+    }
+    g.add_node(std::move(n));
+  }
+  for (const auto& out : m.graph().output()) {
+    auto it = by_name.find(out.name());
+    USER_CHECK(it != by_name.end()) << path << ": output '" << out.name() << "' is never produced";
+    g.outputs.push_back(it->second);
+  }
+  infer_and_fold(g);
+  check_against_onnx_shapes(m, g, path);
+  return g;
+}
+
+}  // namespace tuner::graph

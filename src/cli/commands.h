@@ -11,5 +11,7 @@ void add_op_commands(CLI::App& app);
 void add_db_commands(CLI::App& app);
 /// `tuner costmodel eval` (costmodel_commands.cc).
 void add_costmodel_commands(CLI::App& app);
+/// `tuner tasks|compile|run` for whole ONNX models (model_commands.cc).
+void add_model_commands(CLI::App& app);
 
 }  // namespace tuner::cli

@@ -2,10 +2,7 @@
 
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
-#include "db/sqlite_database.h"
-#include "schedule/fallback.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -36,25 +33,8 @@ std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
 
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                const std::string& db_path) {
-  struct stat st;
-  if (!db_path.empty() && stat(db_path.c_str(), &st) == 0) {
-    db::SqliteOptions o;
-    o.mode = db::OpenMode::ReadOnly;
-    auto db = db::SqliteDatabase::open(db_path, o);
-    if (auto w = db->find_workload(dag.hash_hex())) {
-      for (auto& r : db->top_k(w->id, target.str(), 3)) {
-        try {
-          auto trace = schedule::Trace::from_json(Json::parse(r.trace));
-          return {schedule::Schedule::replay(dag, trace), "database record #" + std::to_string(r.id)};
-        } catch (const std::exception&) {
-          // Written by another Tuner version: try the next one, then fall back.
-        }
-      }
-    }
-  }
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  return {schedule::fallback_schedule(dag, fo), "fallback"};
+  auto db = compile::open_db_if_present(db_path);
+  return compile::choose_schedule(dag, target, db.get());
 }
 
 }  // namespace tuner::cli

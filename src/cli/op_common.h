@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "compile/schedule_choice.h"
 #include "db/workload.h"
 #include "ops/registry.h"
 #include "schedule/schedule.h"
@@ -30,10 +31,7 @@ OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& par
 /// still matches; nullopt for other workloads.
 std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);
 
-struct ChosenSchedule {
-  schedule::Schedule sched;
-  std::string source;  // "fallback" or "database record #N"
-};
+using compile::ChosenSchedule;
 
 /// The best ok record of (dag, target) in the database at db_path, replayed; the fallback
 /// schedule when the file does not exist or has no usable record.

@@ -132,7 +132,14 @@ std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
   USER_CHECK(c) << describe(n) << ": unsupported operator " << n.op << " (opset " << g.opset
                 << ")";
   ConvertContext ctx(g, n, inputs, prefix);
-  std::vector<ConvertOutput> out = c->fn(ctx);
+  std::vector<ConvertOutput> out;
+  try {
+    out = c->fn(ctx);
+  } catch (const UserError& e) {
+    // Errors from the op library name te tensors; say which model node it was.
+    std::string msg = e.what(), where = describe(n) + ": ";
+    throw UserError(msg.compare(0, where.size(), where) == 0 ? msg : where + msg);
+  }
   USER_CHECK(out.size() >= n.outputs.size())
       << describe(n) << ": produces " << out.size() << " outputs, the model lists "
       << n.outputs.size();

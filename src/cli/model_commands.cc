@@ -1,0 +1,298 @@
+// `tuner tasks`, `tuner compile` and `tuner run`: whole ONNX models.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "compile/compile_model.h"
+#include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "graph/tensor_proto.h"
+#include "runtime/executor.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "support/rng.h"
+#include "ops/shape.h"
+
+namespace tuner::cli {
+
+namespace {
+
+struct ModelArgs {
+  std::string model;
+  std::string target = "llvm";
+  std::vector<std::string> input_shapes;
+  bool no_fuse = false;
+};
+
+void add_model_options(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("model", a.model, "the ONNX model")->required();
+  cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
+  cmd->add_option("--input-shape", a.input_shapes,
+                  "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
+  cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
+}
+
+// Imports the model and runs the graph passes; `print` shows the graph after each pass.
+graph::Graph load_model(const ModelArgs& a, bool print) {
+  graph::ImportOptions io;
+  for (const auto& s : a.input_shapes) graph::parse_input_shape(s, io);
+  graph::Graph g = graph::import_onnx(a.model, io);
+  graph::PassOptions po;
+  if (print)
+    po.on_change = [](const std::string& pass, const graph::Graph& gr) {
+      fmt::print("=== after {}\n{}\n", pass, gr.str());
+    };
+  graph::run_passes(g, po);
+  return g;
+}
+
+std::string human_bytes(int64_t b) {
+  if (b >= (int64_t(1) << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1 << 20));
+  if (b >= 1024) return fmt::format("{:.1f} KiB", double(b) / 1024.0);
+  return fmt::format("{} B", b);
+}
+
+void run_tasks(const ModelArgs& a, bool json) {
+  codegen::Target target = codegen::Target::parse(a.target);
+  graph::Graph g = load_model(a, false);
+  graph::FuseOptions fo;
+  fo.enabled = !a.no_fuse;
+  graph::TaskSet ts = graph::extract_tasks(g, fo);
+  double total = 0;
+  for (const auto& t : ts.tasks) total += t.dag.flops() * t.weight;
+  if (json) {
+    Json out = Json::array();
+    for (size_t i = 0; i < ts.tasks.size(); ++i) {
+      const auto& t = ts.tasks[i];
+      Json shapes = Json::array();
+      for (const auto& o : t.dag.outputs()) shapes.push_back(o->shape);
+      out.push_back({{"task", i},
+                     {"ops", t.ops},
+                     {"weight", t.weight},
+                     {"flops", t.dag.flops()},
+                     {"output_shapes", shapes},
+                     {"hash", t.dag.hash_hex()},
+                     {"first_node", t.first_node}});
+    }
+    fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"tasks", out},
+                            {"groups", ts.groups.size()}, {"total_flops", total}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("{}: {} nodes in {} kernels, {} distinct tasks, {:.3f} GFLOP per run ({})\n", g.name,
+             g.num_nodes(), ts.groups.size(), ts.tasks.size(), total * 1e-9, target.str());
+  fmt::print("{:>4}  {:<36} {:>6} {:>10}  {:<20} {}\n", "task", "operators", "weight", "MFLOP",
+             "output", "hash");
+  for (size_t i = 0; i < ts.tasks.size(); ++i) {
+    const auto& t = ts.tasks[i];
+    std::string ops = t.ops.size() > 36 ? t.ops.substr(0, 33) + "..." : t.ops;
+    fmt::print("{:>4}  {:<36} {:>6} {:>10.2f}  {:<20} {}\n", i, ops, t.weight,
+               t.dag.flops() * 1e-6, ops::shape_string(t.dag.outputs()[0]->shape),
+               t.dag.hash_hex());
+  }
+}
+
+struct CompileArgs {
+  ModelArgs m;
+  std::string db = "tuning_logs/tuning.db";
+  std::string out;
+  std::string dump;
+  bool print_passes = false;
+};
+
+void run_compile(const CompileArgs& a) {
+  auto t0 = std::chrono::steady_clock::now();
+  compile::ModelCompileOptions o;
+  o.target = codegen::Target::parse(a.m.target);
+  o.db_path = a.db;
+  o.dump_dir = a.dump;
+  o.fuse.enabled = !a.m.no_fuse;
+  graph::Graph g = load_model(a.m, a.print_passes);
+  compile::CompileReport rep;
+  runtime::Artifact art = compile::compile_model(g, o, &rep);
+  std::string out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner"
+                                  : a.out;
+  art.save(out);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print("compiled {} for {}: {} kernels from {} tasks ({} tuned, {} fallback) in {:.1f} s\n",
+             g.name, o.target.str(), rep.groups, rep.tasks, rep.tasks_from_db,
+             rep.tasks - rep.tasks_from_db, secs);
+  fmt::print("memory: weights {}, intermediates {} planned into {} (peak)\n",
+             human_bytes(rep.weight_bytes), human_bytes(rep.unplanned_bytes),
+             human_bytes(rep.arena_bytes));
+  fmt::print("wrote {}\n", out);
+}
+
+struct RunArgs {
+  std::string artifact;
+  std::vector<std::string> inputs, compare;
+  int repeat = 50;
+  int warmup = 3;
+  int threads = 0;
+  double rtol = 1e-3, atol = 1e-4;
+  bool json = false, profile = false;
+  uint64_t seed = 0;
+};
+
+te::DataType parse_dtype(const std::string& s) { return te::DataType::parse(s); }
+
+int run_run(const RunArgs& a) {
+  runtime::Executor ex(runtime::Artifact::load(a.artifact), a.threads);
+  USER_CHECK(a.inputs.empty() || a.inputs.size() == ex.num_inputs())
+      << "the model has " << ex.num_inputs() << " inputs, " << a.inputs.size() << " given";
+  USER_CHECK(a.compare.empty() || a.compare.size() == ex.num_outputs())
+      << "the model has " << ex.num_outputs() << " outputs, " << a.compare.size()
+      << " references given";
+  Rng rng(a.seed);
+  for (size_t i = 0; i < ex.num_inputs(); ++i) {
+    const auto& d = ex.input_desc(i);
+    ops::HostTensor t;
+    if (!a.inputs.empty()) {
+      t = graph::load_tensor_file(a.inputs[i]);
+      USER_CHECK(t.shape == d.shape && t.dtype.str() == d.dtype)
+          << a.inputs[i] << ": " << t.dtype.str() << "[" << ops::shape_string(t.shape)
+          << "] does not match input '" << d.name << "' " << d.dtype << "["
+          << ops::shape_string(d.shape) << "]";
+    } else {
+      te::DataType dt = parse_dtype(d.dtype);
+      // Random data; integer inputs (token ids, indices) stay small and non-negative.
+      t = dt.is_float() ? ops::HostTensor::random(d.shape, dt, rng)
+                        : ops::HostTensor::random(d.shape, dt, rng, 0, 1);
+    }
+    ex.set_input(i, t.raw(), t.bytes());
+  }
+  for (int i = 0; i < a.warmup; ++i) ex.run();
+  std::vector<double> times;
+  std::vector<double> step_total(ex.plan().steps.size(), 0.0);
+  ex.set_profiling(a.profile);
+  for (int i = 0; i < std::max(1, a.repeat); ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    ex.run();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (a.profile)
+      for (size_t k = 0; k < step_total.size(); ++k) step_total[k] += ex.step_seconds()[k];
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  double p90 = sorted[std::min(sorted.size() - 1, size_t(double(sorted.size()) * 0.9))];
+
+  bool ok = true;
+  double max_abs = 0, max_rel = 0;
+  std::vector<std::string> mismatches;
+  for (size_t k = 0; k < a.compare.size(); ++k) {
+    ops::HostTensor ref = graph::load_tensor_file(a.compare[k]);
+    const auto& d = ex.output_desc(k);
+    USER_CHECK(ref.shape == d.shape && ref.dtype.str() == d.dtype)
+        << a.compare[k] << ": " << ref.dtype.str() << "[" << ops::shape_string(ref.shape)
+        << "] does not match output '" << d.name << "' " << d.dtype << "["
+        << ops::shape_string(d.shape) << "]";
+    ops::HostTensor got(d.shape, ref.dtype);
+    std::memcpy(got.raw(), ex.output(k), got.bytes());
+    for (int64_t i = 0; i < ref.num_elements(); ++i) {
+      double e = ref.get(i), v = got.get(i), err = std::fabs(v - e);
+      if (std::isnan(e) && std::isnan(v)) continue;
+      if (!(err <= a.atol + a.rtol * std::fabs(e))) ok = false;
+      max_abs = std::max(max_abs, std::isnan(err) ? INFINITY : err);
+      if (std::fabs(e) > a.atol) max_rel = std::max(max_rel, err / std::fabs(e));
+    }
+    if (!ok && mismatches.size() < k + 1) mismatches.push_back(d.name);
+  }
+  if (a.json) {
+    Json j{{"ok", ok},
+           {"compared", !a.compare.empty()},
+           {"max_abs_err", max_abs},
+           {"max_rel_err", max_rel},
+           {"latency_ms", median * 1e3},
+           {"p90_ms", p90 * 1e3},
+           {"repeat", times.size()},
+           {"threads", ex.num_threads()}};
+    if (a.profile) {
+      Json steps = Json::array();
+      for (size_t k = 0; k < step_total.size(); ++k)
+        steps.push_back({{"step", k},
+                         {"label", ex.plan().steps[k].label},
+                         {"ms", step_total[k] / double(times.size()) * 1e3}});
+      j["profile"] = steps;
+    }
+    fmt::print("{}\n", j.dump());
+  } else {
+    if (a.profile) {
+      double total = 0;
+      for (double s : step_total) total += s;
+      std::vector<size_t> order(step_total.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::sort(order.begin(), order.end(),
+                [&](size_t x, size_t y) { return step_total[x] > step_total[y]; });
+      fmt::print("{:>4}  {:<44} {:>10} {:>7}\n", "step", "kernel", "ms", "share");
+      for (size_t k : order) {
+        const auto& s = ex.plan().steps[k];
+        std::string label = s.label.size() > 44 ? s.label.substr(0, 41) + "..." : s.label;
+        fmt::print("{:>4}  {:<44} {:>10.3f} {:>6.1f}%\n", k, label,
+                   step_total[k] / double(times.size()) * 1e3, 100.0 * step_total[k] / total);
+      }
+    }
+    fmt::print("{}: latency median {:.3f} ms, p90 {:.3f} ms ({} runs, {} threads)\n",
+               ex.plan().model, median * 1e3, p90 * 1e3, times.size(), ex.num_threads());
+    if (!a.compare.empty())
+      fmt::print("{}: max abs error {:.3g}, max rel error {:.3g} (rtol {:g}, atol {:g})\n",
+                 ok ? "outputs match" : "OUTPUTS DIFFER", max_abs, max_rel, a.rtol, a.atol);
+  }
+  if (!ok) {
+    fmt::print(stderr, "error: output {} differs from the reference beyond tolerance\n",
+               mismatches.empty() ? "?" : mismatches[0]);
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app) {
+  {
+    auto a = std::make_shared<ModelArgs>();
+    auto json = std::make_shared<bool>(false);
+    CLI::App* cmd = app.add_subcommand("tasks", "list the tuning tasks of an ONNX model");
+    add_model_options(cmd, *a);
+    cmd->add_flag("--json", *json, "machine-readable output");
+    cmd->callback([a, json] { run_tasks(*a, *json); });
+  }
+  {
+    auto a = std::make_shared<CompileArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "compile", "compile an ONNX model with the best schedules (else fallback) into an artifact");
+    add_model_options(cmd, a->m);
+    cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
+    cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
+    cmd->add_option("--dump", a->dump, "write every task's DAG, trace, lowered IR and LLVM IR here");
+    cmd->add_flag("--print-passes", a->print_passes, "print the graph before and after each pass");
+    cmd->callback([a] { run_compile(*a); });
+  }
+  {
+    auto a = std::make_shared<RunArgs>();
+    CLI::App* cmd = app.add_subcommand("run", "run a compiled model, compare and time it");
+    cmd->add_option("artifact", a->artifact, "a file written by `tuner compile`")->required();
+    cmd->add_option("--input", a->inputs, "input TensorProto .pb files, in order (default: random)");
+    cmd->add_option("--compare", a->compare, "reference output .pb files, in order");
+    cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str();
+    cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
+    cmd->add_option("--threads", a->threads, "threads (default: TUNER_NUM_THREADS or all cores)");
+    cmd->add_option("--rtol", a->rtol, "relative tolerance")->capture_default_str();
+    cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str();
+    cmd->add_option("--seed", a->seed, "seed of random inputs")->capture_default_str();
+    cmd->add_flag("--json", a->json, "one JSON object");
+    cmd->add_flag("--profile", a->profile, "time every kernel");
+    cmd->callback([a] {
+      int rc = run_run(*a);
+      if (rc != 0) throw CLI::RuntimeError(rc);
+    });
+  }
+}
+
+}  // namespace tuner::cli

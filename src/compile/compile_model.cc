@@ -1,0 +1,196 @@
+#include "compile/compile_model.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "codegen/build.h"
+#include "compile/schedule_choice.h"
+#include "runtime/memory_plan.h"
+#include "schedule/lower.h"
+#include "support/error.h"
+#include "support/log.h"
+
+namespace tuner::compile {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p);
+  USER_CHECK(out) << "cannot write " << p.string();
+  out << text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// Builds the plan's buffers and steps for the fused groups.
+class PlanBuilder {
+ public:
+  PlanBuilder(const graph::Graph& g, runtime::Artifact& art) : g_(g), art_(art) {}
+
+  void build(const graph::TaskSet& ts) {
+    runtime::Plan& p = art_.plan;
+    for (size_t i = 0; i < g_.inputs.size(); ++i)
+      p.inputs.push_back(bind(g_.inputs[i], runtime::Storage::Input, int64_t(i)));
+    // Outputs get buffers of their own; one produced by a group is written there directly,
+    // one that is a model input or a constant is copied.
+    std::vector<std::pair<int, int>> late_copies;
+    for (size_t k = 0; k < g_.outputs.size(); ++k) {
+      int v = g_.outputs[k];
+      bool produced = g_.values[size_t(v)].producer >= 0;
+      if (produced && !buffer_of_.count(v)) {
+        p.outputs.push_back(bind(v, runtime::Storage::Output, int64_t(k)));
+        continue;
+      }
+      int out = add_buffer(g_.values[size_t(v)], runtime::Storage::Output, int64_t(k));
+      p.outputs.push_back(out);
+      if (produced) late_copies.push_back({v, out});
+      else p.steps.push_back({"@copy", {buffer(v), out}, "copy", -1});
+    }
+    for (size_t gi = 0; gi < ts.groups.size(); ++gi) {
+      const graph::Group& grp = ts.groups[gi];
+      runtime::Step s;
+      s.kernel = kernel_name(ts.task_of_group[gi]);
+      s.task = ts.task_of_group[gi];
+      s.label = grp.ops(g_);
+      for (int v : grp.inputs) s.args.push_back(buffer(v));
+      for (int v : grp.outputs) s.args.push_back(buffer(v));
+      p.steps.push_back(std::move(s));
+    }
+    for (auto [v, out] : late_copies) p.steps.push_back({"@copy", {buffer(v), out}, "copy", -1});
+    plan_arena();
+  }
+
+  static std::string kernel_name(int task) { return "task" + std::to_string(task); }
+
+ private:
+  int add_buffer(const graph::Value& v, runtime::Storage s, int64_t offset) {
+    runtime::BufferDesc d;
+    d.name = v.name;
+    d.shape = v.shape;
+    d.dtype = v.dtype.str();
+    d.bytes = v.num_elements() * v.dtype.bytes();
+    d.storage = s;
+    d.offset = offset;
+    art_.plan.buffers.push_back(std::move(d));
+    return int(art_.plan.buffers.size()) - 1;
+  }
+
+  int bind(int v, runtime::Storage s, int64_t offset) {
+    int id = add_buffer(g_.values[size_t(v)], s, offset);
+    buffer_of_[v] = id;
+    return id;
+  }
+
+  // The buffer of value v, made on first use: weights for constants, arena otherwise.
+  int buffer(int v) {
+    auto it = buffer_of_.find(v);
+    if (it != buffer_of_.end()) return it->second;
+    const graph::Value& val = g_.values[size_t(v)];
+    if (!val.is_constant()) return bind(v, runtime::Storage::Arena, 0);
+    size_t offset = (art_.weights.size() + 63) / 64 * 64;
+    art_.weights.resize(offset);
+    art_.weights.append(static_cast<const char*>(val.data->raw()), val.data->bytes());
+    return bind(v, runtime::Storage::Weight, int64_t(offset));
+  }
+
+  void plan_arena() {
+    runtime::Plan& p = art_.plan;
+    std::vector<runtime::Lifetime> lives;
+    std::vector<int> ids;
+    for (size_t b = 0; b < p.buffers.size(); ++b) {
+      if (p.buffers[b].storage != runtime::Storage::Arena) continue;
+      runtime::Lifetime l{p.buffers[b].bytes, int(p.steps.size()), -1};
+      for (size_t s = 0; s < p.steps.size(); ++s)
+        for (int a : p.steps[s].args)
+          if (a == int(b)) {
+            l.first = std::min(l.first, int(s));
+            l.last = std::max(l.last, int(s));
+          }
+      lives.push_back(l);
+      ids.push_back(int(b));
+      p.unplanned_bytes += l.bytes;
+    }
+    runtime::MemoryPlan mp = runtime::plan_memory(lives);
+    for (size_t i = 0; i < ids.size(); ++i) p.buffers[size_t(ids[i])].offset = mp.offsets[i];
+    p.arena_bytes = mp.arena_bytes;
+  }
+
+  const graph::Graph& g_;
+  runtime::Artifact& art_;
+  std::map<int, int> buffer_of_;
+};
+
+}  // namespace
+
+runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions& opts,
+                                CompileReport* report) {
+  USER_CHECK(opts.target.is_llvm())
+      << "compiling whole models for " << opts.target.str() << " is not supported yet";
+  auto t0 = std::chrono::steady_clock::now();
+  graph::TaskSet ts = graph::extract_tasks(g, opts.fuse);
+  auto db = open_db_if_present(opts.db_path);
+  CompileReport rep;
+  rep.groups = int(ts.groups.size());
+  rep.tasks = int(ts.tasks.size());
+  std::filesystem::path dump(opts.dump_dir);
+  if (!opts.dump_dir.empty()) std::filesystem::create_directories(dump);
+  std::vector<schedule::LoweredFunc> funcs;
+  for (size_t i = 0; i < ts.tasks.size(); ++i) {
+    const graph::Task& task = ts.tasks[i];
+    ChosenSchedule c = choose_schedule(task.dag, opts.target, db.get());
+    rep.tasks_from_db += c.from_db;
+    rep.task_sources.push_back(c.source);
+    std::string name = PlanBuilder::kernel_name(int(i));
+    funcs.push_back(schedule::lower(c.sched.state(), name));
+    if (opts.verbose)
+      log(LogLevel::Info, "task {:3d} {:<40} x{} {}", i, task.ops.substr(0, 40), task.weight, c.source);
+    if (!opts.dump_dir.empty()) {
+      write_file(dump / (name + ".dag.txt"), task.dag.str());
+      write_file(dump / (name + ".trace.json"), c.sched.trace().to_json().dump(2) + "\n");
+      write_file(dump / (name + ".lowered.txt"), funcs.back().str());
+    }
+  }
+  runtime::Artifact art;
+  art.plan.model = g.name;
+  art.plan.target = opts.target.str();
+  PlanBuilder(g, art).build(ts);
+
+  std::string dir = codegen::make_temp_dir("tuner-compile");
+  std::string so = dir + "/model.so";
+  codegen::BuildOptions bo;
+  bo.keep_llvm_ir = !opts.dump_dir.empty();
+  try {
+    codegen::BuildResult br = codegen::build_shared_object(funcs, opts.target, so, bo);
+    rep.codegen_seconds = br.codegen_seconds + br.link_seconds;
+    if (!opts.dump_dir.empty()) write_file(dump / "model.ll", br.llvm_ir);
+    art.shared_object = read_file(so);
+  } catch (...) {
+    unlink(so.c_str());
+    rmdir(dir.c_str());
+    throw;
+  }
+  unlink(so.c_str());
+  rmdir(dir.c_str());
+  rep.seconds = seconds_since(t0);
+  rep.arena_bytes = art.plan.arena_bytes;
+  rep.unplanned_bytes = art.plan.unplanned_bytes;
+  rep.weight_bytes = int64_t(art.weights.size());
+  if (report) *report = std::move(rep);
+  return art;
+}
+
+}  // namespace tuner::compile

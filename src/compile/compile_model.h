@@ -1,0 +1,36 @@
+// Whole-model compilation: tasks -> schedules (best database record, else the fallback) ->
+// one shared object with every kernel -> an execution plan with planned memory -> artifact.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "graph/tasks.h"
+#include "runtime/artifact.h"
+
+namespace tuner::compile {
+
+struct ModelCompileOptions {
+  codegen::Target target;
+  std::string db_path;  // "" = no database: fallback schedules only
+  graph::FuseOptions fuse;
+  /// When set: each task's ComputeDAG, schedule, lowered IR and LLVM IR are written here.
+  std::string dump_dir;
+  /// Progress lines to stderr.
+  bool verbose = false;
+};
+
+/// What compilation did, for the CLI and tests.
+struct CompileReport {
+  int groups = 0, tasks = 0, tasks_from_db = 0;
+  double seconds = 0, codegen_seconds = 0;
+  int64_t arena_bytes = 0, unplanned_bytes = 0, weight_bytes = 0;
+  std::vector<std::string> task_sources;  // per task: "fallback" / "database record #N"
+};
+
+/// Compiles `g` (imported, passes applied) into an artifact.
+runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions& opts,
+                                CompileReport* report = nullptr);
+
+}  // namespace tuner::compile

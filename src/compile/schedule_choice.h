@@ -1,0 +1,28 @@
+// Choosing a task's schedule at compile time: its best database record for the target,
+// else the fallback schedule.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "codegen/target.h"
+#include "db/database.h"
+#include "schedule/schedule.h"
+
+namespace tuner::compile {
+
+struct ChosenSchedule {
+  schedule::Schedule sched;
+  std::string source;  // "fallback" or "database record #N"
+  bool from_db = false;
+};
+
+/// Opens the database at db_path read-only; nullptr when db_path is empty or absent.
+std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
+
+/// The best ok record of (dag, target) in `db` (may be null), replayed; the fallback
+/// schedule when there is none or none replays on this DAG.
+ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
+                               db::Database* db);
+
+}  // namespace tuner::compile

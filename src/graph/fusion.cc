@@ -1,0 +1,116 @@
+#include "graph/fusion.h"
+
+#include <algorithm>
+#include <set>
+
+#include "graph/converters.h"
+#include "support/error.h"
+
+namespace tuner::graph {
+
+FusePattern fuse_pattern(const std::string& op) {
+  static const std::set<std::string> anchors = {"Conv", "ConvTranspose", "Gemm", "MatMul"};
+  static const std::set<std::string> reductions = {
+      "ReduceSum",     "ReduceMean",        "ReduceMax",     "ReduceMin",  "Softmax",
+      "LogSoftmax",    "LayerNormalization", "MaxPool",      "AveragePool", "GlobalAveragePool",
+      "GlobalMaxPool"};
+  if (anchors.count(op)) return FusePattern::Anchor;
+  if (reductions.count(op)) return FusePattern::Reduction;
+  return FusePattern::Injective;
+}
+
+std::string Group::ops(const Graph& g) const {
+  std::string s;
+  for (int n : nodes) s += (s.empty() ? "" : "+") + g.nodes[n].op;
+  return s;
+}
+
+namespace {
+
+// Values node n reads as tensors (not its shape/constant-only inputs).
+std::vector<int> tensor_inputs(const Graph& g, const Node& n) {
+  const Converter* c = find_converter(n.op);
+  INTERNAL_CHECK(c) << "no converter for " << n.op;
+  std::vector<int> out;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    int v = n.inputs[i];
+    if (v < 0 || std::count(c->constant_inputs.begin(), c->constant_inputs.end(), int(i))) continue;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
+  std::vector<Group> groups;
+  std::vector<int> group_of(g.nodes.size(), -1);
+  std::vector<int> uses(g.values.size(), 0);
+  for (size_t v = 0; v < g.values.size(); ++v) uses[v] = g.use_count(int(v));
+
+  // The one value group gi hands to the outside, when it has exactly one, read once: merging
+  // its reader into gi then cannot create a cycle between groups.
+  auto sole_output = [&](int gi) {
+    int out = -1;
+    for (int m : groups[gi].nodes)
+      for (int v : g.nodes[m].outputs) {
+        bool external = g.is_output(v);
+        for (int c : g.consumers(v)) external = external || group_of[c] != gi;
+        if (!external) continue;
+        if (out >= 0 || uses[v] != 1) return -1;
+        out = v;
+      }
+    return out;
+  };
+
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (n.dead) continue;
+    FusePattern p = fuse_pattern(n.op);
+    int join = -1;
+    if (opts.enabled && p != FusePattern::Anchor) {
+      for (int v : tensor_inputs(g, n)) {
+        int prod = g.values[v].producer;
+        if (prod < 0) continue;
+        int gi = group_of[prod];
+        if (sole_output(gi) != v) continue;
+        // A reduction takes only injective producers (its prologue); an injective op joins
+        // any producer, preferring a heavy one.
+        if (p == FusePattern::Reduction && groups[gi].pattern != FusePattern::Injective) continue;
+        if (join < 0 || groups[gi].pattern != FusePattern::Injective) join = gi;
+      }
+    }
+    if (join < 0) {
+      groups.push_back({});
+      join = int(groups.size()) - 1;
+    }
+    groups[join].nodes.push_back(int(ni));
+    if (p != FusePattern::Injective) groups[join].pattern = p;
+    group_of[ni] = join;
+  }
+
+  // Boundaries.
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    Group& grp = groups[gi];
+    std::set<int> produced;
+    for (int m : grp.nodes)
+      for (int v : g.nodes[m].outputs) produced.insert(v);
+    for (int m : grp.nodes) {
+      for (int v : tensor_inputs(g, g.nodes[m]))
+        if (!produced.count(v) && std::find(grp.inputs.begin(), grp.inputs.end(), v) == grp.inputs.end())
+          grp.inputs.push_back(v);
+      for (int v : g.nodes[m].outputs) {
+        bool outside = g.is_output(v);
+        for (int c : g.consumers(v)) outside = outside || group_of[c] != int(gi);
+        if (outside) grp.outputs.push_back(v);
+      }
+    }
+  }
+  // Execution order: by each group's last node (merges only follow single-use edges, so
+  // this is a topological order of the groups).
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.nodes.back() < b.nodes.back(); });
+  return groups;
+}
+
+}  // namespace tuner::graph

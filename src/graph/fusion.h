@@ -1,0 +1,38 @@
+// Operator fusion: cuts the graph into groups, each compiled as one kernel. Injective
+// operators join their producer's group (conv/matmul + bias + activation + residual add as
+// one kernel), injective producers join the reduction that consumes them, and there is at
+// most one heavy operator (conv, matmul, reduction) per group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tuner::graph {
+
+/// How an operator fuses.
+enum class FusePattern { Injective, Anchor, Reduction };
+
+/// The pattern of an ONNX operator type.
+FusePattern fuse_pattern(const std::string& op);
+
+/// A fused group: live nodes in topological order and the values crossing its boundary.
+struct Group {
+  std::vector<int> nodes;
+  std::vector<int> inputs;   // values read from outside (model inputs, other groups, weights)
+  std::vector<int> outputs;  // values used after the group or model outputs
+  FusePattern pattern = FusePattern::Injective;
+  /// "Conv+Add+Relu" from the member ops, for listings.
+  std::string ops(const Graph& g) const;
+};
+
+struct FuseOptions {
+  /// Off: one group per node (for debugging and the unfused baseline).
+  bool enabled = true;
+};
+
+/// Groups of the live nodes, in an order where every group's inputs are computed earlier.
+std::vector<Group> fuse(const Graph& g, const FuseOptions& opts = {});
+
+}  // namespace tuner::graph

@@ -1,0 +1,166 @@
+#include "graph/passes.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace tuner::graph {
+
+int remove_identities(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || (n.op != "Identity" && n.op != "Dropout")) continue;
+    if (n.inputs.empty() || n.inputs[0] < 0) continue;
+    // Dropout's mask, when used, needs the node; a model output keeps its name through it.
+    bool mask_used = n.outputs.size() > 1 && g.use_count(n.outputs[1]) > 0;
+    if (mask_used || g.is_output(n.outputs[0])) continue;
+    g.replace_uses(n.outputs[0], n.inputs[0]);
+    n.dead = true;
+    ++changed;
+  }
+  return changed;
+}
+
+int eliminate_dead_code(Graph& g) {
+  std::vector<bool> live(g.values.size(), false);
+  for (int v : g.outputs) live[size_t(v)] = true;
+  int changed = 0;
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    Node& n = g.nodes[i];
+    if (n.dead) continue;
+    bool used = false;
+    for (int v : n.outputs) used = used || live[size_t(v)];
+    if (!used) {
+      n.dead = true;
+      ++changed;
+      continue;
+    }
+    for (int v : n.inputs)
+      if (v >= 0) live[size_t(v)] = true;
+  }
+  return changed;
+}
+
+namespace {
+
+// A key equal for nodes computing the same thing; empty when the node is not comparable.
+std::string node_key(const Node& n) {
+  std::ostringstream os;
+  os << n.op << "(";
+  for (int v : n.inputs) os << v << ",";
+  os << ")";
+  for (const auto& [k, a] : n.attrs) {
+    if (a.kind == Attr::Tensor) return "";
+    os << k << "=" << int(a.kind) << ":" << a.i << ":" << a.f << ":" << a.s << ":";
+    for (int64_t x : a.ints) os << x << ",";
+    for (double x : a.floats) os << x << ",";
+    os << ";";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+int eliminate_common_subexpressions(Graph& g) {
+  std::map<std::string, int> seen;
+  int changed = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (n.dead) continue;
+    std::string key = node_key(n);
+    if (key.empty()) continue;
+    auto [it, fresh] = seen.emplace(key, int(i));
+    if (fresh) continue;
+    const Node& first = g.nodes[size_t(it->second)];
+    bool keeps_output = false;
+    for (int v : n.outputs) keeps_output = keeps_output || g.is_output(v);
+    if (keeps_output) continue;
+    for (size_t k = 0; k < n.outputs.size(); ++k) g.replace_uses(n.outputs[k], first.outputs[k]);
+    n.dead = true;
+    ++changed;
+  }
+  return changed;
+}
+
+namespace {
+
+// Per-channel scale and shift of an inference BatchNormalization with constant parameters.
+bool bn_affine(const Graph& g, const Node& bn, std::vector<double>& scale,
+               std::vector<double>& shift) {
+  if (bn.inputs.size() < 5 || bn.outputs.size() != 1) return false;
+  for (int i = 1; i < 5; ++i)
+    if (bn.inputs[size_t(i)] < 0 || !g.values[size_t(bn.inputs[size_t(i)])].is_constant()) return false;
+  const auto& s = *g.values[size_t(bn.inputs[1])].data;
+  const auto& b = *g.values[size_t(bn.inputs[2])].data;
+  const auto& mean = *g.values[size_t(bn.inputs[3])].data;
+  const auto& var = *g.values[size_t(bn.inputs[4])].data;
+  if (!s.dtype.is_float()) return false;
+  double eps = 1e-5;
+  if (auto it = bn.attrs.find("epsilon"); it != bn.attrs.end()) eps = it->second.f;
+  int64_t c = s.num_elements();
+  scale.resize(size_t(c));
+  shift.resize(size_t(c));
+  for (int64_t k = 0; k < c; ++k) {
+    scale[size_t(k)] = s.get(k) / std::sqrt(var.get(k) + eps);
+    shift[size_t(k)] = b.get(k) - mean.get(k) * scale[size_t(k)];
+  }
+  return true;
+}
+
+}  // namespace
+
+int fold_batch_norm(Graph& g) {
+  int changed = 0;
+  for (Node& bn : g.nodes) {
+    if (bn.dead || bn.op != "BatchNormalization" || bn.inputs.empty()) continue;
+    int x = bn.inputs[0];
+    int prod = g.values[size_t(x)].producer;
+    if (prod < 0 || g.use_count(x) != 1) continue;
+    Node& conv = g.nodes[size_t(prod)];
+    if (conv.op != "Conv" || conv.inputs.size() < 2) continue;
+    const Value& wv = g.values[size_t(conv.inputs[1])];
+    if (!wv.is_constant() || wv.shape.empty()) continue;
+    bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] >= 0;
+    if (has_bias && !g.values[size_t(conv.inputs[2])].is_constant()) continue;
+    std::vector<double> scale, shift;
+    if (!bn_affine(g, bn, scale, shift) || int64_t(scale.size()) != wv.shape[0]) continue;
+    // W'[k, ...] = W[k, ...] * scale[k]; b'[k] = b[k] * scale[k] + shift[k].
+    ops::HostTensor w = *wv.data;
+    int64_t per_k = w.num_elements() / wv.shape[0];
+    for (int64_t i = 0; i < w.num_elements(); ++i) w.set(i, w.get(i) * scale[size_t(i / per_k)]);
+    ops::HostTensor b({wv.shape[0]}, wv.dtype);
+    for (int64_t k = 0; k < wv.shape[0]; ++k) {
+      double old = has_bias ? g.values[size_t(conv.inputs[2])].data->get(k) : 0.0;
+      b.set(k, old * scale[size_t(k)] + shift[size_t(k)]);
+    }
+    std::string base = g.values[size_t(conv.inputs[1])].name;
+    int new_w = g.add_constant(base + "_bnfolded", std::move(w));
+    int new_b = g.add_constant(base + "_bnfolded_bias", std::move(b));
+    conv.inputs[1] = new_w;
+    if (conv.inputs.size() < 3) conv.inputs.push_back(new_b);
+    else conv.inputs[2] = new_b;
+    g.replace_uses(bn.outputs[0], x);
+    bn.dead = true;
+    ++changed;
+  }
+  return changed;
+}
+
+void run_passes(Graph& g, const PassOptions& opts) {
+  if (opts.on_change) opts.on_change("import", g);
+  struct Pass {
+    const char* name;
+    int (*fn)(Graph&);
+  };
+  for (const Pass& p : {Pass{"remove_identities", remove_identities},
+                        Pass{"fold_batch_norm", fold_batch_norm},
+                        Pass{"eliminate_common_subexpressions", eliminate_common_subexpressions},
+                        Pass{"eliminate_dead_code", eliminate_dead_code}}) {
+    if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);
+  }
+  g.compact();
+}
+
+}  // namespace tuner::graph

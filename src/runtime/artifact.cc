@@ -1,0 +1,178 @@
+#include "runtime/artifact.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "support/error.h"
+
+namespace tuner::runtime {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'U', 'N', 'E', 'R', 'M', 'D', 'L'};
+constexpr uint32_t kVersion = 1;
+
+const char* storage_name(Storage s) {
+  switch (s) {
+    case Storage::Input: return "input";
+    case Storage::Output: return "output";
+    case Storage::Weight: return "weight";
+    case Storage::Arena: return "arena";
+  }
+  return "?";
+}
+
+Storage parse_storage(const std::string& s) {
+  if (s == "input") return Storage::Input;
+  if (s == "output") return Storage::Output;
+  if (s == "weight") return Storage::Weight;
+  USER_CHECK(s == "arena") << "bad buffer storage '" << s << "' in the model plan";
+  return Storage::Arena;
+}
+
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) {
+  if (dtype == "float32" || dtype == "int32") return 4;
+  if (dtype == "float16") return 2;
+  if (dtype == "int64") return 8;
+  if (dtype == "int8" || dtype == "uint8" || dtype == "bool") return 1;
+  USER_ERROR() << "unknown dtype '" << dtype << "' in the model plan";
+}
+
+Json Plan::to_json() const {
+  Json j;
+  j["model"] = model;
+  j["target"] = target;
+  j["arena_bytes"] = arena_bytes;
+  j["unplanned_bytes"] = unplanned_bytes;
+  j["inputs"] = inputs;
+  j["outputs"] = outputs;
+  Json bufs = Json::array();
+  for (const auto& b : buffers)
+    bufs.push_back({{"name", b.name},
+                    {"shape", b.shape},
+                    {"dtype", b.dtype},
+                    {"bytes", b.bytes},
+                    {"storage", storage_name(b.storage)},
+                    {"offset", b.offset}});
+  j["buffers"] = std::move(bufs);
+  Json steps_j = Json::array();
+  for (const auto& s : steps)
+    steps_j.push_back({{"kernel", s.kernel}, {"args", s.args}, {"label", s.label}, {"task", s.task}});
+  j["steps"] = std::move(steps_j);
+  return j;
+}
+
+Plan Plan::from_json(const Json& j) {
+  try {
+    Plan p;
+    p.model = j.at("model").get<std::string>();
+    p.target = j.at("target").get<std::string>();
+    p.arena_bytes = j.at("arena_bytes").get<int64_t>();
+    p.unplanned_bytes = j.value("unplanned_bytes", int64_t(0));
+    p.inputs = j.at("inputs").get<std::vector<int>>();
+    p.outputs = j.at("outputs").get<std::vector<int>>();
+    for (const auto& b : j.at("buffers")) {
+      BufferDesc d;
+      d.name = b.at("name").get<std::string>();
+      d.shape = b.at("shape").get<std::vector<int64_t>>();
+      d.dtype = b.at("dtype").get<std::string>();
+      d.bytes = b.at("bytes").get<int64_t>();
+      d.storage = parse_storage(b.at("storage").get<std::string>());
+      d.offset = b.at("offset").get<int64_t>();
+      int64_t n = 1;
+      for (int64_t s : d.shape) {
+        USER_CHECK(s >= 0 && !__builtin_mul_overflow(n, s, &n)) << "bad shape in the model plan";
+      }
+      USER_CHECK(d.bytes == n * dtype_bytes(d.dtype) && d.offset >= 0)
+          << "buffer '" << d.name << "' has an inconsistent size in the model plan";
+      p.buffers.push_back(std::move(d));
+    }
+    for (const auto& s : j.at("steps")) {
+      Step st;
+      st.kernel = s.at("kernel").get<std::string>();
+      st.args = s.at("args").get<std::vector<int>>();
+      st.label = s.value("label", "");
+      st.task = s.value("task", -1);
+      p.steps.push_back(std::move(st));
+    }
+    auto check_id = [&](int id) {
+      USER_CHECK(id >= 0 && size_t(id) < p.buffers.size()) << "bad buffer id in the model plan";
+    };
+    for (int id : p.inputs) check_id(id);
+    for (int id : p.outputs) check_id(id);
+    for (const auto& s : p.steps)
+      for (int id : s.args) check_id(id);
+    return p;
+  } catch (const Json::exception& e) {
+    USER_ERROR() << "the model plan is malformed: " << e.what();
+  }
+}
+
+void Artifact::save(const std::string& path) const {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    USER_CHECK(out) << "cannot write " << path;
+    out.write(kMagic, sizeof kMagic);
+    out.write(reinterpret_cast<const char*>(&kVersion), sizeof kVersion);
+    auto section = [&](const std::string& s) {
+      uint64_t n = s.size();
+      out.write(reinterpret_cast<const char*>(&n), sizeof n);
+      out.write(s.data(), std::streamsize(n));
+    };
+    section(plan.to_json().dump());
+    section(shared_object);
+    section(weights);
+    out.flush();
+    USER_CHECK(out) << "cannot write " << path << " (disk full?)";
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+Artifact Artifact::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  USER_CHECK(in) << path << ": cannot open the model artifact";
+  in.seekg(0, std::ios::end);
+  uint64_t size = uint64_t(in.tellg());
+  in.seekg(0);
+  char magic[sizeof kMagic] = {};
+  uint32_t version = 0;
+  in.read(magic, sizeof magic);
+  in.read(reinterpret_cast<char*>(&version), sizeof version);
+  USER_CHECK(in && std::memcmp(magic, kMagic, sizeof kMagic) == 0)
+      << path << ": not a Tuner model artifact (compile one with `tuner compile`)";
+  USER_CHECK(version == kVersion) << path << ": artifact format version " << version
+                                  << ", this Tuner reads version " << kVersion;
+  uint64_t pos = sizeof kMagic + sizeof version;
+  auto section = [&](const char* what) {
+    uint64_t n = 0;
+    in.read(reinterpret_cast<char*>(&n), sizeof n);
+    pos += sizeof n;
+    USER_CHECK(in && n <= size - pos) << path << ": truncated artifact (" << what << ")";
+    std::string s(size_t(n), '\0');
+    in.read(s.data(), std::streamsize(n));
+    pos += n;
+    USER_CHECK(in || n == 0) << path << ": truncated artifact (" << what << ")";
+    return s;
+  };
+  Artifact a;
+  std::string plan_text = section("plan");
+  Json j = Json::parse(plan_text, nullptr, false);
+  USER_CHECK(!j.is_discarded()) << path << ": the model plan is not valid JSON";
+  a.plan = Plan::from_json(j);
+  a.shared_object = section("kernels");
+  a.weights = section("weights");
+  for (const auto& b : a.plan.buffers) {
+    if (b.storage != Storage::Weight) continue;
+    USER_CHECK(uint64_t(b.offset) + uint64_t(b.bytes) <= a.weights.size())
+        << path << ": weight '" << b.name << "' lies outside the weights section";
+  }
+  return a;
+}
+
+}  // namespace tuner::runtime

@@ -1,0 +1,64 @@
+// The compiled-model artifact: one file holding the execution plan (JSON), the kernels'
+// shared object and the weights. Layout: "TUNERMDL", u32 version, then three length-prefixed
+// (u64) sections: plan JSON, shared object, weights.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/json.h"
+
+namespace tuner::runtime {
+
+/// Where a buffer lives at run time.
+enum class Storage { Input, Output, Weight, Arena };
+
+struct BufferDesc {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;  // "float32", "int64", ...
+  int64_t bytes = 0;
+  Storage storage = Storage::Arena;
+  int64_t offset = 0;  // in the weights section or the arena; for inputs/outputs: their index
+};
+
+/// One step of the plan: a kernel call on buffers (inputs then outputs), or a copy
+/// (kernel == "@copy", args = {src, dst}).
+struct Step {
+  std::string kernel;
+  std::vector<int> args;
+  std::string label;  // the fused operators, for profiles
+  int task = -1;
+};
+
+struct Plan {
+  std::string model;
+  std::string target;
+  std::vector<BufferDesc> buffers;
+  std::vector<Step> steps;
+  std::vector<int> inputs, outputs;  // buffer ids
+  int64_t arena_bytes = 0;
+  /// Sum of all intermediate buffers' sizes (what the arena saves against).
+  int64_t unplanned_bytes = 0;
+
+  Json to_json() const;
+  /// A UserError when the JSON is not a valid plan.
+  static Plan from_json(const Json& j);
+};
+
+struct Artifact {
+  Plan plan;
+  std::string shared_object;
+  std::string weights;
+
+  /// Writes the artifact file (atomically: a temporary file renamed into place).
+  void save(const std::string& path) const;
+  /// Reads an artifact; a UserError names what is wrong with a bad or truncated file.
+  static Artifact load(const std::string& path);
+};
+
+/// Bytes per element of a dtype name.
+int dtype_bytes(const std::string& dtype);
+
+}  // namespace tuner::runtime

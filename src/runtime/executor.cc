@@ -1,0 +1,117 @@
+#include "runtime/executor.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "support/error.h"
+
+namespace tuner::runtime {
+
+namespace {
+
+void* aligned_alloc64(int64_t bytes) {
+  size_t n = size_t((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, n);
+  USER_CHECK(p) << "out of memory allocating " << bytes << " bytes";
+  std::memset(p, 0, n);
+  return p;
+}
+
+// Loads a shared object held in memory (memfd, so no temporary file is left behind).
+std::unique_ptr<Module> load_from_memory(const std::string& so) {
+  int fd = memfd_create("tuner-kernels", MFD_CLOEXEC);
+  USER_CHECK(fd >= 0) << "memfd_create failed: " << std::strerror(errno);
+  size_t done = 0;
+  while (done < so.size()) {
+    ssize_t w = ::write(fd, so.data() + done, so.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ::close(fd);
+      USER_ERROR() << "cannot stage the kernels in memory: " << std::strerror(errno);
+    }
+    done += size_t(w);
+  }
+  auto m = std::make_unique<Module>("/proc/self/fd/" + std::to_string(fd));
+  ::close(fd);  // the mapping keeps the object alive
+  return m;
+}
+
+}  // namespace
+
+Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
+  const Plan& p = art_.plan;
+  module_ = load_from_memory(art_.shared_object);
+  pool_ = std::make_unique<ThreadPool>(num_threads > 0 ? num_threads : default_num_threads());
+  env_ = pool_->env();
+  void* arena = aligned_alloc64(p.arena_bytes);
+  owned_.push_back(arena);
+  void* weights = aligned_alloc64(int64_t(art_.weights.size()));
+  owned_.push_back(weights);
+  std::memcpy(weights, art_.weights.data(), art_.weights.size());
+  for (const BufferDesc& b : p.buffers) {
+    switch (b.storage) {
+      case Storage::Weight: ptrs_.push_back(static_cast<char*>(weights) + b.offset); break;
+      case Storage::Arena:
+        USER_CHECK(b.offset + b.bytes <= p.arena_bytes)
+            << "buffer '" << b.name << "' lies outside the arena";
+        ptrs_.push_back(static_cast<char*>(arena) + b.offset);
+        break;
+      default:
+        owned_.push_back(aligned_alloc64(b.bytes));
+        ptrs_.push_back(owned_.back());
+    }
+  }
+  for (const Step& s : p.steps) {
+    fns_.push_back(s.kernel == "@copy" ? nullptr : module_->kernel(s.kernel));
+    std::vector<void*> args;
+    for (int id : s.args) args.push_back(buffer(id));
+    step_args_.push_back(std::move(args));
+  }
+}
+
+Executor::~Executor() {
+  for (void* p : owned_) std::free(p);
+}
+
+const BufferDesc& Executor::input_desc(size_t i) const {
+  return art_.plan.buffers.at(size_t(art_.plan.inputs.at(i)));
+}
+
+const BufferDesc& Executor::output_desc(size_t i) const {
+  return art_.plan.buffers.at(size_t(art_.plan.outputs.at(i)));
+}
+
+void Executor::set_input(size_t i, const void* data, size_t bytes) {
+  USER_CHECK(i < num_inputs()) << "the model has " << num_inputs() << " inputs, not " << i + 1;
+  const BufferDesc& d = input_desc(i);
+  USER_CHECK(int64_t(bytes) == d.bytes) << "input '" << d.name << "' takes " << d.bytes
+                                        << " bytes, got " << bytes;
+  std::memcpy(buffer(art_.plan.inputs[i]), data, bytes);
+}
+
+void Executor::run() {
+  const Plan& p = art_.plan;
+  step_seconds_.assign(profile_ ? p.steps.size() : 0, 0.0);
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!fns_[k]) {
+      const BufferDesc& src = p.buffers[size_t(p.steps[k].args[0])];
+      std::memcpy(step_args_[k][1], step_args_[k][0], size_t(src.bytes));
+    } else {
+      int32_t rc = fns_[k](step_args_[k].data(), &env_);
+      USER_CHECK(rc == 0) << "kernel " << p.steps[k].kernel << " (" << p.steps[k].label
+                          << ") failed with code " << rc;
+    }
+    if (profile_)
+      step_seconds_[k] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+}
+
+const void* Executor::output(size_t i) const { return buffer(art_.plan.outputs.at(i)); }
+
+}  // namespace tuner::runtime

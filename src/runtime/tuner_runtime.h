@@ -1,0 +1,42 @@
+/* The C API of compiled Tuner models: load an artifact written by `tuner compile`, set the
+ * inputs, run, read the outputs. Every function returning int gives 0 on success and -1 on
+ * failure, with the reason in tuner_last_error() (per thread). Link with libtuner_runtime. */
+#ifndef TUNER_RUNTIME_H_
+#define TUNER_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TunerModel TunerModel;
+
+/** Loads the artifact at path; num_threads <= 0 uses TUNER_NUM_THREADS or every core. */
+int tuner_model_load(const char* path, int num_threads, TunerModel** out);
+/** Frees a model (NULL is fine). */
+void tuner_model_free(TunerModel* model);
+/** The message of this thread's last failure. */
+const char* tuner_last_error(void);
+
+int tuner_model_num_inputs(const TunerModel* model);
+int tuner_model_num_outputs(const TunerModel* model);
+/** Name, dtype ("float32", ...), rank and shape of input i; the strings live with the model. */
+int tuner_model_input_info(const TunerModel* model, int i, const char** name, const char** dtype,
+                           int* ndim, const int64_t** shape);
+/** The same for output i. */
+int tuner_model_output_info(const TunerModel* model, int i, const char** name,
+                            const char** dtype, int* ndim, const int64_t** shape);
+/** Copies input i from data (bytes must be the input's exact size). */
+int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes);
+/** Runs the model once. */
+int tuner_model_run(TunerModel* model);
+/** Points *data at output i (valid until the next run or free) and its size in *bytes. */
+int tuner_model_get_output(const TunerModel* model, int i, const void** data, size_t* bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TUNER_RUNTIME_H_ */

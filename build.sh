@@ -21,12 +21,17 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 
 case "$mode" in
   run)
-    # The main job, until whole-model tuning lands: the best end-to-end path there is.
-    # 1. Default schedules: compile, check against the reference, time.
-    echo "== matmul 1024x1024x1024, default schedule"
-    "$BUILD_DIR/tuner" op run matmul m=1024 n=1024 k=1024 --db ""
-    echo "== conv2d (1,64,56,56) x (64,64,3,3) pad 1, default schedule"
-    "$BUILD_DIR/tuner" op run conv2d n=1 c=64 h=56 w=56 k=64 kh=3 kw=3 stride=1 pad=1 --db ""
+    # The main job, until `tuner tune` lands: the best end-to-end path there is.
+    # 1. A whole model: its tasks, compiled with the best schedules in the database (else the
+    #    fallback schedules), run against the reference output.
+    model=examples/small_cnn
+    echo "== tasks of $model/model.onnx"
+    "$BUILD_DIR/tuner" tasks "$model/model.onnx"
+    echo "== compile and run $model/model.onnx"
+    mkdir -p tuning_logs
+    "$BUILD_DIR/tuner" compile "$model/model.onnx" -o tuning_logs/small_cnn.tuner
+    "$BUILD_DIR/tuner" run tuning_logs/small_cnn.tuner --input "$model/test_data_set_0/input_0.pb" \
+      --compare "$model/test_data_set_0/output_0.pb" --profile
     # 2. Tune a matmul (records go to tuning_logs/tuning.db), then run it with the best one.
     echo "== tuning matmul 512x512x512 (128 trials), then running the best schedule"
     "$BUILD_DIR/tuner" op tune matmul m=512 n=512 k=512 --trials 128 --seed 1

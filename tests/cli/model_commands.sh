@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# tuner tasks / compile / run on the example model: the CLI a user sees, end to end.
+# Usage: model_commands.sh TUNER SOURCE_DIR
+set -uo pipefail
+TUNER=$1
+SRC=$2
+MODEL=$SRC/examples/small_cnn/model.onnx
+DATA=$SRC/examples/small_cnn/test_data_set_0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+check() {  # check DESCRIPTION COMMAND...: the command must succeed
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+
+"$TUNER" tasks "$MODEL" --json >"$tmp/tasks.json"
+check "tasks --json lists the fused tasks with weights and FLOPs" python3 - "$tmp/tasks.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ops = [t["ops"] for t in j["tasks"]]
+assert j["groups"] == len(j["tasks"]) == 8, j
+assert "Conv+Relu" in ops and "Conv+Add+Relu" in ops, ops   # BatchNorm folded, epilogues fused
+assert all(t["weight"] >= 1 and t["flops"] > 0 for t in j["tasks"])
+PY
+
+"$TUNER" compile "$MODEL" --db "" -o "$tmp/m.tuner" --print-passes --dump "$tmp/dump" >"$tmp/compile.txt"
+check "compile writes the artifact" test -s "$tmp/m.tuner"
+check "--print-passes shows BatchNorm folded" grep -q "=== after fold_batch_norm" "$tmp/compile.txt"
+check "--dump writes DAG, trace, lowered IR and LLVM IR" \
+  test -s "$tmp/dump/task0.dag.txt" -a -s "$tmp/dump/task0.trace.json" -a -s "$tmp/dump/task0.lowered.txt" -a -s "$tmp/dump/model.ll"
+check "compile reports planned memory" grep -q "planned into" "$tmp/compile.txt"
+
+"$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$DATA/output_0.pb" --repeat 5 --json >"$tmp/run.json"
+check "run --json: ok, errors and latency" python3 - "$tmp/run.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ok"] is True and j["max_abs_err"] < 1e-4 and j["latency_ms"] > 0 and j["p90_ms"] >= j["latency_ms"], j
+PY
+
+"$TUNER" run "$tmp/m.tuner" --repeat 3 --profile >"$tmp/profile.txt"
+check "run --profile lists every kernel with its share" grep -q "Conv+Add+Relu" "$tmp/profile.txt"
+
+# A mismatch exits non-zero and says so.
+python3 - "$DATA/output_0.pb" "$tmp/wrong.pb" <<'PY'
+import sys
+from onnx import TensorProto
+t = TensorProto(); t.ParseFromString(open(sys.argv[1], "rb").read())
+import numpy as np
+from onnx import numpy_helper
+a = numpy_helper.to_array(t) + 0.5
+open(sys.argv[2], "wb").write(numpy_helper.from_array(a).SerializeToString())
+PY
+"$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$tmp/wrong.pb" --repeat 1 >"$tmp/bad.txt" 2>&1
+rc=$?
+check "a mismatch exits non-zero" test "$rc" -ne 0 -a "$rc" -lt 128
+check "a mismatch is reported" grep -q "differs from the reference" "$tmp/bad.txt"
+
+if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
+echo "all checks passed"

@@ -72,7 +72,12 @@ void ThreadPool::parallel_for(TunerTaskFn fn, void* closure, int64_t n) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   run_chunk(0);
-  while (pending_.load(std::memory_order_acquire) != 0) cpu_relax();
+  // Spin for the other chunks, but yield once they are late: on a busy machine a worker may
+  // be waiting for this very core, and spinning would only delay it by a time slice.
+  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+    if (spin < 4000) cpu_relax();
+    else std::this_thread::yield();
+  }
 }
 
 void ThreadPool::worker(int index) {

@@ -13,5 +13,7 @@ void add_db_commands(CLI::App& app);
 void add_costmodel_commands(CLI::App& app);
 /// `tuner tasks|compile|run` for whole ONNX models (model_commands.cc).
 void add_model_commands(CLI::App& app);
+/// `tuner tune MODEL`: whole-model tuning (model_tune.cc).
+void add_model_tune_command(CLI::App& app);
 
 }  // namespace tuner::cli

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/model_common.h"
 #include "compile/compile_model.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
@@ -21,41 +22,6 @@
 namespace tuner::cli {
 
 namespace {
-
-struct ModelArgs {
-  std::string model;
-  std::string target = "llvm";
-  std::vector<std::string> input_shapes;
-  bool no_fuse = false;
-};
-
-void add_model_options(CLI::App* cmd, ModelArgs& a) {
-  cmd->add_option("model", a.model, "the ONNX model")->required();
-  cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
-  cmd->add_option("--input-shape", a.input_shapes,
-                  "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
-  cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
-}
-
-// Imports the model and runs the graph passes; `print` shows the graph after each pass.
-graph::Graph load_model(const ModelArgs& a, bool print) {
-  graph::ImportOptions io;
-  for (const auto& s : a.input_shapes) graph::parse_input_shape(s, io);
-  graph::Graph g = graph::import_onnx(a.model, io);
-  graph::PassOptions po;
-  if (print)
-    po.on_change = [](const std::string& pass, const graph::Graph& gr) {
-      fmt::print("=== after {}\n{}\n", pass, gr.str());
-    };
-  graph::run_passes(g, po);
-  return g;
-}
-
-std::string human_bytes(int64_t b) {
-  if (b >= (int64_t(1) << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1 << 20));
-  if (b >= 1024) return fmt::format("{:.1f} KiB", double(b) / 1024.0);
-  return fmt::format("{} B", b);
-}
 
 void run_tasks(const ModelArgs& a, bool json) {
   codegen::Target target = codegen::Target::parse(a.target);

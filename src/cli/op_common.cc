@@ -1,8 +1,11 @@
 #include "cli/op_common.h"
 
+#include <fmt/core.h>
+
 #include <fstream>
 #include <sstream>
 
+#include "costmodel/random_model.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -56,6 +59,23 @@ ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string&
   } catch (const schedule::ScheduleError& e) {
     USER_ERROR() << "trace " << path << " does not apply to this workload: " << e.what();
   }
+}
+
+std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, uint64_t seed,
+                                                      bool verbose, costmodel::XGBModel** xgb) {
+  *xgb = nullptr;
+  if (kind == "random") return std::make_unique<costmodel::RandomModel>(seed);
+  USER_CHECK(kind == "xgb") << "unknown cost model '" << kind << "' (expected xgb or random)";
+  auto m = std::make_unique<costmodel::XGBModel>(costmodel::XGBOptions{}, seed);
+  if (verbose)
+    m->on_train = [](const costmodel::RankMetrics& r, int n) {
+      fmt::print(stderr,
+                 "\ncost model retrained on {} programs: held-out pairwise accuracy {:.3f}, "
+                 "top-8 recall {:.2f}\n",
+                 n, r.pairwise_accuracy, r.top_k_recall);
+    };
+  *xgb = m.get();
+  return m;
 }
 
 }  // namespace tuner::cli

@@ -2,11 +2,13 @@
 // a database workload, and choosing the schedule (best record, else the fallback).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/target.h"
+#include "costmodel/xgb_model.h"
 #include "compile/schedule_choice.h"
 #include "db/workload.h"
 #include "ops/registry.h"
@@ -41,6 +43,11 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
 /// The schedule of a trace JSON file (a trace, or a record with a "trace" field); a file that
 /// cannot be read or a trace that does not apply to the DAG is a UserError naming why.
 ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string& path);
+
+/// The cost model named `kind` ("xgb" or "random"); *xgb points at it when it is XGBoost.
+/// `verbose` prints ranking metrics at each retrain.
+std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, uint64_t seed,
+                                                      bool verbose, costmodel::XGBModel** xgb);
 
 void add_op_tune_command(CLI::App* op);
 

@@ -67,22 +67,13 @@ void cmd_tune(const TuneArgs& a) {
   opts.space.vector_lanes = w.target.vector_lanes();
   opts.space.num_cores = a.threads;
 
-  std::unique_ptr<costmodel::CostModel> model;
   costmodel::XGBModel* xgb_model = nullptr;
-  if (a.cost_model == "random") {
-    model = std::make_unique<costmodel::RandomModel>(a.seed);
-  } else {
-    USER_CHECK(a.cost_model == "xgb") << "unknown cost model '" << a.cost_model << "' (expected xgb or random)";
-    auto xgb = std::make_unique<costmodel::XGBModel>(costmodel::XGBOptions{}, a.seed);
-    if (a.verbose)
-      xgb->on_train = [](const costmodel::RankMetrics& m, int n) {
-        fmt::print(stderr, "\ncost model retrained on {} programs: held-out pairwise accuracy {:.3f}, top-8 recall {:.2f}\n",
-                   n, m.pairwise_accuracy, m.top_k_recall);
-      };
-    size_t n = search::warm_start_model(*xgb, *db, w.target.str(), rebuild_op_dag);
-    if (n && !a.json) fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
-    xgb_model = xgb.get();
-    model = std::move(xgb);
+  std::unique_ptr<costmodel::CostModel> model =
+      make_cost_model(a.cost_model, a.seed, a.verbose, &xgb_model);
+  if (xgb_model) {
+    size_t n = search::warm_start_model(*xgb_model, *db, w.target.str(), rebuild_op_dag);
+    if (n && !a.json)
+      fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
   }
 
   measure::Builder builder;

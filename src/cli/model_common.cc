@@ -1,0 +1,67 @@
+#include "cli/model_common.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "ops/host_tensor.h"
+#include "runtime/executor.h"
+#include "support/rng.h"
+
+namespace tuner::cli {
+
+void add_model_options(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("model", a.model, "the ONNX model")->required();
+  cmd->add_option("--target", a.target, "compilation target")->capture_default_str();
+  cmd->add_option("--input-shape", a.input_shapes,
+                  "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
+  cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
+}
+
+graph::Graph load_model(const ModelArgs& a, bool print) {
+  graph::ImportOptions io;
+  for (const auto& s : a.input_shapes) graph::parse_input_shape(s, io);
+  graph::Graph g = graph::import_onnx(a.model, io);
+  graph::PassOptions po;
+  if (print)
+    po.on_change = [](const std::string& pass, const graph::Graph& gr) {
+      fmt::print("=== after {}\n{}\n", pass, gr.str());
+    };
+  graph::run_passes(g, po);
+  return g;
+}
+
+double measure_latency(runtime::Artifact art, int threads, int min_runs, double min_seconds) {
+  runtime::Executor ex(std::move(art), threads);
+  Rng rng(0);
+  for (size_t i = 0; i < ex.num_inputs(); ++i) {
+    const auto& d = ex.input_desc(i);
+    te::DataType t = te::DataType::parse(d.dtype);
+    ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
+                                     : ops::HostTensor::random(d.shape, t, rng, 0, 1);
+    ex.set_input(i, x.raw(), x.bytes());
+  }
+  ex.run();  // warm-up
+  std::vector<double> times;
+  double total = 0;
+  while (int(times.size()) < min_runs || total < min_seconds) {
+    auto t0 = std::chrono::steady_clock::now();
+    ex.run();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    total += times.back();
+    if (times.size() >= 1000) break;
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+std::string human_bytes(int64_t b) {
+  if (b >= (int64_t(1) << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1 << 20));
+  if (b >= 1024) return fmt::format("{:.1f} KiB", double(b) / 1024.0);
+  return fmt::format("{} B", b);
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,36 @@
+// What the whole-model commands share: loading a model with its passes, the common options,
+// and timing a compiled model.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "graph/graph.h"
+#include "runtime/artifact.h"
+
+namespace tuner::cli {
+
+struct ModelArgs {
+  std::string model;
+  std::string target = "llvm";
+  std::vector<std::string> input_shapes;
+  bool no_fuse = false;
+};
+
+/// The model path and --target, --input-shape, --no-fuse.
+void add_model_options(CLI::App* cmd, ModelArgs& a);
+
+/// Imports the model and runs the graph passes; `print` shows the graph after each pass.
+graph::Graph load_model(const ModelArgs& a, bool print = false);
+
+/// Median latency (seconds) of an artifact on random inputs: at least `min_runs` runs and
+/// about `min_seconds` of running.
+double measure_latency(runtime::Artifact art, int threads, int min_runs = 10,
+                       double min_seconds = 0.5);
+
+/// "3.2 MiB".
+std::string human_bytes(int64_t b);
+
+}  // namespace tuner::cli

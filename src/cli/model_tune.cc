@@ -1,0 +1,236 @@
+// `tuner tune model.onnx --trials N`: tunes every task of a model, rounds given by the task
+// scheduler, records in the tuning database; then compiles the model with the best schedules
+// and reports the end-to-end latency before and after.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/model_common.h"
+#include "cli/op_common.h"
+#include "compile/compile_model.h"
+#include "costmodel/features.h"
+#include "db/sqlite_database.h"
+#include "graph/tasks.h"
+#include "measure/builder.h"
+#include "measure/local_runner.h"
+#include "ops/registry.h"
+#include "search/task_scheduler.h"
+#include "search/task_tuner.h"
+#include "support/error.h"
+#include "support/json.h"
+
+namespace tuner::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_sigint(int) { g_stop.store(true); }
+
+struct TuneModelArgs {
+  ModelArgs m;
+  std::string db = "tuning_logs/tuning.db";
+  std::string out;
+  std::string cost_model = "xgb";
+  int trials = 2000;
+  int batch = 64;
+  int early_stop = 200;
+  int threads = 2;
+  uint64_t seed = 0;
+  bool no_compile = false, quiet = false, json = false;
+};
+
+std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
+
+void cmd_tune_model(const TuneModelArgs& a) {
+  auto t_start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+  codegen::Target target = codegen::Target::parse(a.m.target);
+  USER_CHECK(target.runs_on_host())
+      << "tuning for " << target.str()
+      << " needs a worker on such a machine (remote workers are not available yet)";
+  USER_CHECK(a.trials > 0) << "--trials must be positive";
+  graph::Graph g = load_model(a.m);
+  graph::FuseOptions fo;
+  fo.enabled = !a.m.no_fuse;
+  graph::TaskSet ts = graph::extract_tasks(g, fo);
+  bool chatty = !a.quiet && !a.json;
+
+  // The latency before tuning: every task on its fallback schedule.
+  compile::ModelCompileOptions co;
+  co.target = target;
+  co.fuse = fo;
+  co.db_path = "";
+  double before = measure_latency(compile::compile_model(g, co), a.threads);
+  if (chatty)
+    fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
+               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms(before));
+
+  std::filesystem::path dbp(a.db);
+  if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
+  auto db = db::SqliteDatabase::open(a.db);
+  costmodel::XGBModel* xgb = nullptr;
+  auto model = make_cost_model(a.cost_model, a.seed, false, &xgb);
+  if (xgb) {
+    // Transfer: every record of the target whose DAG we can rebuild (this model's tasks, ops).
+    auto rebuild = [&](const db::Workload& w) -> std::optional<te::ComputeDAG> {
+      for (const auto& t : ts.tasks)
+        if (t.dag.hash_hex() == w.hash) return t.dag;
+      return rebuild_op_dag(w);
+    };
+    size_t n = search::warm_start_model(*xgb, *db, target.str(), rebuild);
+    if (n && chatty) fmt::print(stderr, "cost model: starting from {} records of {}\n", n, target.str());
+  }
+  measure::Builder builder;
+  measure::LocalRunnerOptions ro;
+  ro.threads = a.threads;
+  measure::LocalRunner runner(ro);
+  int64_t run_id = db->create_run("model " + a.m.model,
+                                  Json{{"target", target.str()}, {"trials", a.trials}, {"seed", a.seed}});
+
+  std::vector<search::TuneTask> tasks;
+  std::vector<double> weights;
+  for (size_t i = 0; i < ts.tasks.size(); ++i) {
+    const auto& t = ts.tasks[i];
+    tasks.push_back({t.dag, "model:" + t.ops, "model=" + g.name + " task=" + std::to_string(i),
+                     target, ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
+    weights.push_back(t.weight);
+  }
+  search::TaskScheduler sched(weights);
+  // Rounds small enough that the warm-up gives every task a turn within half the budget.
+  int batch = std::clamp(a.trials / std::max<int>(1, 2 * int(tasks.size())), 8, a.batch);
+  std::vector<double> best(tasks.size(), std::numeric_limits<double>::infinity());
+  std::vector<double> baseline(tasks.size(), 0);
+  std::vector<int> since_improvement(tasks.size(), 0);
+  std::map<std::string, int> errors;
+  int spent = 0, round = 0;
+  double last_print = -1e9;
+  g_stop = false;
+  auto old = std::signal(SIGINT, on_sigint);
+  try {
+    while (spent < a.trials && !g_stop) {
+      int i = sched.next();
+      if (i < 0) break;
+      search::TuneOptions opts;
+      opts.trials = std::min(batch, a.trials - spent);
+      opts.batch = batch;
+      opts.early_stop = 0;
+      opts.seed = a.seed * 1000003 + uint64_t(round);
+      opts.space.vector_lanes = target.vector_lanes();
+      opts.space.num_cores = a.threads;
+      opts.run_id = run_id;
+      search::TuneResult r = search::tune_task(tasks[size_t(i)], opts, *db, builder, runner,
+                                               *model, {}, [] { return g_stop.load(); });
+      const auto& p = r.progress;
+      spent += p.trials;
+      ++round;
+      if (p.baseline_seconds > 0) baseline[size_t(i)] = p.baseline_seconds;
+      bool improved = p.best_seconds > 0 && p.best_seconds < best[size_t(i)] * 0.99;
+      if (p.best_seconds > 0) best[size_t(i)] = std::min(best[size_t(i)], p.best_seconds);
+      for (auto& [k, v] : p.errors) errors[k] += v;
+      // A task whose last early_stop trials brought no improvement is finished.
+      since_improvement[size_t(i)] = improved ? 0 : since_improvement[size_t(i)] + p.trials;
+      bool finished = p.trials == 0 || (a.early_stop > 0 && since_improvement[size_t(i)] >= a.early_stop);
+      sched.update(i, p.trials, best[size_t(i)], finished);
+      if (a.quiet || a.json) continue;
+      double est = sched.estimated_latency();
+      if (elapsed() - last_print >= (isatty(2) ? 0.0 : 10.0) || spent >= a.trials) {
+        fmt::print(stderr, "[{:5.0f}s] trials {:>5}/{}  task {:>2} {:<24} best {:>9} ms  model est. {} ms\n",
+                   elapsed(), spent, a.trials, i, ts.tasks[size_t(i)].ops.substr(0, 24),
+                   ms(best[size_t(i)]), ms(est));
+        last_print = elapsed();
+      }
+    }
+  } catch (...) {
+    std::signal(SIGINT, old);
+    db->update_run(run_id, db::RunState::Failed, Json::object());
+    throw;
+  }
+  std::signal(SIGINT, old);
+  db->update_run(run_id, g_stop ? db::RunState::Interrupted : db::RunState::Finished,
+                 Json{{"trials", spent}});
+  if (xgb && xgb->trained())
+    db->save_cost_model({target.str(), costmodel::kFeatureVersion, "xgboost", xgb->save(),
+                         int64_t(xgb->num_programs())});
+
+  // Compile with the best records and measure again.
+  double after = 0;
+  std::string out;
+  if (!a.no_compile) {
+    co.db_path = a.db;
+    compile::CompileReport rep;
+    runtime::Artifact art = compile::compile_model(g, co, &rep);
+    out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
+    art.save(out);
+    after = measure_latency(std::move(art), a.threads);
+  }
+  if (a.json) {
+    Json tj = Json::array();
+    for (size_t i = 0; i < tasks.size(); ++i)
+      tj.push_back({{"task", i},
+                    {"ops", ts.tasks[i].ops},
+                    {"weight", ts.tasks[i].weight},
+                    {"trials", sched.trials(int(i))},
+                    {"baseline_ms", baseline[i] * 1e3},
+                    {"best_ms", std::isfinite(best[i]) ? best[i] * 1e3 : 0.0}});
+    Json e = Json::object();
+    for (auto& [k, v] : errors) e[k] = v;
+    fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"trials", spent},
+                            {"seconds", elapsed()}, {"interrupted", g_stop.load()},
+                            {"latency_before_ms", before * 1e3}, {"latency_after_ms", after * 1e3},
+                            {"speedup", after > 0 ? before / after : 0.0}, {"artifact", out},
+                            {"tasks", tj}, {"errors", e}}
+                           .dump());
+    return;
+  }
+  fmt::print("{}: {} trials in {:.0f} s{}\n", g.name, spent, elapsed(),
+             g_stop ? " (interrupted; rerun to continue)" : "");
+  fmt::print("{:>4}  {:<32} {:>6} {:>6} {:>12} {:>12} {:>8}\n", "task", "operators", "weight",
+             "trials", "default ms", "best ms", "GFLOP/s");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& t = ts.tasks[i];
+    double gf = std::isfinite(best[i]) ? t.dag.flops() / best[i] * 1e-9 : 0;
+    fmt::print("{:>4}  {:<32} {:>6} {:>6} {:>12} {:>12} {:>8.1f}\n", i, t.ops.substr(0, 32),
+               t.weight, sched.trials(int(i)), ms(baseline[i]), ms(best[i]), gf);
+  }
+  for (auto& [k, v] : errors) fmt::print("  {} errors: {}\n", k, v);
+  fmt::print("records in {}\n", a.db);
+  if (!a.no_compile) {
+    fmt::print("wrote {}\n", out);
+    fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x\n", ms(before),
+               ms(after), before / after);
+  }
+}
+
+}  // namespace
+
+void add_model_tune_command(CLI::App& app) {
+  auto a = std::make_shared<TuneModelArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "tune every task of an ONNX model, then compile it with the best schedules");
+  add_model_options(cmd, a->m);
+  cmd->add_option("--trials", a->trials, "measured candidates in all")->capture_default_str();
+  cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
+  cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
+  cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "threads of the measured kernels")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "candidates per measurement round")->capture_default_str();
+  cmd->add_option("--early-stop", a->early_stop,
+                  "a task stops after this many trials without improvement")
+      ->capture_default_str();
+  cmd->add_option("--cost-model", a->cost_model, "xgb or random")->capture_default_str();
+  cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
+  cmd->add_flag("--quiet", a->quiet, "no progress lines");
+  cmd->add_flag("--json", a->json, "print one JSON object at the end");
+  cmd->callback([a] { cmd_tune_model(*a); });
+}
+
+}  // namespace tuner::cli

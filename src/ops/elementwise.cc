@@ -149,8 +149,22 @@ te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name
 }
 
 te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
-  detail::check_float(a, name);
-  return map_binary(a, b, [](const Expr& x, const Expr& y) { return x / y; }, name);
+  detail::check_numeric(a, name);
+  if (a.dtype().is_float())
+    return map_binary(a, b, [](const Expr& x, const Expr& y) { return x / y; }, name);
+  bool is_signed = a.dtype().is_int();
+  return map_binary(
+      a, b,
+      [&](const Expr& x, const Expr& y) {
+        Expr q = te::floordiv(x, y);
+        if (!is_signed) return q;
+        // Floor division rounds down; truncation differs when inexact with mixed signs.
+        Expr zero = te::make_const(x.type(), 0);
+        Expr round_up = te::logical_and(te::ne(te::floormod(x, y), zero),
+                                        te::ne(x < zero, y < zero));
+        return te::select(round_up, q + te::make_const(x.type(), 1), q);
+      },
+      name);
 }
 
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {

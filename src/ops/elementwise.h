@@ -56,7 +56,7 @@ te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name
 te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name = "sub");
 /// a * b.
 te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "mul");
-/// a / b (floating point only).
+/// a / b; integers truncate toward zero (like C and ONNX).
 te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name = "div");
 /// a ** b (floating point only).
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name = "pow");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -76,11 +77,11 @@ HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
   USER_CHECK(supported(dtype)) << "host tensors of dtype " << dtype.str() << " are not supported";
   num_elements_ = 1;
   for (auto d : shape) {
-    USER_CHECK(d > 0 && num_elements_ <= (int64_t(1) << 40) / d)
+    USER_CHECK(d >= 0 && (d == 0 || num_elements_ <= (int64_t(1) << 40) / d))
         << "bad host tensor shape " << te::shape_str(shape);
     num_elements_ *= d;
   }
-  size_t padded = (bytes() + 63) / 64 * 64;
+  size_t padded = std::max<size_t>(64, (bytes() + 63) / 64 * 64);
   data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, padded)));
   INTERNAL_CHECK(data_) << "out of memory allocating " << padded << " bytes";
   std::memset(data_.get(), 0, padded);

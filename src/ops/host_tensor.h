@@ -34,7 +34,8 @@ constexpr bool dtype_matches(te::DataType t) {
   else return false;
 }
 
-/// A dense host tensor. Copies are deep; moves are cheap. Scalars have shape {}.
+/// A dense host tensor. Copies are deep; moves are cheap. Scalars have shape {}; a shape
+/// with a 0 holds no elements (constant data such as an empty axes list; te ops refuse it).
 struct HostTensor {
   std::vector<int64_t> shape;
   te::DataType dtype = te::DataType::f32();

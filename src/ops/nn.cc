@@ -106,6 +106,60 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   return bias ? add_bias(conv, bias, 1, name) : conv;
 }
 
+te::Tensor conv2d_transpose(const te::Tensor& data, const te::Tensor& weight,
+                            const ConvTranspose2dAttrs& at, const te::Tensor& bias,
+                            const std::string& name) {
+  detail::check_same_dtype(data, weight, name);
+  detail::check_numeric(data, name);
+  conv2d_transpose_shape(data.shape(), weight.shape(), at, name);
+  const Shape& in = data.shape();
+  int64_t kh = weight.shape()[2], kw = weight.shape()[3];
+  int64_t c_per_group = in[1] / at.groups, k_per_group = weight.shape()[1];
+  // Input element (i, j) lands at (i * stride + before) of the spread input; `before` and
+  // `after` (negative: cropped) make a stride-1 conv over it give the transposed conv.
+  int64_t top = at.dilation_h * (kh - 1) - at.pad_top;
+  int64_t left = at.dilation_w * (kw - 1) - at.pad_left;
+  int64_t bottom = at.dilation_h * (kh - 1) - at.pad_bottom + at.output_padding_h;
+  int64_t right = at.dilation_w * (kw - 1) - at.pad_right + at.output_padding_w;
+  Shape spread_shape = {in[0], in[1], (in[2] - 1) * at.stride_h + 1 + top + bottom,
+                        (in[3] - 1) * at.stride_w + 1 + left + right};
+  te::Tensor spread = te::compute(
+      spread_shape,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> conds;
+        // Source index along one spatial axis, with the conditions for it to exist.
+        auto source = [&](const Var& o, int64_t before, int64_t stride, int64_t extent) {
+          Expr pos = before ? Expr(o) - Expr(before) : Expr(o);
+          if (before > 0) conds.push_back(pos >= Expr(0));
+          if (stride > 1) conds.push_back(te::eq(te::floormod(pos, Expr(stride)), Expr(0)));
+          Expr i = stride > 1 ? te::floordiv(pos, Expr(stride)) : pos;
+          conds.push_back(i < Expr(extent));
+          return i;
+        };
+        Expr h = source(ax[2], top, at.stride_h, in[2]);
+        Expr w = source(ax[3], left, at.stride_w, in[3]);
+        return te::if_then_else(detail::all_of(conds), data(ax[0], ax[1], h, w),
+                                te::make_const(data.dtype(), 0));
+      },
+      name + "_spread", "pad");
+  // w'[k, c, rh, rw] = w[group * c_per_group + c, k % k_per_group, KH-1-rh, KW-1-rw].
+  te::Tensor flipped = te::compute(
+      {k_per_group * at.groups, c_per_group, kh, kw},
+      [&](const std::vector<Var>& ax) {
+        Expr c = Expr(ax[1]), k = Expr(ax[0]);
+        if (at.groups > 1) {
+          c = detail::scaled(te::floordiv(ax[0], Expr(k_per_group)), c_per_group) + ax[1];
+          k = te::floormod(ax[0], Expr(k_per_group));
+        }
+        return weight(c, k, Expr(kh - 1) - ax[2], Expr(kw - 1) - ax[3]);
+      },
+      name + "_weight");
+  Conv2dAttrs ca;
+  ca.dilation_h = at.dilation_h, ca.dilation_w = at.dilation_w;
+  ca.groups = at.groups;
+  return conv2d(spread, flipped, ca, bias, name);
+}
+
 namespace {
 
 std::map<std::string, int64_t> pool_attrs(const Pool2dAttrs& a, bool avg) {

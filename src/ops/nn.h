@@ -21,6 +21,12 @@ te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Ten
 /// bias [K] op <name>_bias. Tag "conv2d"; attrs carry strides, dilations, pads, groups, kernel.
 te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& attrs,
                   const te::Tensor& bias = {}, const std::string& name = "conv2d");
+/// Transposed NCHW conv2d with weight [C, K/groups, KH, KW], as a conv2d (stride 1, the same
+/// dilation) of the input spread by the strides and padded (op <name>_spread, tag "pad") with
+/// the flipped weight (op <name>_weight); bias [K] op <name>_bias.
+te::Tensor conv2d_transpose(const te::Tensor& data, const te::Tensor& weight,
+                            const ConvTranspose2dAttrs& attrs, const te::Tensor& bias = {},
+                            const std::string& name = "conv2d_transpose");
 /// Max pooling (padding reads as -inf). Tag "pool".
 te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& attrs,
                       const std::string& name = "max_pool2d");

@@ -130,7 +130,8 @@ te::Tensor log_softmax(const te::Tensor& x, int64_t axis, const std::string& nam
 }
 
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Tensor& beta,
-                      const std::vector<int64_t>& axes, double epsilon, const std::string& name) {
+                      const std::vector<int64_t>& axes, double epsilon, const std::string& name,
+                      LayerNormStats* stats) {
   detail::check_float(x, name);
   std::vector<int> ax = trailing_axes(axes, x.ndim(), name);
   Shape inner(x.shape().end() - ax.size(), x.shape().end());
@@ -160,6 +161,7 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
         return te::sum(d * d * Expr(inv_n), r);
       },
       name + "_var", "reduce");
+  if (stats) *stats = {mean, var};
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {

@@ -33,10 +33,15 @@ te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, const std::string& na
 /// x - max - log(sum(exp(x - max))) along axis: ops <name>_max, <name>_sum, <name>.
 te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1,
                        const std::string& name = "log_softmax");
+/// The mean and variance ops of a layer_norm (shaped without the normalized axes).
+struct LayerNormStats {
+  te::Tensor mean, var;
+};
 /// (x - mean) / sqrt(var + epsilon) * gamma + beta over the trailing `axes`; gamma and beta
-/// have the normalized shape (beta may be undefined). Ops <name>_mean, <name>_var, <name>.
+/// have the normalized shape (beta may be undefined). Ops <name>_mean, <name>_var, <name>;
+/// `stats`, when given, receives the first two.
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Tensor& beta,
                       const std::vector<int64_t>& axes = {-1}, double epsilon = 1e-5,
-                      const std::string& name = "layer_norm");
+                      const std::string& name = "layer_norm", LayerNormStats* stats = nullptr);
 
 }  // namespace tuner::ops

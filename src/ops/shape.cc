@@ -111,6 +111,32 @@ Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
   return {data[0], k, (ph - eh) / a.stride_h + 1, (pw - ew) / a.stride_w + 1};
 }
 
+Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
+                             const ConvTranspose2dAttrs& a, const std::string& op) {
+  USER_CHECK(data.size() == 4 && weight.size() == 4)
+      << op << ": data must be NCHW and weight [C, K/groups, KH, KW] (rank 4), got "
+      << shape_string(data) << " and " << shape_string(weight);
+  USER_CHECK(a.groups >= 1) << op << ": groups must be >= 1, got " << a.groups;
+  USER_CHECK(a.stride_h >= 1 && a.stride_w >= 1 && a.dilation_h >= 1 && a.dilation_w >= 1)
+      << op << ": strides and dilations must be >= 1";
+  USER_CHECK(a.output_padding_h >= 0 && a.output_padding_w >= 0)
+      << op << ": output padding must be >= 0";
+  USER_CHECK(weight[0] == data[1] && data[1] % a.groups == 0)
+      << op << ": weight " << shape_string(weight) << " must have the " << data[1]
+      << " input channels of data " << shape_string(data) << " first, divisible by groups ("
+      << a.groups << ")";
+  auto size = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                 int64_t extra) { return (in - 1) * s + d * (k - 1) + 1 + extra - p0 - p1; };
+  int64_t oh = size(data[2], weight[2], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom,
+                    a.output_padding_h);
+  int64_t ow = size(data[3], weight[3], a.stride_w, a.dilation_w, a.pad_left, a.pad_right,
+                    a.output_padding_w);
+  USER_CHECK(oh >= 1 && ow >= 1) << op << ": pads leave an empty output (" << oh << "x" << ow
+                                 << "); data " << shape_string(data) << ", weight "
+                                 << shape_string(weight);
+  return {data[0], weight[1] * a.groups, oh, ow};
+}
+
 Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& op) {
   USER_CHECK(data.size() == 4) << op << ": data must be NCHW (rank 4), got "
                                << shape_string(data);
@@ -221,6 +247,35 @@ Shape pad_shape(const Shape& s, const std::vector<int64_t>& pads, const std::str
     out[d] += pads[d] + pads[d + s.size()];
   }
   return out;
+}
+
+Shape tile_shape(const Shape& s, const std::vector<int64_t>& repeats, const std::string& op) {
+  USER_CHECK(repeats.size() == s.size())
+      << op << ": " << repeats.size() << " repeats " << list_string(repeats)
+      << " for a tensor of shape " << shape_string(s);
+  Shape out = s;
+  for (size_t d = 0; d < s.size(); ++d) {
+    USER_CHECK(repeats[d] >= 1) << op << ": repeats " << list_string(repeats)
+                                << " must be >= 1 (empty tensors are not supported)";
+    out[d] *= repeats[d];
+  }
+  return out;
+}
+
+void check_resize(const Shape& in, const Shape& out, const ResizeAttrs& a, const std::string& op) {
+  USER_CHECK(out.size() == in.size() && a.scales.size() == in.size())
+      << op << ": output " << shape_string(out) << " and " << a.scales.size()
+      << " scales must match the rank of input " << shape_string(in);
+  for (size_t d = 0; d < in.size(); ++d) {
+    USER_CHECK(out[d] >= 1) << op << ": output shape " << shape_string(out)
+                            << " has an empty dimension (empty tensors are not supported)";
+    USER_CHECK(a.scales[d] > 0) << op << ": scale " << a.scales[d] << " of axis " << d
+                                << " must be positive";
+  }
+  if (a.coord == ResizeAttrs::Coord::TfCropAndResize)
+    USER_CHECK(a.roi.size() == 2 * in.size())
+        << op << ": tf_crop_and_resize needs a roi of " << 2 * in.size() << " values, got "
+        << a.roi.size();
 }
 
 std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& starts,

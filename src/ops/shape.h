@@ -23,6 +23,17 @@ struct Conv2dAttrs {
   bool has_padding() const { return pad_top || pad_left || pad_bottom || pad_right; }
 };
 
+/// conv2d_transpose attributes (NCHW data, weight [C, K/groups, KH, KW]). Pads (top, left,
+/// bottom, right) crop the full output; negative pads extend it (ONNX output_shape can ask
+/// for that). output_padding adds rows/columns at the bottom/right.
+struct ConvTranspose2dAttrs {
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t output_padding_h = 0, output_padding_w = 0;
+  int64_t groups = 1;
+};
+
 /// 2-D pooling attributes (NCHW). Pads are top, left, bottom, right.
 struct Pool2dAttrs {
   int64_t kernel_h = 1, kernel_w = 1;
@@ -32,6 +43,31 @@ struct Pool2dAttrs {
   bool ceil_mode = false;
   /// avg pool: divide by the window clipped to the padded input (true) or to the input.
   bool count_include_pad = false;
+};
+
+/// ONNX Resize: how an output coordinate maps to the input and how it is sampled.
+struct ResizeAttrs {
+  enum class Mode { Nearest, Linear };
+  /// Output x -> input coordinate (scale = output / input along the axis, or as given).
+  enum class Coord {
+    HalfPixel,         // (x + 0.5) / scale - 0.5
+    PytorchHalfPixel,  // like HalfPixel, but -0.5 when the output has one element
+    AlignCorners,      // x * (in - 1) / (out - 1)
+    Asymmetric,        // x / scale
+    TfHalfPixelForNN,  // (x + 0.5) / scale
+    TfCropAndResize,   // x * (end - start) * (in - 1) / (out - 1) + start * (in - 1), roi
+  };
+  /// Rounding of the input coordinate in Nearest mode.
+  enum class Round { PreferFloor, PreferCeil, Floor, Ceil };
+  Mode mode = Mode::Nearest;
+  Coord coord = Coord::HalfPixel;
+  Round nearest = Round::PreferFloor;
+  /// Per axis scale (output / input when sizes were given); the same length as the shape.
+  std::vector<double> scales;
+  /// TfCropAndResize only: starts then ends, normalized to [0, 1], one per axis each.
+  std::vector<double> roi;
+  /// TfCropAndResize only: the value of output points mapping outside the input.
+  double extrapolation_value = 0.0;
 };
 
 /// The combiner of a reduce op (Mean = Sum divided by the reduced element count).
@@ -50,6 +86,10 @@ Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::
 /// Output [N, K, OH, OW] of conv2d over data [N, C, H, W] with weight [K, C/groups, KH, KW].
 Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
                    const std::string& op);
+/// Output [N, K, OH, OW] of conv2d_transpose over data [N, C, H, W] with weight
+/// [C, K/groups, KH, KW].
+Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
+                             const ConvTranspose2dAttrs& a, const std::string& op);
 /// Output [N, C, OH, OW] of 2-D pooling.
 Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& op);
 /// Shape after reducing `axes` (normalized).
@@ -65,6 +105,11 @@ Shape reshape_shape(const Shape& s, const std::vector<int64_t>& to, const std::s
 Shape concat_shape(const std::vector<Shape>& shapes, int axis, const std::string& op);
 /// pads = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (ONNX order, non-negative).
 Shape pad_shape(const Shape& s, const std::vector<int64_t>& pads, const std::string& op);
+
+/// Each dimension of s times its repeat count (all >= 1).
+Shape tile_shape(const Shape& s, const std::vector<int64_t>& repeats, const std::string& op);
+/// Checks resizing data of shape `in` to `out` with `a` (ranks, positive sizes, scales, roi).
+void check_resize(const Shape& in, const Shape& out, const ResizeAttrs& a, const std::string& op);
 
 /// One dimension of a resolved slice: element i of the output reads input start + i*step.
 struct SliceDim {

@@ -146,4 +146,139 @@ te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axi
       name);
 }
 
+
+te::Tensor expand(const te::Tensor& x, const std::vector<int64_t>& shape, const std::string& name) {
+  for (int64_t d : shape)
+    USER_CHECK(d >= 1) << name << ": target shape " << shape_string(shape)
+                       << " must have positive dimensions";
+  Shape out = broadcast_shapes({x.shape(), shape}, name);
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        return x(detail::broadcast_index(detail::exprs(ax), x.shape()));
+      },
+      name);
+}
+
+te::Tensor tile(const te::Tensor& x, const std::vector<int64_t>& repeats, const std::string& name) {
+  const Shape& in = x.shape();
+  Shape out = tile_shape(in, repeats, name);
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> idx;
+        for (size_t d = 0; d < in.size(); ++d)
+          idx.push_back(in[d] == 1       ? Expr(0)
+                        : repeats[d] == 1 ? Expr(ax[d])
+                                          : te::floormod(ax[d], Expr(in[d])));
+        return x(idx);
+      },
+      name);
+}
+
+namespace {
+
+using Coord = ResizeAttrs::Coord;
+
+// The input coordinate (float32) of output index `o` along an axis of `in` elements resized
+// with `scale`, following ONNX Resize; `valid` gets the in-range condition of
+// tf_crop_and_resize.
+Expr resize_coordinate(const Var& o, int64_t in, double scale, const ResizeAttrs& a, size_t axis,
+                       std::vector<Expr>& valid) {
+  te::DataType f = te::DataType::f32();
+  auto c = [&](double v) { return te::make_const(f, v); };
+  Expr x = te::cast(f, o);
+  double out_width = scale * double(in);  // ONNX uses the scale, not the rounded size
+  switch (a.coord) {
+    case Coord::HalfPixel: return (x + c(0.5)) / c(scale) - c(0.5);
+    case Coord::PytorchHalfPixel:
+      return out_width == 1 ? c(-0.5) : (x + c(0.5)) / c(scale) - c(0.5);
+    case Coord::AlignCorners:
+      return out_width == 1 ? c(0) : x * c(double(in - 1)) / c(out_width - 1);
+    case Coord::Asymmetric: return x / c(scale);
+    case Coord::TfHalfPixelForNN: return (x + c(0.5)) / c(scale);
+    case Coord::TfCropAndResize: {
+      double start = a.roi[axis], end = a.roi[axis + a.scales.size()];
+      Expr r = out_width == 1 ? c((end - start) * double(in - 1) / 2)
+                              : x * c((end - start) * double(in - 1) / (out_width - 1));
+      r = r + c(start * double(in - 1));
+      valid.push_back(te::logical_and(r >= c(0), r <= c(double(in - 1))));
+      return r;
+    }
+  }
+  INTERNAL_CHECK(false) << "unknown coordinate mode";
+  return {};
+}
+
+Expr clamp_index(const Expr& i, int64_t in) { return te::min(te::max(i, Expr(0)), Expr(in - 1)); }
+
+Expr floor_f(const Expr& v) { return te::call(te::Intrinsic::Floor, {v}); }
+Expr ceil_f(const Expr& v) { return te::call(te::Intrinsic::Ceil, {v}); }
+
+}  // namespace
+
+te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
+                  const std::string& name) {
+  const Shape& in = x.shape();
+  check_resize(in, out, a, name);
+  if (a.mode == ResizeAttrs::Mode::Linear) detail::check_float(x, name);
+  te::DataType f = te::DataType::f32(), i64 = te::DataType::i64();
+  auto half = te::make_const(f, 0.5);
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> valid;
+        // Per axis: the (one or two) input indices read and, for linear, the weight of the
+        // second one.
+        std::vector<Expr> lo(in.size()), hi(in.size()), weight(in.size());
+        for (size_t d = 0; d < in.size(); ++d) {
+          if (in[d] == out[d] && a.scales[d] == 1.0 && a.coord != Coord::TfCropAndResize) {
+            lo[d] = ax[d];  // not resized
+            continue;
+          }
+          Expr xf = resize_coordinate(ax[d], in[d], a.scales[d], a, d, valid);
+          if (a.mode == ResizeAttrs::Mode::Nearest) {
+            Expr r;
+            switch (a.nearest) {
+              case ResizeAttrs::Round::PreferFloor: r = ceil_f(xf - half); break;
+              case ResizeAttrs::Round::PreferCeil: r = floor_f(xf + half); break;
+              case ResizeAttrs::Round::Floor: r = floor_f(xf); break;
+              case ResizeAttrs::Round::Ceil: r = ceil_f(xf); break;
+            }
+            lo[d] = clamp_index(te::cast(i64, r), in[d]);
+            continue;
+          }
+          Expr fl = floor_f(xf);
+          Expr i0 = te::cast(i64, fl);
+          lo[d] = clamp_index(i0, in[d]);
+          hi[d] = clamp_index(i0 + Expr(1), in[d]);
+          weight[d] = xf - fl;
+        }
+        // Sum over the corners of the interpolated axes, each read weighted by the product
+        // of its per-axis weights.
+        std::vector<size_t> lin;
+        for (size_t d = 0; d < in.size(); ++d)
+          if (hi[d]) lin.push_back(d);
+        Expr value;
+        for (size_t corner = 0; corner < (size_t(1) << lin.size()); ++corner) {
+          std::vector<Expr> idx = lo;
+          Expr w;
+          for (size_t k = 0; k < lin.size(); ++k) {
+            size_t d = lin[k];
+            bool upper = (corner >> k) & 1;
+            if (upper) idx[d] = hi[d];
+            Expr wd = upper ? weight[d] : te::make_const(f, 1.0) - weight[d];
+            w = w ? w * wd : wd;
+          }
+          Expr v = x(idx);
+          if (w) v = v * (x.dtype() == f ? w : te::cast(x.dtype(), w));
+          value = value ? value + v : v;
+        }
+        if (Expr ok = detail::all_of(valid))
+          value = te::select(ok, value, te::make_const(x.dtype(), a.extrapolation_value));
+        return value;
+      },
+      name);
+}
+
 }  // namespace tuner::ops

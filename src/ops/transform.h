@@ -1,5 +1,5 @@
-// Data-movement operators: transpose, reshape, concat, pad, slice, gather. All are
-// "injective" except pad (tag "pad").
+// Data-movement operators: transpose, reshape, concat, pad, slice, gather, expand, tile,
+// resize. All are "injective" except pad (tag "pad").
 #pragma once
 
 #include <string>
@@ -30,5 +30,14 @@ te::Tensor slice(const te::Tensor& x, const std::vector<int64_t>& starts,
 /// out-of-range indices are clamped, where ONNX leaves them undefined).
 te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis = 0,
                   const std::string& name = "gather");
+/// ONNX Expand: x broadcast (numpy rules, both ways) with `shape`.
+te::Tensor expand(const te::Tensor& x, const std::vector<int64_t>& shape,
+                  const std::string& name = "expand");
+/// ONNX Tile: x repeated repeats[d] times along each dimension d.
+te::Tensor tile(const te::Tensor& x, const std::vector<int64_t>& repeats,
+                const std::string& name = "tile");
+/// ONNX Resize (nearest or linear, any axes) of float x to shape `out`.
+te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& attrs,
+                  const std::string& name = "resize");
 
 }  // namespace tuner::ops

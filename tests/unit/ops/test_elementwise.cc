@@ -84,11 +84,30 @@ TEST(Elementwise, BadInputsAreUserErrors) {
   }
   EXPECT_THROW(mul(f32({3}, "a"), i32({3}, "b")), UserError);
   EXPECT_THROW(exp(i32({3})), UserError);
-  EXPECT_THROW(div(i32({3}, "a"), i32({3}, "b")), UserError);
+  te::Tensor b = te::placeholder({3}, te::DataType::boolean(), "b");
+  EXPECT_THROW(div(b, b), UserError);
   EXPECT_THROW(gelu(i32({3})), UserError);
   EXPECT_THROW(where(f32({3}, "c"), f32({3}, "a"), f32({3}, "b")), UserError);
   EXPECT_THROW(clip(f32({3}), 2.0, 1.0), UserError);
   EXPECT_THROW(relu(te::placeholder({3}, te::DataType::boolean(), "x")), UserError);
+}
+
+// ONNX integer Div truncates toward zero (C semantics), unlike floordiv.
+TEST(Elementwise, IntegerDivisionTruncatesTowardZero) {
+  for (te::DataType t : {te::DataType::i32(), te::DataType::i8(), te::DataType::i64()}) {
+    te::Tensor a = te::placeholder({6}, t, "a"), b = te::placeholder({6}, t, "b");
+    te::ComputeDAG dag({a, b}, {div(a, b)});
+    HostTensor x = HostTensor::from_values({6}, t, {7, -7, 7, -7, 6, -6});
+    HostTensor y = HostTensor::from_values({6}, t, {2, 2, -2, -2, -3, 3});
+    HostTensor q = evaluate_dag(dag, {x, y})[0];
+    std::vector<int64_t> want = {3, -3, -3, 3, -2, -2};
+    for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(q.get_int(i), want[size_t(i)]) << t.str() << " " << i;
+  }
+  te::Tensor a = te::placeholder({2}, te::DataType::u8(), "a");
+  te::ComputeDAG dag({a}, {div(a, a)});
+  EXPECT_EQ(evaluate_dag(dag, {HostTensor::from_values({2}, te::DataType::u8(), {200, 3})})[0]
+                .get_int(0),
+            1);
 }
 
 }  // namespace tuner::ops::testing

@@ -48,7 +48,16 @@ TEST(HostTensor, TypedAccessChecksTheType) {
   EXPECT_NO_THROW(x.data<int32_t>());
   EXPECT_THROW(x.data<float>(), InternalError);
   EXPECT_THROW(HostTensor({2}, DataType(DataType::Handle, 64)), UserError);
-  EXPECT_THROW(HostTensor({2, 0}, DataType::f32()), UserError);
+  EXPECT_THROW(HostTensor({2, -1}, DataType::f32()), UserError);
+}
+
+TEST(HostTensor, EmptyShapesHoldNoElements) {
+  HostTensor e({2, 0}, DataType::i64());
+  EXPECT_EQ(e.num_elements(), 0);
+  EXPECT_TRUE(e.defined());
+  HostTensor copy = e;
+  EXPECT_EQ(copy.shape, (std::vector<int64_t>{2, 0}));
+  EXPECT_TRUE(compare(copy, e).ok);
 }
 
 TEST(HostTensor, IntegerStoresWrapToTheWidth) {

@@ -1,5 +1,7 @@
 #include <gmock/gmock.h>
 
+#include <array>
+
 #include "op_cases.h"
 #include "ops/nn.h"
 #include "support/error.h"
@@ -175,6 +177,89 @@ TEST(Nn, BadShapesAreUserErrors) {
                UserError);
   EXPECT_THROW(global_avg_pool(f32({2, 3})), UserError);
   EXPECT_THROW(dense(f32({2, 3}, "a"), f32({4, 3}, "w"), f32({3}, "b")), UserError);
+}
+
+namespace {
+
+// Transposed convolution by its definition: every input element scatters weight * value
+// into the full output at (i * stride + r * dilation), which pads then crop.
+HostTensor conv_transpose_by_scatter(const HostTensor& x, const HostTensor& w,
+                                     const ConvTranspose2dAttrs& a) {
+  Shape out = conv2d_transpose_shape(x.shape, w.shape, a, "ref");
+  HostTensor y(out, te::DataType::f32());
+  int64_t cpg = x.shape[1] / a.groups, kpg = w.shape[1];
+  for_each_index(x.shape, [&](const std::vector<int64_t>& i) {
+    int64_t g = i[1] / cpg;
+    double v = x.get((((i[0] * x.shape[1] + i[1]) * x.shape[2]) + i[2]) * x.shape[3] + i[3]);
+    for (int64_t k = 0; k < kpg; ++k)
+      for (int64_t r = 0; r < w.shape[2]; ++r)
+        for (int64_t s = 0; s < w.shape[3]; ++s) {
+          int64_t oh = i[2] * a.stride_h + r * a.dilation_h - a.pad_top;
+          int64_t ow = i[3] * a.stride_w + s * a.dilation_w - a.pad_left;
+          if (oh < 0 || ow < 0 || oh >= out[2] || ow >= out[3]) continue;
+          int64_t oc = g * kpg + k;
+          int64_t at = ((i[0] * out[1] + oc) * out[2] + oh) * out[3] + ow;
+          double wv = w.get(((i[1] * kpg + k) * w.shape[2] + r) * w.shape[3] + s);
+          y.set(at, y.get(at) + v * wv);
+        }
+  });
+  return y;
+}
+
+}  // namespace
+
+TEST(Nn, ConvTransposeMatchesScatter) {
+  struct Case {
+    Shape x, w;
+    ConvTranspose2dAttrs a;
+  };
+  auto attrs = [](int64_t s, int64_t d, std::array<int64_t, 4> p, int64_t op, int64_t g) {
+    ConvTranspose2dAttrs a;
+    a.stride_h = s, a.stride_w = s == 1 ? 1 : s - 1;
+    a.dilation_h = d, a.dilation_w = 1;
+    a.pad_top = p[0], a.pad_left = p[1], a.pad_bottom = p[2], a.pad_right = p[3];
+    a.output_padding_h = op;
+    a.groups = g;
+    return a;
+  };
+  std::vector<Case> cases = {
+      {{1, 1, 3, 3}, {1, 2, 3, 3}, attrs(1, 1, {0, 0, 0, 0}, 0, 1)},
+      {{2, 3, 4, 5}, {3, 2, 3, 2}, attrs(3, 1, {1, 2, 1, 0}, 1, 1)},
+      {{1, 4, 3, 4}, {4, 3, 2, 3}, attrs(2, 2, {0, 1, 2, 1}, 1, 2)},
+      {{1, 2, 3, 3}, {2, 1, 3, 3}, attrs(2, 1, {0, 0, -1, -2}, 0, 2)},  // negative: extend
+      {{1, 6, 2, 2}, {6, 1, 1, 1}, attrs(1, 1, {0, 0, 0, 0}, 0, 6)},
+  };
+  Rng rng(11);
+  for (const Case& c : cases) {
+    te::Tensor x = f32(c.x, "x"), w = f32(c.w, "w");
+    te::ComputeDAG dag({x, w}, {conv2d_transpose(x, w, c.a)});
+    HostTensor xd = HostTensor::random(c.x, te::DataType::f32(), rng);
+    HostTensor wd = HostTensor::random(c.w, te::DataType::f32(), rng);
+    HostTensor got = evaluate_dag(dag, {xd, wd})[0];
+    CompareResult r = compare(got, conv_transpose_by_scatter(xd, wd, c.a), 1e-4, 1e-5);
+    EXPECT_TRUE(r.ok) << shape_string(c.x) << " * " << shape_string(c.w) << ": " << r.message;
+  }
+}
+
+TEST(Nn, ConvTransposeIsAConvOverTheSpreadInput) {
+  ConvTranspose2dAttrs a;
+  a.stride_h = a.stride_w = 2;
+  te::Tensor x = f32({1, 2, 3, 3}, "x"), w = f32({2, 4, 3, 3}, "w"), b = f32({4}, "b");
+  te::Tensor y = conv2d_transpose(x, w, a, b);
+  EXPECT_EQ(y->shape, (Shape{1, 4, 7, 7}));
+  EXPECT_EQ(y->name, "conv2d_transpose_bias");
+  te::ComputeDAG dag({x, w, b}, {y});
+  const te::OperationNode* spread = find(dag, "conv2d_transpose_spread");
+  ASSERT_NE(spread, nullptr);
+  EXPECT_EQ(spread->tag, "pad");
+  EXPECT_EQ(spread->shape, (Shape{1, 2, 9, 9}));
+  ASSERT_NE(find(dag, "conv2d_transpose"), nullptr);
+  EXPECT_EQ(find(dag, "conv2d_transpose")->tag, "conv2d");
+
+  ConvTranspose2dAttrs crop;
+  crop.pad_top = crop.pad_bottom = 3;  // more than the 3x3 output of a 1x1 input
+  EXPECT_THROW(conv2d_transpose(f32({1, 2, 1, 1}, "x"), w, crop), UserError);
+  EXPECT_THROW(conv2d_transpose(f32({1, 3, 3, 3}, "x"), w, a), UserError);  // C mismatch
 }
 
 }  // namespace tuner::ops::testing

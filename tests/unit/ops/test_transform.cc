@@ -82,4 +82,122 @@ TEST(Transform, BadArgumentsAreUserErrors) {
   EXPECT_THROW(gather(x, te::placeholder({2}, te::DataType::i64(), "i"), 3), UserError);
 }
 
+namespace {
+
+HostTensor run1(const te::Tensor& in, const te::Tensor& out, const HostTensor& data) {
+  return evaluate_dag(te::ComputeDAG({in}, {out}), {data})[0];
+}
+
+std::vector<double> values(const HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.get(i));
+  return v;
+}
+
+HostTensor arange(Shape s) {
+  HostTensor t(s, te::DataType::f32());
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.set(i, double(i + 1));
+  return t;
+}
+
+ResizeAttrs resize_attrs(ResizeAttrs::Mode m, ResizeAttrs::Coord c, std::vector<double> scales) {
+  ResizeAttrs a;
+  a.mode = m;
+  a.coord = c;
+  a.scales = std::move(scales);
+  return a;
+}
+
+}  // namespace
+
+TEST(Transform, ExpandBroadcastsBothWays) {
+  te::Tensor x = f32({3, 1}, "x");
+  te::Tensor y = expand(x, {2, 1, 4});
+  EXPECT_EQ(y->shape, (Shape{2, 3, 4}));
+  HostTensor r = run1(x, y, arange({3, 1}));
+  EXPECT_EQ(r.get(0), 1);
+  EXPECT_EQ(r.get(5), 2);   // [0, 1, 1]
+  EXPECT_EQ(r.get(23), 3);  // [1, 2, 3]
+  EXPECT_EQ(expand(x, {1})->shape, (Shape{3, 1}));  // a smaller shape keeps x's
+  EXPECT_THROW(expand(x, {2, 2}), UserError);
+  EXPECT_THROW(expand(x, {0, 1}), UserError);
+}
+
+TEST(Transform, TileRepeatsEachDimension) {
+  te::Tensor x = f32({2, 2}, "x");
+  te::Tensor y = tile(x, {2, 3});
+  EXPECT_EQ(y->shape, (Shape{4, 6}));
+  HostTensor r = run1(x, y, arange({2, 2}));
+  EXPECT_EQ(values(r), (std::vector<double>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,
+                                            1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
+  EXPECT_THROW(tile(x, {2}), UserError);
+  EXPECT_THROW(tile(x, {1, 0}), UserError);
+}
+
+TEST(Transform, ResizeNearestRounding) {
+  using M = ResizeAttrs::Mode;
+  using C = ResizeAttrs::Coord;
+  te::Tensor x = f32({2}, "x");
+  HostTensor d = arange({2});
+  // Asymmetric x / 2 -> 0, 0.5, 1, 1.5: the rounding mode decides the halves.
+  ResizeAttrs a = resize_attrs(M::Nearest, C::Asymmetric, {2.0});
+  EXPECT_EQ(values(run1(x, resize(x, {4}, a), d)), (std::vector<double>{1, 1, 2, 2}));
+  a.nearest = ResizeAttrs::Round::PreferCeil;
+  EXPECT_EQ(values(run1(x, resize(x, {4}, a), d)), (std::vector<double>{1, 2, 2, 2}));
+  a.nearest = ResizeAttrs::Round::Ceil;
+  EXPECT_EQ(values(run1(x, resize(x, {4}, a), d)), (std::vector<double>{1, 2, 2, 2}));
+  // Half pixel, downsampling 4 -> 2: (x + 0.5) * 2 - 0.5 = 0.5, 2.5 -> floor preferred.
+  te::Tensor x4 = f32({4}, "x");
+  ResizeAttrs h = resize_attrs(M::Nearest, C::HalfPixel, {0.5});
+  EXPECT_EQ(values(run1(x4, resize(x4, {2}, h), arange({4}))), (std::vector<double>{1, 3}));
+}
+
+TEST(Transform, ResizeLinearCoordinateModes) {
+  using M = ResizeAttrs::Mode;
+  using C = ResizeAttrs::Coord;
+  te::Tensor x = f32({2}, "x");
+  HostTensor d = arange({2});
+  // Half pixel: -0.25 (clamped), 0.25, 0.75, 1.25 (clamped).
+  ResizeAttrs hp = resize_attrs(M::Linear, C::HalfPixel, {2.0});
+  EXPECT_EQ(values(run1(x, resize(x, {4}, hp), d)), (std::vector<double>{1, 1.25, 1.75, 2}));
+  te::Tensor x3 = f32({3}, "x");
+  ResizeAttrs ac = resize_attrs(M::Linear, C::AlignCorners, {5.0 / 3});
+  EXPECT_EQ(values(run1(x3, resize(x3, {5}, ac), arange({3}))),
+            (std::vector<double>{1, 1.5, 2, 2.5, 3}));
+  ResizeAttrs as = resize_attrs(M::Linear, C::Asymmetric, {2.0});
+  EXPECT_EQ(values(run1(x, resize(x, {4}, as), d)), (std::vector<double>{1, 1.5, 2, 2}));
+  // A one-element output: pytorch_half_pixel reads -0.5, i.e. the first element.
+  te::Tensor x4 = f32({4}, "x");
+  ResizeAttrs pt = resize_attrs(M::Linear, C::PytorchHalfPixel, {0.25});
+  EXPECT_EQ(values(run1(x4, resize(x4, {1}, pt), arange({4}))), (std::vector<double>{1}));
+  // Crop [0.25, 0.75] of 5 elements to 3 points: 1, 2, 3 (+1), and 7 outside a [0, 1.5] roi.
+  te::Tensor x5 = f32({5}, "x");
+  ResizeAttrs tf = resize_attrs(M::Linear, C::TfCropAndResize, {0.6});
+  tf.roi = {0.25, 0.75};
+  EXPECT_EQ(values(run1(x5, resize(x5, {3}, tf), arange({5}))), (std::vector<double>{2, 3, 4}));
+  tf.roi = {0.0, 1.5};
+  tf.extrapolation_value = 7;
+  EXPECT_EQ(values(run1(x5, resize(x5, {3}, tf), arange({5}))), (std::vector<double>{1, 4, 7}));
+}
+
+// Bilinear resizing equals linear resizing along H, then along W.
+TEST(Transform, ResizeBilinearIsSeparable) {
+  using M = ResizeAttrs::Mode;
+  using C = ResizeAttrs::Coord;
+  Rng rng(3);
+  HostTensor d = HostTensor::random({1, 2, 3, 4}, te::DataType::f32(), rng);
+  te::Tensor x = f32({1, 2, 3, 4}, "x");
+  ResizeAttrs both = resize_attrs(M::Linear, C::HalfPixel, {1, 1, 7.0 / 3, 0.5});
+  HostTensor want = run1(x, resize(x, {1, 2, 7, 2}, both), d);
+  ResizeAttrs h = resize_attrs(M::Linear, C::HalfPixel, {1, 1, 7.0 / 3, 1});
+  ResizeAttrs w = resize_attrs(M::Linear, C::HalfPixel, {1, 1, 1, 0.5});
+  te::Tensor y = resize(resize(x, {1, 2, 7, 4}, h, "rh"), {1, 2, 7, 2}, w, "rw");
+  CompareResult r = compare(run1(x, y, d), want, 1e-5, 1e-6);
+  EXPECT_TRUE(r.ok) << r.message;
+  EXPECT_THROW(resize(x, {1, 2, 7}, both), UserError);
+  EXPECT_THROW(resize(te::placeholder({4}, te::DataType::i32(), "i"), {8},
+                      resize_attrs(M::Linear, C::HalfPixel, {2.0})),
+               UserError);
+}
+
 }  // namespace tuner::ops::testing

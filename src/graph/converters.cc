@@ -99,6 +99,7 @@ namespace {
 const std::map<std::string, Converter>& registry() {
   static const std::map<std::string, Converter> table = [] {
     std::vector<Converter> all;
+    detail::add_conv_converters(all);
     detail::add_nn_converters(all);
     detail::add_elementwise_converters(all);
     detail::add_shape_converters(all);

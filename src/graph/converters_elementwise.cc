@@ -73,10 +73,14 @@ std::vector<ConvertOutput> reciprocal(const ConvertContext& c) {
       x, [&](const Expr& v) { return te::make_const(x.dtype(), 1.0) / v; }, c.name()));
 }
 
+// Pow's result has the base's type; an integer base is raised in float32 and converted back.
 std::vector<ConvertOutput> pow(const ConvertContext& c) {
   te::Tensor base = c.input(0), e = c.input(1);
-  if (e.dtype() != base.dtype()) e = ops::cast(e, base.dtype(), c.name("exp"));
-  return one(ops::pow(base, e, c.name()));
+  te::DataType t = base.dtype().is_float() ? base.dtype() : te::DataType::f32();
+  if (base.dtype() != t) base = ops::cast(base, t, c.name("base"));
+  if (e.dtype() != t) e = ops::cast(e, t, c.name("exp"));
+  if (t == c.input(0).dtype()) return one(ops::pow(base, e, c.name()));
+  return one(ops::cast(ops::pow(base, e, c.name("f32")), c.input(0).dtype(), c.name()));
 }
 
 std::vector<ConvertOutput> cast(const ConvertContext& c) {
@@ -101,6 +105,8 @@ std::vector<ConvertOutput> identity(const ConvertContext& c) {
 }
 
 std::vector<ConvertOutput> dropout(const ConvertContext& c) {
+  if (c.has_input(2) && c.constant(2, "training_mode").get(0) != 0)
+    c.fail("training mode (random dropout) is not supported");
   // Inference: the identity, and an all-true mask when the model asks for it.
   std::vector<ConvertOutput> out = identity(c);
   if (c.node().outputs.size() > 1) {

@@ -8,11 +8,14 @@
 
 namespace tuner::graph::detail {
 
-/// Conv, ConvTranspose, Gemm, MatMul, BatchNormalization, pooling, normalizations, reductions.
+/// Conv, ConvTranspose, pooling (1-D and 2-D).
+void add_conv_converters(std::vector<Converter>& out);
+/// Gemm, MatMul, BatchNormalization, softmax, normalizations, reductions.
 void add_nn_converters(std::vector<Converter>& out);
 /// Unary and binary element-wise operators, Clip, Where, Cast, comparisons.
 void add_elementwise_converters(std::vector<Converter>& out);
-/// Shape and data movement: Reshape, Transpose, Concat, Slice, Gather, Shape, Constant, ...
+/// Shape and data movement: Reshape, Transpose, Concat, Split, Slice, Gather, Expand, Tile,
+/// Resize, Shape, Constant, Range, ...
 void add_shape_converters(std::vector<Converter>& out);
 
 /// A single te output.

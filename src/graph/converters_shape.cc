@@ -1,6 +1,7 @@
-// Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Slice,
-// Gather, Pad, Shape, Constant, ConstantOfShape.
+// Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Split,
+// Slice, Gather, Pad, Expand, Tile, Resize, Shape, Constant, ConstantOfShape, Range.
 #include <algorithm>
+#include <cmath>
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
@@ -89,6 +90,35 @@ std::vector<ConvertOutput> concat(const ConvertContext& c) {
   return one(ops::concat(xs, c.attr("axis").i, c.name()));
 }
 
+// Split: sizes from the `split` attribute (before opset 13) or input; equal parts otherwise.
+std::vector<ConvertOutput> split(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  int axis = ops::normalize_axis(c.attr_int("axis", 0), x.ndim(), c.name());
+  std::vector<int64_t> sizes = c.attr_ints("split", {});
+  if (c.opset() >= 13)
+    sizes = c.has_input(1) ? c.constant_ints(1, "split") : std::vector<int64_t>{};
+  int64_t dim = x.shape()[size_t(axis)], n = int64_t(c.node().outputs.size());
+  if (sizes.empty()) {
+    if (dim % n) c.fail("cannot split " + std::to_string(dim) + " into " + std::to_string(n) +
+                        " equal parts");
+    sizes.assign(size_t(n), dim / n);
+  }
+  if (int64_t(sizes.size()) != n)
+    c.fail(std::to_string(sizes.size()) + " split sizes for " + std::to_string(n) + " outputs");
+  std::vector<ConvertOutput> out;
+  int64_t start = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] <= 0) c.fail("split sizes must be positive (empty tensors are not supported)");
+    out.push_back(ops::slice(x, {start}, {start + sizes[i]}, {axis}, {},
+                             c.name(std::to_string(i))));
+    start += sizes[i];
+  }
+  if (start != dim)
+    c.fail("split sizes add up to " + std::to_string(start) + ", the axis has " +
+           std::to_string(dim));
+  return out;
+}
+
 std::vector<ConvertOutput> slice(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   if (c.opset() < 10)
@@ -122,6 +152,85 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   for (int64_t p : pads)
     if (p < 0) c.fail("negative pads are not supported");
   return one(ops::pad(x, pads, value, c.name()));
+}
+
+ops::ResizeAttrs::Coord resize_coord(const ConvertContext& c) {
+  using Coord = ops::ResizeAttrs::Coord;
+  std::string s = c.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (s == "half_pixel") return Coord::HalfPixel;
+  if (s == "pytorch_half_pixel") return Coord::PytorchHalfPixel;
+  if (s == "align_corners") return Coord::AlignCorners;
+  if (s == "asymmetric") return Coord::Asymmetric;
+  if (s == "tf_half_pixel_for_nn") return Coord::TfHalfPixelForNN;
+  if (s == "tf_crop_and_resize") return Coord::TfCropAndResize;
+  c.fail("unknown coordinate_transformation_mode '" + s + "'");
+}
+
+ops::ResizeAttrs::Round resize_rounding(const ConvertContext& c) {
+  using Round = ops::ResizeAttrs::Round;
+  std::string s = c.attr_string("nearest_mode", "round_prefer_floor");
+  if (s == "round_prefer_floor") return Round::PreferFloor;
+  if (s == "round_prefer_ceil") return Round::PreferCeil;
+  if (s == "floor") return Round::Floor;
+  if (s == "ceil") return Round::Ceil;
+  c.fail("unknown nearest_mode '" + s + "'");
+}
+
+// Resize (opset 11-17): inputs X, roi, scales, sizes; an empty scales tensor means absent.
+std::vector<ConvertOutput> resize(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  const ops::Shape& in = x.shape();
+  ops::ResizeAttrs a;
+  std::string mode = c.attr_string("mode", "nearest");
+  if (mode == "linear") a.mode = ops::ResizeAttrs::Mode::Linear;
+  else if (mode == "cubic") c.fail("cubic interpolation is not supported");
+  else if (mode != "nearest") c.fail("unknown mode '" + mode + "'");
+  a.coord = resize_coord(c);
+  a.nearest = resize_rounding(c);
+  a.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
+  if (a.coord == ops::ResizeAttrs::Coord::TfCropAndResize) {
+    const ops::HostTensor& roi = c.constant(1, "roi");
+    for (int64_t i = 0; i < roi.num_elements(); ++i) a.roi.push_back(roi.get(i));
+  }
+  bool has_scales = c.has_input(2) && c.constant(2, "scales").num_elements() > 0;
+  bool has_sizes = c.has_input(3);
+  if (has_scales == has_sizes) c.fail("exactly one of scales and sizes must be given");
+  ops::Shape out;
+  if (has_scales) {
+    const ops::HostTensor& s = c.constant(2, "scales");
+    if (s.num_elements() != int64_t(in.size()))
+      c.fail("scales must have one value per input dimension");
+    for (size_t d = 0; d < in.size(); ++d) {
+      a.scales.push_back(s.get(int64_t(d)));
+      out.push_back(int64_t(std::floor(double(in[d]) * a.scales.back())));
+    }
+  } else {
+    out = c.constant_ints(3, "sizes");
+    if (out.size() != in.size()) c.fail("sizes must have one value per input dimension");
+    for (size_t d = 0; d < in.size(); ++d) a.scales.push_back(double(out[d]) / double(in[d]));
+  }
+  return one(ops::resize(x, out, a, c.name()));
+}
+
+// Range: start, limit and delta are constants, so the result is too.
+std::vector<ConvertOutput> range(const ConvertContext& c) {
+  const ops::HostTensor& start = c.constant(0, "start");
+  const ops::HostTensor& limit = c.constant(1, "limit");
+  const ops::HostTensor& delta = c.constant(2, "delta");
+  for (const ops::HostTensor* t : {&start, &limit, &delta})
+    if (t->num_elements() != 1) c.fail("start, limit and delta must be scalars");
+  te::DataType t = start.dtype;
+  if (limit.dtype != t || delta.dtype != t) c.fail("start, limit and delta must share a type");
+  double s = start.get(0), d = delta.get(0);
+  if (d == 0) c.fail("delta must not be 0");
+  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit.get(0) - s) / d)));
+  if (n == 0) c.fail("the range is empty (empty tensors are not supported)");
+  ops::HostTensor out({n}, t);
+  for (int64_t i = 0; i < n; ++i) {
+    if (t.is_float()) out.set(i, s + double(i) * d);
+    else out.set_int(i, start.get_int(0) + i * delta.get_int(0));
+  }
+  return {std::move(out)};
 }
 
 std::vector<ConvertOutput> shape(const ConvertContext& c) {
@@ -179,12 +288,25 @@ void add_shape_converters(std::vector<Converter>& out) {
   out.push_back({"Squeeze", squeeze, {1}});
   out.push_back({"Unsqueeze", unsqueeze, {1}});
   out.push_back({"Concat", concat, {}});
+  out.push_back({"Split", split, {1}});
   out.push_back({"Slice", slice, {1, 2, 3, 4}});
   out.push_back({"Gather", gather, {}});
   out.push_back({"Pad", pad, {1, 2, 3}});
+  out.push_back({"Expand",
+                 [](const ConvertContext& c) {
+                   return one(ops::expand(c.input(0), c.constant_ints(1, "shape"), c.name()));
+                 },
+                 {1}});
+  out.push_back({"Tile",
+                 [](const ConvertContext& c) {
+                   return one(ops::tile(c.input(0), c.constant_ints(1, "repeats"), c.name()));
+                 },
+                 {1}});
+  out.push_back({"Resize", resize, {1, 2, 3}});
   out.push_back({"Shape", shape, {0}});
   out.push_back({"Constant", constant, {}});
   out.push_back({"ConstantOfShape", constant_of_shape, {0}});
+  out.push_back({"Range", range, {0, 1, 2}});
 }
 
 }  // namespace tuner::graph::detail

@@ -91,8 +91,12 @@ void fix_input_shapes(onnx::ModelProto& m, const std::set<std::string>& initiali
       continue;
     }
     bool fixed = tt->has_shape();
-    for (const auto& dim : tt->shape().dim())
-      if (!dim.has_dim_value() || dim.dim_value() <= 0) fixed = false;
+    for (const auto& dim : tt->shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) fixed = false;
+      USER_CHECK(!dim.has_dim_value() || dim.dim_value() != 0)
+          << path << ": input '" << in.name() << "' has an empty dimension (empty tensors are "
+          << "not supported)";
+    }
     if (!fixed) {
       std::string dims;
       for (const auto& dim : tt->shape().dim())
@@ -235,7 +239,6 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
     by_name[in.name()] = id;
     g.inputs.push_back(id);
   }
-  USER_CHECK(!g.inputs.empty()) << path << ": the model has no (non-constant) input";
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const auto& pn = m.graph().node(i);
     Node n;

@@ -1,0 +1,65 @@
+// The ONNX backend node tests of the supported operators, run by the graph interpreter.
+// TUNER_ONNX_NODE_TESTS overrides the data directory; TUNER_ONNX_NODE_FILTER runs only the
+// tests whose name contains it; TUNER_ONNX_NODE_VERBOSE=1 prints each test as it finishes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "graph/evaluate.h"
+#include "onnx/node_harness.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+const NodeTestRunner kInterpreter = [](const std::string&, const graph::Graph& g,
+                                       const std::vector<ops::HostTensor>& inputs) {
+  return graph::evaluate_graph(g, inputs);
+};
+
+// The data directory, or nullopt after saying why the test skips.
+std::optional<std::string> node_test_dir() {
+  std::optional<std::string> dir = find_node_test_dir();
+  if (!dir)
+    std::cout << "skipped: onnx Python package not found (scripts/install-deps.sh installs it)\n";
+  return dir;
+}
+
+NodeTestOptions options_from_env() {
+  NodeTestOptions o;
+  if (const char* f = std::getenv("TUNER_ONNX_NODE_FILTER")) o.filter = f;
+  if (const char* v = std::getenv("TUNER_ONNX_NODE_VERBOSE"); v && *v && *v != '0')
+    o.progress = [](const NodeTestResult& r) {
+      static const char* names[] = {"passed", "FAILED", "unsupported", "n/a opset", "n/a ops"};
+      std::cerr << r.name << ": " << names[int(r.status)] << " " << r.seconds << " s "
+                << r.message << "\n";
+    };
+  return o;
+}
+
+TEST(OnnxNodeTests, InterpreterMatchesReference) {
+  std::optional<std::string> dir = node_test_dir();
+  if (!dir) GTEST_SKIP() << "onnx Python package not found";
+  NodeTestOptions o = options_from_env();
+  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
+  std::cout << s.report() << std::flush;
+  EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
+  if (o.filter.empty()) EXPECT_GT(s.count(NodeTestStatus::Passed), 250) << s.headline();
+}
+
+// Resize's node tests are all opset 18, which only added attributes to Resize 13: read them
+// as opset 13 (those using the new attributes fail the checker: unsupported variants).
+TEST(OnnxNodeTests, ResizeOpset18ReadAsOpset13) {
+  std::optional<std::string> dir = node_test_dir();
+  if (!dir) GTEST_SKIP() << "onnx Python package not found";
+  NodeTestOptions o = options_from_env();
+  o.filter = "test_resize_";
+  o.read_as_opset = 13;
+  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
+  std::cout << "Resize (opset 18 data read as opset 13): " << s.report() << std::flush;
+  EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
+  EXPECT_GE(s.count(NodeTestStatus::Passed), 10) << s.headline();
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

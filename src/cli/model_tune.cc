@@ -39,6 +39,7 @@ struct TuneModelArgs {
   std::string out;
   std::string cost_model = "xgb";
   int trials = 2000;
+  int64_t resume = 0;
   int batch = 64;
   int early_stop = 200;
   int threads = 2;
@@ -93,8 +94,27 @@ void cmd_tune_model(const TuneModelArgs& a) {
   measure::LocalRunnerOptions ro;
   ro.threads = a.threads;
   measure::LocalRunner runner(ro);
-  int64_t run_id = db->create_run("model " + a.m.model,
-                                  Json{{"target", target.str()}, {"trials", a.trials}, {"seed", a.seed}});
+  // The run: the same command (model, target, budget, seed) continues an unfinished run
+  // (interrupted, or killed while running), counting the trials it already spent.
+  Json run_args{{"target", target.str()}, {"trials", a.trials}, {"seed", a.seed},
+                {"fuse", fo.enabled}};
+  std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
+  int64_t run_id = 0;
+  if (a.resume > 0) {
+    auto r = db->run(a.resume);
+    USER_CHECK(r) << "no tuning run " << a.resume << " in " << a.db;
+    USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
+    run_id = r->id;
+  } else {
+    for (const auto& r : db->runs())
+      if (r.what == what && r.args == run_args && r.state != db::RunState::Finished) {
+        run_id = r.id;
+        break;
+      }
+  }
+  bool resumed = run_id != 0;
+  if (resumed) db->update_run(run_id, db::RunState::Running, Json::object());
+  else run_id = db->create_run(what, run_args);
 
   std::vector<search::TuneTask> tasks;
   std::vector<double> weights;
@@ -112,6 +132,25 @@ void cmd_tune_model(const TuneModelArgs& a) {
   std::vector<int> since_improvement(tasks.size(), 0);
   std::map<std::string, int> errors;
   int spent = 0, round = 0;
+  if (resumed) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      auto w = db->find_workload(tasks[i].dag.hash_hex());
+      if (!w) continue;
+      db::RecordFilter f;
+      f.workload_id = w->id;
+      f.target = target.str();
+      f.run_id = run_id;
+      int n = int(db->count_records(f));
+      if (n == 0) continue;
+      auto top = db->top_k(w->id, target.str(), 1);
+      if (!top.empty()) best[i] = *top[0].median;
+      sched.update(int(i), n, best[i], false);
+      spent += n;
+      round += (n + batch - 1) / batch;
+    }
+    if (chatty)
+      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id, spent, a.trials);
+  }
   double last_print = -1e9;
   g_stop = false;
   auto old = std::signal(SIGINT, on_sigint);
@@ -184,6 +223,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     Json e = Json::object();
     for (auto& [k, v] : errors) e[k] = v;
     fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"trials", spent},
+                            {"run", run_id}, {"resumed", resumed},
                             {"seconds", elapsed()}, {"interrupted", g_stop.load()},
                             {"latency_before_ms", before * 1e3}, {"latency_after_ms", after * 1e3},
                             {"speedup", after > 0 ? before / after : 0.0}, {"artifact", out},
@@ -221,6 +261,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
   cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();
+  cmd->add_option("--resume", a->resume,
+                  "continue tuning run RUN (default: the same command's unfinished run, if any)");
   cmd->add_option("--threads", a->threads, "threads of the measured kernels")->capture_default_str();
   cmd->add_option("--batch", a->batch, "candidates per measurement round")->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,

@@ -79,9 +79,15 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Its own process group, so a Ctrl-C meant for the tuner does not fail the link.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+  int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);

@@ -77,7 +77,12 @@ ChildProcess::ChildProcess(const std::string& exe, const std::vector<std::string
   sigfillset(&all);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // Its own process group: a Ctrl-C at the terminal reaches only the tuner, which stops after
+  // the round, instead of killing the candidate being measured (the child still exits when
+  // the tuner closes its end of the socket).
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
   std::vector<std::string> argv_s{exe};
   argv_s.insert(argv_s.end(), args.begin(), args.end());

@@ -43,5 +43,30 @@ total = s["records"] if isinstance(s.get("records"), int) else sum(t.get("record
 assert total == a["trials"] + b["trials"], (total, a["trials"], b["trials"])
 PY
 
+# Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
+# lost): the same command resumes the run and ends with exactly its budget of records.
+for sig in INT KILL; do
+  db=$tmp/resume_$sig.db
+  "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --quiet >/dev/null 2>&1 &
+  pid=$!
+  # Wait until some rounds are in the database, then interrupt.
+  for _ in $(seq 100); do
+    n=$("$TUNER" db stats --db "$db" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])' 2>/dev/null || echo 0)
+    [ "${n:-0}" -ge 16 ] && break
+    sleep 0.2
+  done
+  kill -$sig $pid
+  wait $pid
+  before=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
+  check "SIG$sig: stopped part-way ($before of 64 trials recorded)" test "$before" -ge 16 -a "$before" -lt 64
+  "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --json >"$tmp/resume.json" 2>/dev/null
+  after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
+  check "SIG$sig: the rerun resumed the run and the database holds exactly 64 trials" python3 - "$tmp/resume.json" "$after" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["resumed"] is True and j["trials"] == 64 and int(sys.argv[2]) == 64, (j["resumed"], j["trials"], sys.argv[2])
+PY
+done
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -249,7 +249,8 @@ Expr broadcast(Expr value, int lanes) {
 }
 
 Expr buffer_load(Buffer b, std::vector<Expr> indices) {
-  INTERNAL_CHECK(b && !indices.empty());
+  INTERNAL_CHECK(b);
+  if (indices.empty()) indices.push_back(make_int(0));  // a rank-0 buffer: its one element
   int lanes = indices[0].type().lanes;
   for (auto& i : indices) INTERNAL_CHECK(i.type().is_integer()) << "buffer index must be integer";
   DataType t = b->dtype.with_lanes(lanes);
@@ -307,7 +308,8 @@ Stmt make_for(Var v, Expr min, Expr extent, ForKind kind, Stmt body) {
 }
 
 Stmt buffer_store(Buffer b, Expr value, std::vector<Expr> indices) {
-  INTERNAL_CHECK(b && value && !indices.empty());
+  INTERNAL_CHECK(b && value);
+  if (indices.empty()) indices.push_back(make_int(0));
   if (value.type().element() != b->dtype) value = cast(b->dtype.with_lanes(value.type().lanes), value);
   return Stmt(std::make_shared<BufferStoreNode>(std::move(b), std::move(value), std::move(indices)));
 }

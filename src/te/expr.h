@@ -316,12 +316,14 @@ Expr cast(DataType t, Expr v);
 Expr call(Intrinsic op, std::vector<Expr> args);
 Expr ramp(Expr base, Expr stride, int lanes);
 Expr broadcast(Expr value, int lanes);
+/// A load; a rank-0 buffer (no indices) is read at index 0.
 Expr buffer_load(Buffer b, std::vector<Expr> indices);
 Expr reduce(ReduceKind k, Expr source, std::vector<IterVar> axes);
 /// The identity element of a reduction for type t (0, -inf, +inf, 1).
 Expr reduce_identity(ReduceKind k, DataType t);
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind kind, Stmt body);
+/// A store; a rank-0 buffer (no indices) is written at index 0.
 Stmt buffer_store(Buffer b, Expr value, std::vector<Expr> indices);
 Stmt allocate(Buffer b, Stmt body);
 Stmt if_then_else_stmt(Expr cond, Stmt then_case, Stmt else_case = Stmt());

@@ -56,8 +56,11 @@ const std::map<std::string, Cases>& cases() {
       {"log_softmax", {{"shape=8x67"}, {"shape=1x1"}, {"shape=3x5x7", "axis=1"}}},
       {"layer_norm", {{"shape=8x67"}, {"shape=1x3"}, {"shape=2x3x5x7", "axes=-2,-1"}}},
       {"softmax_layer_norm", {{"shape=8x67"}, {"shape=1x3"}, {"shape=2x3x17"}}},
-      {"reduce_sum", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
-      {"reduce_mean", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
+      // axes=all: a rank-0 result (a one-element buffer addressed with no indices).
+      {"reduce_sum", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"},
+                      {"shape=5x7", "axes=all"}}},
+      {"reduce_mean", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"},
+                       {"shape=5x7", "axes=all"}}},
       {"reduce_max", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
       {"reduce_min", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
       {"transpose", {{"shape=5x67", "perm=1,0"}, {"shape=1x3x1x7", "perm=3,1,0,2"}, {"shape=2x3x4", "perm=0,2,1"}}},

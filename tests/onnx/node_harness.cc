@@ -1,5 +1,6 @@
 #include "onnx/node_harness.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -112,7 +113,8 @@ std::string prepare_model(const std::string& model_path, const fs::path& data_di
 // Reads the model's opset and operator types without the frontend (whether a test applies
 // must not depend on the code under test working); false with r's status and message set
 // when the test does not apply.
-bool applicable(const std::string& model_path, int64_t read_as_opset, NodeTestResult& r) {
+bool applicable(const std::string& model_path, const NodeTestOptions& options,
+                NodeTestResult& r) {
   std::ifstream in(model_path, std::ios::binary);
   onnx::ModelProto m;
   if (!in || !m.ParseFromIstream(&in)) {
@@ -131,7 +133,21 @@ bool applicable(const std::string& model_path, int64_t read_as_opset, NodeTestRe
   int64_t opset = -1;
   for (const auto& o : m.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  if (read_as_opset && opset >= 0) opset = read_as_opset;
+  if (options.lift_old_opsets) {
+    bool same = opset >= 1 && opset < kMinOpset;
+    for (const auto& op : ops) {
+      auto* then = onnx::OpSchemaRegistry::Schema(op, int(opset));
+      auto* now = onnx::OpSchemaRegistry::Schema(op, int(kMinOpset));
+      same = same && then && now && then->since_version() == now->since_version();
+    }
+    if (!same) {
+      r.status = NodeTestStatus::WrongOpset;
+      r.message = "opset " + std::to_string(opset) + ", not liftable";
+      return false;
+    }
+    opset = kMinOpset;
+  }
+  if (options.read_as_opset && opset >= 0) opset = options.read_as_opset;
   if (opset < kMinOpset || opset > kMaxOpset) {
     r.status = NodeTestStatus::WrongOpset;
     r.message = "opset " + std::to_string(opset);
@@ -266,8 +282,8 @@ NodeTestResult run_node_test(const std::string& test_dir, const NodeTestRunner& 
                              const NodeTestOptions& options) {
   NodeTestResult r;
   r.name = fs::path(test_dir).filename().string();
-  if (!applicable((fs::path(test_dir) / "model.onnx").string(), options.read_as_opset, r))
-    return r;
+  if (!applicable((fs::path(test_dir) / "model.onnx").string(), options, r)) return r;
+  int64_t read_as = options.lift_old_opsets ? kMinOpset : options.read_as_opset;
 
   auto t0 = std::chrono::steady_clock::now();
   char tmp[] = "/tmp/tuner-node-test-XXXXXX";
@@ -282,7 +298,7 @@ NodeTestResult run_node_test(const std::string& test_dir, const NodeTestRunner& 
     alarm(unsigned(options.timeout_s));
     std::pair<char, std::string> res;
     try {
-      res = import_run_compare(test_dir, tmp, runner, options.read_as_opset);
+      res = import_run_compare(test_dir, tmp, runner, read_as);
     } catch (const InternalError& e) {
       res = {'F', std::string("internal error: ") + e.what()};
     } catch (const std::exception& e) {

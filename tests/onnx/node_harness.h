@@ -57,6 +57,9 @@ struct NodeTestOptions {
   /// keep_aspect_ratio_policy), this checks newer test data; the ONNX checker refuses the
   /// models that use the new attributes.
   int64_t read_as_opset = 0;
+  /// Runs only models below opset 11 whose operators all have the same schema version at
+  /// their opset and at 11 (by libonnx's registry), read as opset 11: the same semantics.
+  bool lift_old_opsets = false;
   /// A test running longer is killed and fails.
   int timeout_s = 60;
   /// Sees each result as it comes, when set.

@@ -61,5 +61,18 @@ TEST(OnnxNodeTests, ResizeOpset18ReadAsOpset13) {
   EXPECT_GE(s.count(NodeTestStatus::Passed), 10) << s.headline();
 }
 
+// Old-opset tests of operators unchanged since (GlobalAveragePool, ConstantOfShape, ...),
+// read as opset 11.
+TEST(OnnxNodeTests, OldOpsetsOfUnchangedOperators) {
+  std::optional<std::string> dir = node_test_dir();
+  if (!dir) GTEST_SKIP() << "onnx Python package not found";
+  NodeTestOptions o = options_from_env();
+  o.lift_old_opsets = true;
+  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
+  std::cout << "Opset < 11 with unchanged operators, read as 11: " << s.report() << std::flush;
+  EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
+  if (o.filter.empty()) EXPECT_GE(s.count(NodeTestStatus::Passed), 10) << s.headline();
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

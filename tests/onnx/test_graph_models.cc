@@ -1,0 +1,225 @@
+// Small models built here (ONNX protobuf in C++), for operator variants the node tests do not
+// reach: attribute forms of older opsets, shape-like inputs as initializers and Constant
+// nodes, graphs that fold to constants.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "graph/evaluate.h"
+#include "graph/onnx_import.h"
+#include "support/error.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+namespace fs = std::filesystem;
+using ops::HostTensor;
+
+// Builds a one-graph model of the default domain at `opset`.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset) {
+    m_.set_ir_version(8);
+    m_.add_opset_import()->set_version(opset);
+    m_.mutable_graph()->set_name("test");
+  }
+
+  void input(const std::string& name, const std::vector<int64_t>& shape, int type = kFloat) {
+    value_info(m_.mutable_graph()->add_input(), name, type, shape);
+  }
+  void output(const std::string& name, const std::vector<int64_t>& shape, int type = kFloat) {
+    value_info(m_.mutable_graph()->add_output(), name, type, shape);
+  }
+  void initializer(const std::string& name, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : shape) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
+  }
+  void float_initializer(const std::string& name, const std::vector<float>& values) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(int64_t(values.size()));
+    for (float v : values) t->add_float_data(v);
+  }
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs) {
+    onnx::NodeProto* n = m_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    for (const auto& i : inputs) n->add_input(i);
+    for (const auto& o : outputs) n->add_output(o);
+    return *n;
+  }
+  /// Writes the model into a fresh temporary folder and imports it.
+  graph::Graph import() {
+    fs::path dir = fs::temp_directory_path() / ("tuner-graph-model-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::string path = (dir / "model.onnx").string();
+    {
+      std::ofstream out(path, std::ios::binary);
+      m_.SerializeToOstream(&out);
+    }
+    struct Cleanup {
+      fs::path dir;
+      ~Cleanup() { fs::remove_all(dir); }
+    } cleanup{dir};
+    return graph::import_onnx(path);
+  }
+
+  static constexpr int kFloat = onnx::TensorProto::FLOAT;
+
+ private:
+  static void value_info(onnx::ValueInfoProto* vi, const std::string& name, int type,
+                         const std::vector<int64_t>& shape) {
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    tt->mutable_shape();
+    for (int64_t d : shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+
+  onnx::ModelProto m_;
+};
+
+void set_ints(onnx::NodeProto& n, const std::string& key, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+void set_int(onnx::NodeProto& n, const std::string& key, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void set_string(onnx::NodeProto& n, const std::string& key, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+HostTensor iota(const std::vector<int64_t>& shape) {
+  HostTensor t(shape, te::DataType::f32());
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.set(i, double(i));
+  return t;
+}
+
+std::vector<double> values(const HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.get(i));
+  return v;
+}
+
+TEST(GraphModels, ReduceMeanAndMinWithAxesAttributes) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.output("mean", {2, 1});
+  b.output("min", {3});
+  set_ints(b.node("ReduceMean", {"x"}, {"mean"}), "axes", {1});
+  auto& mn = b.node("ReduceMin", {"x"}, {"min"});
+  set_ints(mn, "axes", {0});
+  set_int(mn, "keepdims", 0);
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({2, 3})});
+  EXPECT_EQ(out[0].shape, (ops::Shape{2, 1}));
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1, 4}));
+  EXPECT_EQ(out[1].shape, (ops::Shape{3}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 2}));
+}
+
+TEST(GraphModels, RangeOfConstantsFoldsAndFeedsARuntimeAdd) {
+  ModelBuilder b(13);
+  b.input("x", {3});
+  b.output("y", {3});
+  b.float_initializer("start", {1});
+  b.float_initializer("limit", {7});
+  b.float_initializer("delta", {2});
+  // Range wants scalars: reshape the 1-element initializers to shape [].
+  b.initializer("scalar", {0}, {});
+  for (const char* s : {"start", "limit", "delta"})
+    b.node("Reshape", {s, "scalar"}, {std::string(s) + "_s"});
+  b.node("Range", {"start_s", "limit_s", "delta_s"}, {"r"});
+  b.node("Add", {"x", "r"}, {"y"});
+  graph::Graph g = b.import();
+  EXPECT_EQ(g.num_nodes(), 1u);  // everything but the Add folded
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({3})});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1, 4, 7}));
+}
+
+TEST(GraphModels, SplitByAttributeAndByInput) {
+  for (int64_t opset : {11, 13}) {
+    SCOPED_TRACE(opset);
+    ModelBuilder b(opset);
+    b.input("x", {5, 2});
+    b.output("a", {2, 2});
+    b.output("b", {3, 2});
+    auto& n = b.node("Split", opset < 13 ? std::vector<std::string>{"x"}
+                                         : std::vector<std::string>{"x", "sizes"},
+                     {"a", "b"});
+    if (opset < 13) set_ints(n, "split", {2, 3});
+    else b.initializer("sizes", {2}, {2, 3});
+    graph::Graph g = b.import();
+    std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({5, 2})});
+    EXPECT_EQ(values(out[0]), (std::vector<double>{0, 1, 2, 3}));
+    EXPECT_EQ(out[1].shape, (ops::Shape{3, 2}));
+    EXPECT_EQ(values(out[1]).front(), 4);
+  }
+}
+
+TEST(GraphModels, ResizeOpset11WithScalesAndAnEmptyRoi) {
+  ModelBuilder b(11);
+  b.input("x", {1, 1, 2});
+  b.output("y", {1, 1, 4});
+  b.float_initializer("roi", {});
+  b.float_initializer("scales", {1, 1, 2});
+  auto& n = b.node("Resize", {"x", "roi", "scales"}, {"y"});
+  set_string(n, "coordinate_transformation_mode", "asymmetric");
+  set_string(n, "nearest_mode", "floor");
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({1, 1, 2})});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0, 1, 1}));
+}
+
+TEST(GraphModels, ExpandAndTileWithInitializers) {
+  ModelBuilder b(13);
+  b.input("x", {2, 1});
+  b.output("y", {2, 2, 6});
+  b.initializer("shape", {3}, {2, 2, 3});
+  b.initializer("reps", {3}, {1, 1, 2});
+  b.node("Expand", {"x", "shape"}, {"e"});
+  b.node("Tile", {"e", "reps"}, {"y"});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({2, 1})});
+  EXPECT_EQ(out[0].shape, (ops::Shape{2, 2, 6}));
+  EXPECT_EQ(values(out[0]).back(), 1);
+  EXPECT_EQ(values(out[0])[6], 1);
+}
+
+TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {
+  ModelBuilder b(13);
+  b.input("x", {1, 1, 4});
+  b.output("y", {1, 1, 8});
+  b.float_initializer("roi", {});
+  b.float_initializer("scales", {1, 1, 2});
+  set_string(b.node("Resize", {"x", "roi", "scales"}, {"y"}), "mode", "cubic");
+  try {
+    b.import();
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("cubic interpolation is not supported"));
+  }
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

@@ -181,12 +181,12 @@ ops::Pool2dAttrs pool_attrs(const ConvertContext& c, const Spatial& sp, const te
   c.attr("kernel_shape");  // required
   std::vector<int64_t> kernel = sp.ints("kernel_shape", 1);
   std::vector<int64_t> strides = sp.ints("strides", 1), dil = sp.ints("dilations", 1);
-  if (dil != std::vector<int64_t>{1, 1}) c.fail("dilated pooling is not supported");
   if (c.attr_int("storage_order", 0) != 0) c.fail("column-major storage_order is not supported");
   auto p = window_pads(c, sp, x.shape(), kernel, strides, dil);
   ops::Pool2dAttrs a;
   a.kernel_h = kernel[0], a.kernel_w = kernel[1];
   a.stride_h = strides[0], a.stride_w = strides[1];
+  a.dilation_h = dil[0], a.dilation_w = dil[1];
   a.pad_top = p[0], a.pad_left = p[1], a.pad_bottom = p[2], a.pad_right = p[3];
   a.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
   a.count_include_pad = c.attr_int("count_include_pad", 0) != 0;

@@ -168,6 +168,11 @@ std::map<std::string, int64_t> pool_attrs(const Pool2dAttrs& a, bool avg) {
       {"stride_w", a.stride_w},     {"pad_top", a.pad_top},     {"pad_left", a.pad_left},
       {"pad_bottom", a.pad_bottom}, {"pad_right", a.pad_right}, {"ceil_mode", a.ceil_mode}};
   if (avg) m["count_include_pad"] = a.count_include_pad;
+  // Only when dilated, so undilated workloads keep their identity (and database records).
+  if (a.dilation_h != 1 || a.dilation_w != 1) {
+    m["dilation_h"] = a.dilation_h;
+    m["dilation_w"] = a.dilation_w;
+  }
   return m;
 }
 
@@ -177,14 +182,15 @@ te::Tensor pool_reduce(const te::Tensor& data, const Pool2dAttrs& a, const Shape
                        te::ReduceKind kind, Expr outside, const std::string& name, bool avg) {
   int64_t h_in = data.shape()[2], w_in = data.shape()[3];
   // Whether some window reaches past the input's end (bottom padding or ceil mode).
-  bool h_over = (out[2] - 1) * a.stride_h + a.kernel_h > h_in + a.pad_top;
-  bool w_over = (out[3] - 1) * a.stride_w + a.kernel_w > w_in + a.pad_left;
+  int64_t kh = a.dilation_h * (a.kernel_h - 1) + 1, kw = a.dilation_w * (a.kernel_w - 1) + 1;
+  bool h_over = (out[2] - 1) * a.stride_h + kh > h_in + a.pad_top;
+  bool w_over = (out[3] - 1) * a.stride_w + kw > w_in + a.pad_left;
   return te::compute(
       out,
       [&](const std::vector<Var>& ax) {
         te::IterVar rh = te::reduce_axis(a.kernel_h, "rh"), rw = te::reduce_axis(a.kernel_w, "rw");
-        Expr h = detail::scaled(ax[2], a.stride_h) + rh.var;
-        Expr w = detail::scaled(ax[3], a.stride_w) + rw.var;
+        Expr h = detail::scaled(ax[2], a.stride_h) + detail::scaled(rh.var, a.dilation_h);
+        Expr w = detail::scaled(ax[3], a.stride_w) + detail::scaled(rw.var, a.dilation_w);
         if (a.pad_top) h = h - Expr(a.pad_top);
         if (a.pad_left) w = w - Expr(a.pad_left);
         std::vector<Expr> conds;
@@ -210,6 +216,8 @@ te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
 
 te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::string& name) {
   detail::check_float(data, name);
+  USER_CHECK(a.dilation_h == 1 && a.dilation_w == 1)
+      << name << ": dilated average pooling is not supported";
   Shape out = pool2d_shape(data.shape(), a, name);
   te::Tensor s = pool_reduce(data, a, out, te::ReduceKind::Sum, te::make_const(data.dtype(), 0),
                              name + "_sum", true);

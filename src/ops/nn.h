@@ -27,7 +27,7 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
 te::Tensor conv2d_transpose(const te::Tensor& data, const te::Tensor& weight,
                             const ConvTranspose2dAttrs& attrs, const te::Tensor& bias = {},
                             const std::string& name = "conv2d_transpose");
-/// Max pooling (padding reads as -inf). Tag "pool".
+/// Max pooling (padding reads as -inf), optionally dilated. Tag "pool".
 te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& attrs,
                       const std::string& name = "max_pool2d");
 /// Average pooling: window sum <name>_sum (tag "pool") then the division <name>.

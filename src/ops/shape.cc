@@ -140,15 +140,15 @@ Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
 Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& op) {
   USER_CHECK(data.size() == 4) << op << ": data must be NCHW (rank 4), got "
                                << shape_string(data);
-  USER_CHECK(a.kernel_h >= 1 && a.kernel_w >= 1 && a.stride_h >= 1 && a.stride_w >= 1)
-      << op << ": kernel and strides must be >= 1";
+  USER_CHECK(a.kernel_h >= 1 && a.kernel_w >= 1 && a.stride_h >= 1 && a.stride_w >= 1 &&
+             a.dilation_h >= 1 && a.dilation_w >= 1)
+      << op << ": kernel, strides and dilations must be >= 1";
   USER_CHECK(a.pad_top >= 0 && a.pad_left >= 0 && a.pad_bottom >= 0 && a.pad_right >= 0)
       << op << ": pads must be >= 0";
-  // A window entirely in the padding would have no input element.
-  USER_CHECK(a.pad_top < a.kernel_h && a.pad_bottom < a.kernel_h && a.pad_left < a.kernel_w &&
-             a.pad_right < a.kernel_w)
-      << op << ": pads must be smaller than the kernel (" << a.kernel_h << "x" << a.kernel_w
-      << ")";
+  // The window's extent; a window entirely in the padding would have no input element.
+  int64_t kh = a.dilation_h * (a.kernel_h - 1) + 1, kw = a.dilation_w * (a.kernel_w - 1) + 1;
+  USER_CHECK(a.pad_top < kh && a.pad_bottom < kh && a.pad_left < kw && a.pad_right < kw)
+      << op << ": pads must be smaller than the (dilated) kernel (" << kh << "x" << kw << ")";
   auto out_size = [&](int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1) {
     int64_t span = in + p0 + p1 - k;
     USER_CHECK(span >= 0) << op << ": kernel " << a.kernel_h << "x" << a.kernel_w
@@ -158,8 +158,8 @@ Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& o
     if (a.ceil_mode && (o - 1) * s >= in + p0) --o;
     return o;
   };
-  return {data[0], data[1], out_size(data[2], a.kernel_h, a.stride_h, a.pad_top, a.pad_bottom),
-          out_size(data[3], a.kernel_w, a.stride_w, a.pad_left, a.pad_right)};
+  return {data[0], data[1], out_size(data[2], kh, a.stride_h, a.pad_top, a.pad_bottom),
+          out_size(data[3], kw, a.stride_w, a.pad_left, a.pad_right)};
 }
 
 Shape reduce_shape(const Shape& s, const std::vector<int>& axes, bool keepdims) {

@@ -39,6 +39,8 @@ struct Pool2dAttrs {
   int64_t kernel_h = 1, kernel_w = 1;
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  /// Window element spacing (max pooling only).
+  int64_t dilation_h = 1, dilation_w = 1;
   /// Output size rounds up; a last window starting in the bottom/right padding is dropped.
   bool ceil_mode = false;
   /// avg pool: divide by the window clipped to the padded input (true) or to the input.

@@ -241,6 +241,36 @@ TEST(Nn, ConvTransposeMatchesScatter) {
   }
 }
 
+TEST(Nn, DilatedMaxPoolMatchesALoop) {
+  Pool2dAttrs a;
+  a.kernel_h = 2, a.kernel_w = 3;
+  a.stride_h = 1, a.stride_w = 2;
+  a.dilation_h = 3, a.dilation_w = 2;
+  a.pad_top = 2, a.pad_right = 1;
+  a.ceil_mode = true;
+  Shape in = {1, 2, 7, 8};
+  Shape out = pool2d_shape(in, a, "p");
+  EXPECT_EQ(out, (Shape{1, 2, 6, 3}));
+  te::Tensor x = f32(in, "x");
+  Rng rng(5);
+  HostTensor xd = HostTensor::random(in, te::DataType::f32(), rng);
+  HostTensor got = evaluate_dag(te::ComputeDAG({x}, {max_pool2d(x, a)}), {xd})[0];
+  for_each_index(out, [&](const std::vector<int64_t>& o) {
+    double best = -1e30;
+    for (int64_t r = 0; r < a.kernel_h; ++r)
+      for (int64_t s = 0; s < a.kernel_w; ++s) {
+        int64_t h = o[2] * a.stride_h + r * a.dilation_h - a.pad_top;
+        int64_t w = o[3] * a.stride_w + s * a.dilation_w - a.pad_left;
+        if (h >= 0 && h < in[2] && w >= 0 && w < in[3])
+          best = std::max(best, xd.get(((o[1] * in[2]) + h) * in[3] + w));
+      }
+    EXPECT_EQ(got.get(((o[1] * out[2]) + o[2]) * out[3] + o[3]), best) << o[1] << o[2] << o[3];
+  });
+  EXPECT_EQ(max_pool2d(x, a)->attrs.at("dilation_h"), 3);
+  EXPECT_EQ(max_pool2d(x, Pool2dAttrs{})->attrs.count("dilation_h"), 0u);  // identity kept
+  EXPECT_THROW(avg_pool2d(x, a), UserError);
+}
+
 TEST(Nn, ConvTransposeIsAConvOverTheSpreadInput) {
   ConvTranspose2dAttrs a;
   a.stride_h = a.stride_w = 2;

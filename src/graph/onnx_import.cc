@@ -22,8 +22,15 @@ namespace {
 
 constexpr int64_t kMinOpset = 11, kMaxOpset = 17;
 
+// ONNX's messages span lines (the checker prints the offending node on its own line): join
+// them into one, at most 300 characters.
 std::string first_line(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
+  std::string line;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    if (c != ' ' || (!line.empty() && line.back() != ' ')) line += c;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
   return line.size() > 300 ? line.substr(0, 300) + "..." : line;
 }
 
@@ -197,10 +204,25 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   std::set<std::string> initializer_names;
   for (const auto& t : m.graph().initializer()) initializer_names.insert(t.name());
   fix_input_shapes(m, initializer_names, opts, path);
-  try {
-    onnx::checker::check_model(m);
-  } catch (const std::exception& e) {
-    USER_ERROR() << path << ": invalid ONNX model: " << first_line(e.what());
+  std::string base_dir = fs::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  {
+    // The checker looks for external data files relative to the working directory: show it
+    // their paths in the model's folder for the check, then put the model's own back (the
+    // loader applies the strict rules: inside the model's folder, in range).
+    std::vector<std::pair<onnx::StringStringEntryProto*, std::string>> relocated;
+    for (auto& t : *m.mutable_graph()->mutable_initializer())
+      for (auto& kv : *t.mutable_external_data())
+        if (kv.key() == "location" && fs::path(kv.value()).is_relative()) {
+          relocated.emplace_back(&kv, kv.value());
+          kv.set_value((fs::path(base_dir) / kv.value()).string());
+        }
+    try {
+      onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      USER_ERROR() << path << ": invalid ONNX model: " << first_line(e.what());
+    }
+    for (auto& [kv, location] : relocated) kv->set_value(location);
   }
 
   // Every unsupported operator at once.
@@ -221,8 +243,6 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
                  << (unsupported.size() > 1 ? "s: " : ": ") << list;
   }
 
-  std::string base_dir = fs::path(path).parent_path().string();
-  if (base_dir.empty()) base_dir = ".";
   std::map<std::string, int> by_name;
   for (const auto& t : m.graph().initializer()) {
     USER_CHECK(!by_name.count(t.name())) << path << ": initializer '" << t.name() << "' twice";

@@ -129,9 +129,21 @@ void Artifact::save(const std::string& path) const {
     section(shared_object);
     section(weights);
     out.flush();
-    USER_CHECK(out) << "cannot write " << path << " (disk full?)";
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      USER_ERROR() << "cannot write " << path << " (disk full?)";
+    }
   }
-  std::filesystem::rename(tmp, path);
+  // A failed rename (PATH is a directory, ...) leaves no temporary file behind.
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    USER_ERROR() << "cannot write " << path << ": " << ec.message();
+  }
 }
 
 Artifact Artifact::load(const std::string& path) {

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Writes the bad (and one good) ONNX models that tests/error/model_bad_input.sh feeds to
+`tuner compile`, `tuner tasks` and `tuner run`.
+
+    python3 tests/error/make_bad_models.py OUT_DIR
+
+Damage that is easier in the shell (truncated files, a 3 GiB sparse file, a directory, an
+empty file) is done by the test itself. Every model here is small; none is checked by the
+Python checker (some are meant to fail it).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+ext = os.path.join(out, "ext")  # models with external data live one folder down
+os.makedirs(ext, exist_ok=True)
+
+
+def path(name, folder=out):
+    return os.path.join(folder, name)
+
+
+def tensor_info(name, shape, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, extra_opsets=(), name="m"):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    ops = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    m = helper.make_model(g, opset_imports=ops, producer_name="make_bad_models")
+    m.ir_version = 8
+    return m
+
+
+def save(m, name, folder=out):
+    with open(path(name, folder), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def save_tensor(a, name, tensor_name):
+    with open(path(name), "wb") as f:
+        f.write(numpy_helper.from_array(a, tensor_name).SerializeToString())
+
+
+# y = Relu(x) + w, x and w 2x3 float32: compiles and runs.
+w = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+x = np.array([[-1, 2, -3], [4, -5, 6]], dtype=np.float32)
+
+
+def good_with(w_tensor, folder=out, name="good.onnx"):
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Add", ["r", "w"], ["y"], name="add")]
+    save(model(nodes, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], [w_tensor]),
+         name, folder)
+
+
+good_with(numpy_helper.from_array(w, "w"))
+save_tensor(x, "x.pb", "x")
+save_tensor(np.maximum(x, 0) + w, "y.pb", "y")
+save_tensor(np.maximum(x, 0) + w + 1, "y_wrong.pb", "y")
+save_tensor(x.reshape(3, 2), "x_3x2.pb", "x")
+save_tensor(x.astype(np.int64), "x_int64.pb", "x")
+
+# The same Relu under other opsets and with dynamic / missing input dimensions.
+relu = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=9), "opset9.onnx")
+save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=19), "opset19.onnx")
+save(model(relu, [tensor_info("x", ["N", 3])], [tensor_info("y", ["N", 3])]), "dynamic.onnx")
+save(model(relu, [tensor_info("x", ["N", "M"])], [tensor_info("y", ["N", "M"])]), "dynamic2.onnx")
+save(model(relu, [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+           [tensor_info("y", None)]), "no_shape.onnx")
+
+# Two different unsupported operators (and a supported one between them).
+save(model([helper.make_node("Det", ["x"], ["d"], name="det0"),
+            helper.make_node("Relu", ["x"], ["r"], name="relu"),
+            helper.make_node("Unique", ["r"], ["u"], name="unique0")],
+           [tensor_info("x", [3, 3])], [tensor_info("d", []), tensor_info("u", [None])]),
+     "unsupported.onnx")
+# An operator of another domain.
+save(model([helper.make_node("MyOp", ["x"], ["y"], name="custom0", domain="com.example")],
+           [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])],
+           extra_opsets=[("com.example", 1)]), "custom_domain.onnx")
+
+# A cycle, and a node reading a value nobody defines.
+save(model([helper.make_node("Relu", ["b"], ["a"], name="first"),
+            helper.make_node("Add", ["x", "a"], ["b"], name="second")],
+           [tensor_info("x", [2, 3])], [tensor_info("b", [2, 3])]), "cycle.onnx")
+save(model([helper.make_node("Add", ["x", "nosuch"], ["y"], name="add")],
+           [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])]), "undefined_value.onnx")
+
+
+# Initializers whose dims are absurd or disagree with their data.
+def raw_tensor(dims, raw, dtype=TensorProto.FLOAT):
+    t = TensorProto()
+    t.name = "w"
+    t.data_type = dtype
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+good_with(raw_tensor([1 << 62, 4], b"\0" * 24), name="dims_overflow.onnx")  # wraps to 0
+good_with(raw_tensor([3037000500, 3037000500], b"\0" * 24), name="dims_overflow2.onnx")
+good_with(raw_tensor([-2, 3], b"\0" * 24), name="dims_negative.onnx")
+good_with(raw_tensor([1 << 20, 1 << 20], b"\0" * 24), name="dims_huge.onnx")
+good_with(raw_tensor([2, 3], b"\0" * 20), name="raw_data_short.onnx")
+short_floats = helper.make_tensor("w", TensorProto.FLOAT, [2, 3], [1.0] * 6)
+del short_floats.float_data[5:]
+good_with(short_floats, name="float_data_short.onnx")
+
+
+# External data: outside the model's folder three ways, shorter than the tensor, missing.
+def external(location, **kv):
+    t = raw_tensor([2, 3], b"")
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", location)] + sorted(kv.items()):
+        e = t.external_data.add()
+        e.key, e.value = k, str(v)
+    return t
+
+
+with open(path("outside.bin"), "wb") as f:
+    f.write(w.tobytes())
+with open(path("w_ok.bin", ext), "wb") as f:
+    f.write(w.tobytes())
+with open(path("w_short.bin", ext), "wb") as f:
+    f.write(w.tobytes()[:8])
+link = path("link.bin", ext)
+if os.path.lexists(link):
+    os.remove(link)
+os.symlink(os.path.join("..", "outside.bin"), link)
+good_with(external("w_ok.bin"), ext, "ext_ok.onnx")
+good_with(external("../outside.bin"), ext, "ext_parent.onnx")
+good_with(external(os.path.abspath(path("outside.bin"))), ext, "ext_absolute.onnx")
+good_with(external("link.bin"), ext, "ext_symlink.onnx")
+good_with(external("w_short.bin"), ext, "ext_short.onnx")
+good_with(external("w_short.bin", offset=0, length=24), ext, "ext_short_length.onnx")
+good_with(external("w_ok.bin", offset=16, length=24), ext, "ext_offset_past_end.onnx")
+good_with(external("w_ok.bin", offset="abc"), ext, "ext_bad_offset.onnx")
+good_with(external("nothere.bin"), ext, "ext_missing.onnx")

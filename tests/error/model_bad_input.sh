@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Bad models and artifacts given to `tuner compile`, `tuner tasks` and `tuner run`: every case
+# must end with exactly one "error: ..." line on stderr naming the problem and exit status 1
+# (2 would be an internal error, a signal a crash), within a time limit. A valid tiny model
+# must still compile and run. The models come from make_bad_models.py (Python onnx package);
+# without that package the test is skipped (exit 77).
+# Usage: model_bad_input.sh /path/to/tuner   (TUNER_CASE_TIMEOUT: seconds per command, 120)
+set -u
+TUNER=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.bash"
+limit=${TUNER_CASE_TIMEOUT:-120}
+
+if ! python3 -c "import onnx" 2>/dev/null; then
+  echo "skipped: python onnx package not found"
+  exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+m=$tmp/models
+python3 "$here/make_bad_models.py" "$m" || { echo "FAIL: make_bad_models.py"; exit 1; }
+work=$tmp/work  # the working directory of every command: stray files would show up here
+mkdir -p "$work"
+cd "$work" || exit 1
+
+# run_tuner ARGS...: runs tuner with a time limit; sets rc, out (stdout) and err (stderr).
+run_tuner() {
+  timeout -k 5 "$limit" "$TUNER" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  rc=$?
+  out=$(cat "$tmp/stdout")
+  err=$(cat "$tmp/stderr")
+}
+
+# why_bad: what is wrong with the last command's ending, if anything, for an error case.
+why_bad() {
+  local lines
+  lines=$(grep -c '' "$tmp/stderr")
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "hung (killed after ${limit}s)"
+  elif [ "$rc" -ge 128 ]; then echo "crashed (signal $((rc - 128)))"
+  elif [ "$rc" -eq 2 ]; then echo "internal error (exit 2)"
+  elif [ "$rc" -ne 1 ]; then echo "exit $rc, not 1"
+  elif [ "$lines" -ne 1 ]; then echo "$lines lines on stderr, not 1"
+  elif [[ "$err" != "error: "* ]]; then echo "stderr does not start with 'error: '"
+  fi
+}
+
+# expect PATTERN ARGS...: `tuner ARGS` fails cleanly with one line matching PATTERN (grep -E,
+# case-insensitive).
+expect() {
+  local pattern=$1 bad
+  shift
+  run_tuner "$@"
+  bad=$(why_bad)
+  if [ -z "$bad" ] && ! grep -qiE -- "$pattern" <<<"$err"; then bad="message lacks /$pattern/"; fi
+  if [ -n "$bad" ]; then
+    echo "FAIL: tuner $*: $bad"
+    sed 's/^/    /' "$tmp/stderr" | head -20
+    failures=$((failures + 1))
+  else
+    echo "ok: tuner $* -> $err"
+  fi
+}
+
+# expect_model PATTERN MODEL [ARGS...]: both `tuner compile` and `tuner tasks` refuse MODEL.
+expect_model() {
+  local pattern=$1 model=$2
+  shift 2
+  expect "$pattern" compile "$model" --db "" -o "$work/never.tuner" "$@"
+  expect "$pattern" tasks "$model" "$@"
+}
+
+# expect_ok DESCRIPTION ARGS...: `tuner ARGS` succeeds.
+expect_ok() {
+  local what=$1
+  shift
+  run_tuner "$@"
+  if [ "$rc" -ne 0 ]; then
+    echo "FAIL: $what: tuner $* -> exit $rc"
+    sed 's/^/    /' "$tmp/stderr" | head -20
+    failures=$((failures + 1))
+  else
+    echo "ok: $what"
+  fi
+}
+
+# --- sanity: a valid tiny model compiles and runs, matching its reference
+expect_ok "a valid model lists its tasks" tasks "$m/good.onnx"
+expect_ok "a valid model compiles" compile "$m/good.onnx" --db "" -o "$tmp/good.tuner"
+expect_ok "it runs and matches the reference" run "$tmp/good.tuner" --input "$m/x.pb" \
+  --compare "$m/y.pb" --repeat 2
+grep -q "outputs match" <<<"$out" || { echo "FAIL: no 'outputs match' in: $out"; failures=$((failures + 1)); }
+expect_ok "external data inside the model's folder loads (from another working directory)" \
+  compile "$m/ext/ext_ok.onnx" --db "" -o "$tmp/ext.tuner"
+expect_ok "... and runs correctly" run "$tmp/ext.tuner" --input "$m/x.pb" --compare "$m/y.pb" --repeat 1
+
+# --- not an ONNX model at all
+size=$(stat -c %s "$m/good.onnx")
+for n in 1 10 $((size / 2)) $((size - 1)); do
+  head -c "$n" "$m/good.onnx" >"$tmp/cut$n.onnx"
+  expect_model "cut$n.onnx: not an ONNX model \(the file does not parse" "$tmp/cut$n.onnx"
+done
+printf 'hello, this is a text file\n' >"$tmp/text.onnx"
+: >"$tmp/empty.onnx"
+printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89' >"$tmp/png.onnx"
+mkdir "$tmp/folder.onnx"
+truncate -s 3G "$tmp/big.onnx"  # sparse: no disk used
+expect_model "text.onnx: not an ONNX model" "$tmp/text.onnx"
+expect_model "empty.onnx: empty file, not an ONNX model" "$tmp/empty.onnx"
+expect_model "png.onnx: not an ONNX model" "$tmp/png.onnx"
+expect_model "folder.onnx: not a regular file" "$tmp/folder.onnx"
+expect_model "missing.onnx: no such file" "$tmp/missing.onnx"
+expect_model "big.onnx: 3221225472 bytes; ONNX files over 2 GiB must keep their weights as external data" \
+  "$tmp/big.onnx"
+
+# --- external data: outside the model's folder, shorter than the tensor, missing, malformed
+expect_model "'\.\./outside\.bin' leaves the model's folder" "$m/ext/ext_parent.onnx"
+expect_model "'$m/outside\.bin' is absolute; it must be inside the model's folder" "$m/ext/ext_absolute.onnx"
+expect_model "'link\.bin' resolves outside the model's folder" "$m/ext/ext_symlink.onnx"
+expect_model "initializer 'w': holds 8 bytes of data, the shape 2x3 of float32 needs 24" \
+  "$m/ext/ext_short.onnx"
+expect_model "initializer 'w': external data range \[0, \+24\) is outside 'w_short\.bin' \(8 bytes\)" \
+  "$m/ext/ext_short_length.onnx"
+expect_model "external data range \[16, \+24\) is outside 'w_ok\.bin' \(24 bytes\)" \
+  "$m/ext/ext_offset_past_end.onnx"
+expect_model "bad external data offset 'abc'" "$m/ext/ext_bad_offset.onnx"
+expect_model "tensor name: w\) should be stored in .*ext/nothere\.bin, but it doesn't exist" \
+  "$m/ext/ext_missing.onnx"
+
+# --- tensors whose dims overflow or disagree with their data
+expect_model "tensor name: w\) is 0-element but contains data" "$m/dims_overflow.onnx"  # 2^62 x 4 wraps to 0
+expect_model "initializer 'w': shape is too large \(element count overflows\)" "$m/dims_overflow2.onnx"
+expect_model "initializer 'w': negative dimension -2" "$m/dims_negative.onnx"
+expect_model "initializer 'w': tensor of 1099511627776 elements is larger than 16 GiB" "$m/dims_huge.onnx"
+expect_model "initializer 'w': holds 20 bytes of data, the shape 2x3 of float32 needs 24" \
+  "$m/raw_data_short.onnx"
+expect_model "initializer 'w': float_data holds 5 values, the shape 2x3 needs 6" "$m/float_data_short.onnx"
+
+# --- graph structure
+expect_model "invalid ONNX model: .*input 'b' of node: name: first OpType: Relu is not output of any previous nodes" \
+  "$m/cycle.onnx"
+expect_model "invalid ONNX model: .*input 'nosuch' of node: name: add OpType: Add is not output of any previous nodes" \
+  "$m/undefined_value.onnx"
+
+# --- unsupported operators (all named at once) and opsets
+expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \
+  "$m/unsupported.onnx"
+expect_model "1 unsupported operator: MyOp 'custom0' \(domain com\.example\)" "$m/custom_domain.onnx"
+expect_model "opset 9 is not supported \(Tuner reads opsets 11 to 17\)" "$m/opset9.onnx"
+expect_model "opset 19 is not supported \(Tuner reads opsets 11 to 17\)" "$m/opset19.onnx"
+
+# --- dynamic shapes and --input-shape
+expect_model "input 'x' \(Nx3\) has a dynamic shape; fix it with --input-shape" "$m/dynamic.onnx"
+expect_model "input 'x' \(no shape\) has a dynamic shape; fix it with --input-shape" "$m/no_shape.onnx"
+expect_ok "a dynamic input fixed by --input-shape compiles" \
+  compile "$m/dynamic.onnx" --db "" --input-shape x:4x3 -o "$tmp/dynamic.tuner"
+expect_ok "... and runs" run "$tmp/dynamic.tuner" --repeat 1
+expect_model "--input-shape 'x': expected NAME:DIMS" "$m/dynamic.onnx" --input-shape x
+expect_model "--input-shape ':4x3': expected NAME:DIMS" "$m/dynamic.onnx" --input-shape :4x3
+expect_model "--input-shape 'x:4xax3': bad dimension 'a'" "$m/dynamic.onnx" --input-shape x:4xax3
+expect_model "--input-shape 'x:': bad dimension ''" "$m/dynamic.onnx" --input-shape x:
+expect_model "--input-shape 'x:4x-3': bad dimension '-3'" "$m/dynamic.onnx" --input-shape x:4x-3
+expect_model "--input-shape 'x:99999999999x3': bad dimension '99999999999'" "$m/dynamic.onnx" \
+  --input-shape x:99999999999x3
+expect_model "--input-shape 'x:0x3': dimensions must be positive" "$m/dynamic.onnx" --input-shape x:0x3
+expect_model "--input-shape names 'y', which is not an input of the model" "$m/dynamic.onnx" \
+  --input-shape y:4x3
+expect_model "--input-shape gives input 'x' rank 3, the model says 2" "$m/dynamic.onnx" \
+  --input-shape x:4x3x2
+expect_model "--input-shape x:2x4 disagrees with the model's dimension 1 = 3" "$m/good.onnx" \
+  --input-shape x:2x4
+expect_model "shape 999999999x999999999 is too large" "$m/dynamic2.onnx" \
+  --input-shape x:999999999x999999999
+
+# --- bad targets
+expect_model "unknown target kind 'vulkan'" "$m/good.onnx" --target vulkan
+expect_model "unknown CPU 'notacpu'" "$m/good.onnx" --target "llvm -mcpu=notacpu"
+expect_model "unknown option '-mfoo'" "$m/good.onnx" --target "llvm -mfoo=1"
+expect_model "empty target string" "$m/good.onnx" --target ""
+expect "cuda.*not supported" compile "$m/good.onnx" --db "" -o "$work/never.tuner" --target "cuda -arch=sm_90"
+mkdir "$work/folder"
+expect "cannot write $work/folder: Is a directory" compile "$m/good.onnx" --db "" -o "$work/folder"
+
+# --- tuner run: not an artifact, truncated or damaged artifacts
+art=$tmp/good.tuner
+expect "good.onnx: not a Tuner model artifact" run "$m/good.onnx"
+expect "text.onnx: not a Tuner model artifact" run "$tmp/text.onnx"
+expect "empty.onnx: not a Tuner model artifact" run "$tmp/empty.onnx"
+expect "folder.onnx: not a Tuner model artifact" run "$tmp/folder.onnx"
+expect "big.onnx: not a Tuner model artifact" run "$tmp/big.onnx"
+expect "missing.tuner: cannot open the model artifact" run "$tmp/missing.tuner"
+asize=$(stat -c %s "$art")
+head -c 4 "$art" >"$tmp/cut4.tuner"
+expect "cut4.tuner: not a Tuner model artifact" run "$tmp/cut4.tuner"
+for n in 12 30 $((asize / 2)) $((asize - 1)); do
+  head -c "$n" "$art" >"$tmp/cut$n.tuner"
+  expect "cut$n.tuner: truncated artifact \((plan|kernels|weights)\)" run "$tmp/cut$n.tuner"
+done
+cp "$art" "$tmp/badplan.tuner"
+printf 'X' | dd of="$tmp/badplan.tuner" bs=1 seek=20 conv=notrunc status=none  # the plan's first byte
+expect "badplan.tuner: the model plan is not valid JSON" run "$tmp/badplan.tuner"
+
+# --- tuner run: wrong inputs and references
+expect "x_3x2.pb: float32\[3x2\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_3x2.pb"
+expect "x_int64.pb: int64\[2x3\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_int64.pb"
+expect "the model has 1 inputs, 2 given" run "$art" --input "$m/x.pb" --input "$m/x.pb"
+expect "text.onnx: not a serialized ONNX TensorProto" run "$art" --input "$tmp/text.onnx"
+expect "missing.pb: no such file" run "$art" --input "$tmp/missing.pb"
+expect "big.onnx: larger than 2 GiB" run "$art" --input "$tmp/big.onnx"
+expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb" \
+  --compare "$m/y.pb" --compare "$m/y.pb"
+expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \
+  --input "$m/x.pb" --compare "$m/x_3x2.pb"
+
+# A --compare mismatch: a non-zero exit (not a crash, not an internal error), one error line,
+# and the report says the outputs differ.
+run_tuner run "$art" --input "$m/x.pb" --compare "$m/y_wrong.pb" --repeat 1
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -lt 124 ] && [ "$(grep -c '' "$tmp/stderr")" -eq 1 ] &&
+   grep -q "^error: output y differs from the reference beyond tolerance" <<<"$err" &&
+   grep -q "OUTPUTS DIFFER" <<<"$out"; then
+  echo "ok: --compare mismatch -> exit $rc, $err"
+else
+  echo "FAIL: --compare mismatch -> exit $rc"
+  sed 's/^/    /' "$tmp/stdout" "$tmp/stderr"
+  failures=$((failures + 1))
+fi
+
+# Nothing left behind in the working directory (temporary artifacts, core files).
+left=$(ls -A "$work" | grep -v '^folder$')
+if [ -n "$left" ]; then
+  echo "FAIL: files left in the working directory: $left"
+  failures=$((failures + 1))
+fi
+finish

@@ -156,6 +156,11 @@ void run_passes(Graph& g, const PassOptions& opts) {
   };
   for (const Pass& p : {Pass{"remove_identities", remove_identities},
                         Pass{"fold_batch_norm", fold_batch_norm},
+                        Pass{"simplify_algebra", simplify_algebra},
+                        Pass{"merge_reshapes", merge_reshapes},
+                        Pass{"sink_transposes", sink_transposes},
+                        Pass{"cancel_transposes", cancel_transposes},
+                        Pass{"reorder_pool_activation", reorder_pool_activation},
                         Pass{"eliminate_common_subexpressions", eliminate_common_subexpressions},
                         Pass{"eliminate_dead_code", eliminate_dead_code}}) {
     if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);

@@ -17,6 +17,20 @@ int eliminate_dead_code(Graph& g);
 int eliminate_common_subexpressions(Graph& g);
 /// BatchNormalization after a Conv or Gemm with constant weights folds into them.
 int fold_batch_norm(Graph& g);
+/// x*1, 1*x, x/1, x+0, 0+x, x-0, x^1 (a constant of neutral elements that changes neither
+/// shape nor dtype) are replaced by x.
+int simplify_algebra(Graph& g);
+/// A chain of Reshape/Flatten/Squeeze/Unsqueeze becomes one Reshape of the chain's input;
+/// a reshape to its input's shape is removed.
+int merge_reshapes(Graph& g);
+/// A Transpose read only by unary elementwise ops that lead to another Transpose moves
+/// after them, so that cancel_transposes can meet the pair.
+int sink_transposes(Graph& g);
+/// Transpose(Transpose(x)) becomes one Transpose of x, or x itself when the perms cancel.
+int cancel_transposes(Graph& g);
+/// A monotonic activation read only by a MaxPool runs after the pool instead, on the
+/// smaller tensor: max(f(a), f(b)) = f(max(a, b)) for non-decreasing f.
+int reorder_pool_activation(Graph& g);
 
 struct PassOptions {
   /// Called with (pass name, graph) after every pass that changed the graph, and once with

@@ -3,59 +3,15 @@
 
 #include <set>
 
-#include "graph/infer.h"
-#include "graph/passes.h"
 #include "graph/tasks.h"
-#include "support/rng.h"
+#include "unit/graph/graph_builder.h"
 
 namespace tuner::graph {
 
 namespace {
 
-struct Builder {
-  Graph g;
-  Rng rng{1};
-  Builder() { g.opset = 13; }
-
-  int input(const ops::Shape& s) {
-    Value v;
-    v.name = "x" + std::to_string(g.values.size());
-    v.shape = s;
-    int id = g.add_value(v);
-    g.inputs.push_back(id);
-    return id;
-  }
-  int weight(const ops::Shape& s) {
-    return g.add_constant("w" + std::to_string(g.values.size()),
-                          ops::HostTensor::random(s, te::DataType::f32(), rng));
-  }
-  int node(const std::string& op, std::vector<int> ins, std::map<std::string, Attr> attrs = {}) {
-    Value v;
-    v.name = op + std::to_string(g.values.size());
-    int out = g.add_value(v);
-    Node n;
-    n.op = op;
-    n.name = v.name;
-    n.inputs = std::move(ins);
-    n.outputs = {out};
-    n.attrs = std::move(attrs);
-    g.add_node(std::move(n));
-    return out;
-  }
-  Graph done(std::vector<int> outputs) {
-    g.outputs = std::move(outputs);
-    infer_and_fold(g);
-    run_passes(g);
-    return g;
-  }
-};
-
-Attr ints(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Ints;
-  a.ints = std::move(v);
-  return a;
-}
+using test::Builder;
+using test::ints;
 
 // Every group reads only values computed by earlier groups (or model inputs/constants).
 void expect_topological(const Graph& g, const std::vector<Group>& groups) {

@@ -1,0 +1,246 @@
+// Algebraic simplification and reordering passes (declared in passes.h). Each rewrites nodes
+// in place so node order stays topological: a rewritten node keeps its index, and a swapped
+// pair of nodes keeps both indices, with a fresh value between them.
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "graph/passes.h"
+
+namespace tuner::graph {
+
+namespace {
+
+// The single live node reading v, when v has exactly one use and is not a model output.
+int sole_consumer(const Graph& g, int v) {
+  if (g.use_count(v) != 1) return -1;
+  std::vector<int> c = g.consumers(v);
+  return c.size() == 1 ? c[0] : -1;
+}
+
+bool all_equal_to(const Value& v, double x) {
+  if (!v.is_constant()) return false;
+  for (int64_t i = 0; i < v.data->num_elements(); ++i)
+    if (v.data->get(i) != x) return false;
+  return true;
+}
+
+// The node producing v when it is a live `op` node, else nullptr.
+Node* producer_op(Graph& g, int v, std::initializer_list<const char*> ops) {
+  int p = v >= 0 ? g.values[size_t(v)].producer : -1;
+  if (p < 0 || g.nodes[size_t(p)].dead) return nullptr;
+  Node& n = g.nodes[size_t(p)];
+  for (const char* op : ops)
+    if (n.op == op) return &n;
+  return nullptr;
+}
+
+std::vector<int64_t> transpose_perm(const Node& n, size_t rank) {
+  if (auto it = n.attrs.find("perm"); it != n.attrs.end()) return it->second.ints;
+  std::vector<int64_t> p(rank);
+  std::iota(p.rbegin(), p.rend(), 0);
+  return p;
+}
+
+Attr ints_attr(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+// Elementwise ops of one tensor (further inputs, if any, are constant parameters such as
+// Clip's bounds): they commute with any permutation of the elements.
+bool is_unary_elementwise(const Node& n) {
+  static const std::set<std::string> ops = {
+      "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", "Neg", "Abs", "Sqrt", "Reciprocal",
+      "Erf", "HardSigmoid", "HardSwish", "Softplus", "Elu", "Selu", "Celu", "Floor", "Ceil",
+      "Round", "Sign", "Not", "Cast", "Clip"};
+  return ops.count(n.op) && n.outputs.size() == 1 && !n.inputs.empty();
+}
+
+bool extra_inputs_constant(const Graph& g, const Node& n) {
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !g.values[size_t(n.inputs[i])].is_constant()) return false;
+  return true;
+}
+
+// Non-decreasing activations f: max(f(a), f(b)) == f(max(a, b)).
+bool is_monotonic_activation(const Graph& g, const Node& n) {
+  if (n.outputs.size() != 1 || n.inputs.empty() || !extra_inputs_constant(g, n)) return false;
+  if (n.op == "LeakyRelu") {
+    auto it = n.attrs.find("alpha");
+    return it == n.attrs.end() || it->second.f >= 0;
+  }
+  if (n.op == "HardSigmoid") {
+    auto it = n.attrs.find("alpha");
+    return it == n.attrs.end() || it->second.f >= 0;
+  }
+  return n.op == "Relu" || n.op == "Sigmoid" || n.op == "Tanh" || n.op == "Clip";
+}
+
+// Rewrites producer `first` (reading x) and its sole consumer `second` so that `second`'s
+// operation runs first on x and `first`'s operation runs on its result: first' = second's op
+// over x into a fresh value of shape `mid_shape`, second' = first's op over that value into
+// second's original output. Other inputs of each node move with their operation.
+void swap_ops(Graph& g, Node& first, Node& second, const ops::Shape& mid_shape) {
+  int x = first.inputs[0];
+  int out = second.outputs[0];
+  Value mid;
+  mid.name = g.values[size_t(out)].name + "_reordered";
+  mid.shape = mid_shape;
+  mid.dtype = g.values[size_t(out)].dtype;
+  int m = g.add_value(std::move(mid));
+  std::swap(first.op, second.op);
+  std::swap(first.attrs, second.attrs);
+  std::swap(first.name, second.name);
+  std::vector<int> first_rest(first.inputs.begin() + 1, first.inputs.end());
+  std::vector<int> second_rest(second.inputs.begin() + 1, second.inputs.end());
+  int old_mid = first.outputs[0];
+  first.inputs = {x};
+  first.inputs.insert(first.inputs.end(), second_rest.begin(), second_rest.end());
+  first.outputs = {m};
+  second.inputs = {m};
+  second.inputs.insert(second.inputs.end(), first_rest.begin(), first_rest.end());
+  g.values[size_t(m)].producer = int(&first - g.nodes.data());
+  g.values[size_t(old_mid)].producer = -1;  // unreferenced now; compact() drops it
+}
+
+}  // namespace
+
+int simplify_algebra(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
+    int out = n.outputs[0];
+    if (g.is_output(out)) continue;
+    // Which input is the neutral constant, given the op: x*1, 1*x, x/1, x+0, 0+x, x-0, x^1.
+    int keep = -1;
+    int a = n.inputs[0], b = n.inputs[1];
+    if (a < 0 || b < 0) continue;
+    const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)];
+    if (n.op == "Mul") keep = all_equal_to(vb, 1) ? a : all_equal_to(va, 1) ? b : -1;
+    else if (n.op == "Add") keep = all_equal_to(vb, 0) ? a : all_equal_to(va, 0) ? b : -1;
+    else if (n.op == "Div" || n.op == "Pow") keep = all_equal_to(vb, 1) ? a : -1;
+    else if (n.op == "Sub") keep = all_equal_to(vb, 0) ? a : -1;
+    if (keep < 0) continue;
+    // Only when broadcasting against the constant changes neither shape nor dtype.
+    const Value& kv = g.values[size_t(keep)];
+    const Value& ov = g.values[size_t(out)];
+    if (kv.shape != ov.shape || kv.dtype != ov.dtype) continue;
+    g.replace_uses(out, keep);
+    n.dead = true;
+    ++changed;
+  }
+  return changed;
+}
+
+int merge_reshapes(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.inputs.empty() || n.outputs.size() != 1) continue;
+    if (n.op != "Reshape" && n.op != "Flatten" && n.op != "Squeeze" && n.op != "Unsqueeze")
+      continue;
+    int out = n.outputs[0];
+    const Value& ov = g.values[size_t(out)];
+    int x = n.inputs[0];
+    // Look through a chain of reshapes: only the first input's shape matters.
+    while (Node* p = producer_op(g, x, {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}))
+      x = p->inputs[0];
+    const Value& xv = g.values[size_t(x)];
+    if (xv.shape == ov.shape && !g.is_output(out)) {  // a reshape to the same shape
+      g.replace_uses(out, x);
+      n.dead = true;
+      ++changed;
+      continue;
+    }
+    if (x == n.inputs[0]) continue;
+    if (std::find(ov.shape.begin(), ov.shape.end(), 0) != ov.shape.end()) continue;
+    ops::HostTensor shape({int64_t(ov.shape.size())}, te::DataType::i64());
+    for (size_t d = 0; d < ov.shape.size(); ++d) shape.set_int(int64_t(d), ov.shape[d]);
+    int s = g.add_constant(ov.name + "_shape", std::move(shape));
+    n.op = "Reshape";
+    n.attrs.clear();
+    n.inputs = {x, s};
+    ++changed;
+  }
+  return changed;
+}
+
+int sink_transposes(Graph& g) {
+  int changed = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& t = g.nodes[i];
+    if (t.dead || t.op != "Transpose" || t.inputs.size() != 1) continue;
+    int c = sole_consumer(g, t.outputs[0]);
+    if (c < 0) continue;
+    Node& u = g.nodes[size_t(c)];
+    if (!is_unary_elementwise(u) || u.inputs[0] != t.outputs[0] || !extra_inputs_constant(g, u))
+      continue;
+    // Only towards another transpose it can cancel with or fold into; otherwise moving it
+    // gains nothing.
+    int next = sole_consumer(g, u.outputs[0]);
+    bool towards_transpose = false;
+    for (int k = next; k >= 0;) {
+      const Node& nk = g.nodes[size_t(k)];
+      if (nk.op == "Transpose") { towards_transpose = true; break; }
+      if (!is_unary_elementwise(nk)) break;
+      k = sole_consumer(g, nk.outputs[0]);
+    }
+    if (!towards_transpose) continue;
+    swap_ops(g, t, u, g.values[size_t(t.inputs[0])].shape);
+    ++changed;
+  }
+  return changed;
+}
+
+int cancel_transposes(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "Transpose" || n.inputs.size() != 1) continue;
+    Node* p = producer_op(g, n.inputs[0], {"Transpose"});
+    if (!p) continue;
+    int x = p->inputs[0];
+    size_t rank = g.values[size_t(x)].shape.size();
+    std::vector<int64_t> p1 = transpose_perm(*p, rank), p2 = transpose_perm(n, rank);
+    if (p1.size() != rank || p2.size() != rank) continue;
+    // out axis i = mid axis p2[i] = x axis p1[p2[i]].
+    std::vector<int64_t> perm(rank);
+    for (size_t d = 0; d < rank; ++d) perm[d] = p1[size_t(p2[d])];
+    bool identity = true;
+    for (size_t d = 0; d < rank; ++d) identity = identity && perm[d] == int64_t(d);
+    int out = n.outputs[0];
+    if (identity && !g.is_output(out)) {
+      g.replace_uses(out, x);
+      n.dead = true;
+    } else {
+      n.inputs = {x};
+      n.attrs["perm"] = ints_attr(perm);
+    }
+    ++changed;
+  }
+  return changed;
+}
+
+int reorder_pool_activation(Graph& g) {
+  int changed = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& act = g.nodes[i];
+    if (act.dead || !is_monotonic_activation(g, act)) continue;
+    int c = sole_consumer(g, act.outputs[0]);
+    if (c < 0) continue;
+    Node& pool = g.nodes[size_t(c)];
+    if ((pool.op != "MaxPool" && pool.op != "GlobalMaxPool") || pool.outputs.size() != 1 ||
+        pool.inputs[0] != act.outputs[0])
+      continue;
+    // With ceil_mode a window may lie wholly in the padding, where the max is -inf and
+    // f(-inf) differs from the max of f over no elements.
+    if (auto it = pool.attrs.find("ceil_mode"); it != pool.attrs.end() && it->second.i != 0)
+      continue;
+    swap_ops(g, act, pool, g.values[size_t(pool.outputs[0])].shape);
+    ++changed;
+  }
+  return changed;
+}
+
+}  // namespace tuner::graph

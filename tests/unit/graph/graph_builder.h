@@ -1,0 +1,88 @@
+// A small builder of hand-made graphs for the graph tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/infer.h"
+#include "graph/passes.h"
+#include "support/rng.h"
+
+namespace tuner::graph::test {
+
+struct Builder {
+  Graph g;
+  Rng rng{1};
+  Builder() { g.opset = 13; }
+
+  int input(const ops::Shape& s) {
+    Value v;
+    v.name = "x" + std::to_string(g.values.size());
+    v.shape = s;
+    int id = g.add_value(v);
+    g.inputs.push_back(id);
+    return id;
+  }
+  int weight(const ops::Shape& s) {
+    return g.add_constant("w" + std::to_string(g.values.size()),
+                          ops::HostTensor::random(s, te::DataType::f32(), rng));
+  }
+  int constant(ops::HostTensor t) {
+    return g.add_constant("c" + std::to_string(g.values.size()), std::move(t));
+  }
+  /// A float32 constant of `shape` filled with v.
+  int fill(const ops::Shape& shape, double v) {
+    ops::HostTensor t(shape, te::DataType::f32());
+    for (int64_t i = 0; i < t.num_elements(); ++i) t.set(i, v);
+    return constant(std::move(t));
+  }
+  /// An int64 vector constant (shapes, axes).
+  int i64s(const std::vector<int64_t>& v) {
+    ops::HostTensor t({int64_t(v.size())}, te::DataType::i64());
+    for (size_t i = 0; i < v.size(); ++i) t.set_int(int64_t(i), v[i]);
+    return constant(std::move(t));
+  }
+  int node(const std::string& op, std::vector<int> ins, std::map<std::string, Attr> attrs = {}) {
+    Value v;
+    v.name = op + std::to_string(g.values.size());
+    int out = g.add_value(v);
+    Node n;
+    n.op = op;
+    n.name = v.name;
+    n.inputs = std::move(ins);
+    n.outputs = {out};
+    n.attrs = std::move(attrs);
+    g.add_node(std::move(n));
+    return out;
+  }
+  /// The graph with these outputs, shapes inferred, before any pass.
+  Graph raw(std::vector<int> outputs) {
+    g.outputs = std::move(outputs);
+    infer_and_fold(g);
+    return g;
+  }
+  /// The graph with these outputs after every pass.
+  Graph done(std::vector<int> outputs) {
+    Graph r = raw(std::move(outputs));
+    run_passes(r);
+    return r;
+  }
+};
+
+inline Attr ints(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+inline Attr int_attr(int64_t v) {
+  Attr a;
+  a.kind = Attr::Int;
+  a.i = v;
+  return a;
+}
+
+}  // namespace tuner::graph::test

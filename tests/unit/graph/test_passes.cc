@@ -1,0 +1,134 @@
+// The algebraic graph passes on hand-built graphs: each must remove or reorder what it
+// promises, and the graph after every pass must compute what the graph before did
+// (evaluate_graph on random inputs).
+#include <gtest/gtest.h>
+
+#include "graph/evaluate.h"
+#include "unit/graph/graph_builder.h"
+
+namespace tuner::graph {
+
+namespace {
+
+using test::Builder;
+using test::int_attr;
+using test::ints;
+
+// Runs the passes on `raw` and checks the result equals the unoptimized graph's on random
+// inputs; returns the optimized graph.
+Graph optimize_and_check(const Graph& raw) {
+  Graph opt = raw;
+  run_passes(opt);
+  Rng rng(7);
+  std::vector<ops::HostTensor> in;
+  for (int v : raw.inputs)
+    in.push_back(ops::HostTensor::random(raw.values[size_t(v)].shape,
+                                         raw.values[size_t(v)].dtype, rng));
+  std::vector<ops::HostTensor> want = evaluate_graph(raw, in), got = evaluate_graph(opt, in);
+  EXPECT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+    EXPECT_EQ(want[i].shape, got[i].shape);
+    auto cmp = ops::compare(got[i], want[i], 1e-6, 1e-6);
+    EXPECT_EQ(cmp.mismatches, 0) << "output " << i << ": " << cmp.message;
+  }
+  return opt;
+}
+
+std::vector<std::string> ops_of(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes)
+    if (!n.dead) out.push_back(n.op);
+  return out;
+}
+
+using Ops = std::vector<std::string>;
+
+}  // namespace
+
+TEST(Passes, NeutralConstantsAreRemoved) {
+  Builder b;
+  int x = b.input({2, 8});
+  int m = b.node("Mul", {x, b.fill({8}, 1.0)});         // x * 1 (broadcast, same shape)
+  int a = b.node("Add", {b.fill({}, 0.0), m});          // 0 + x
+  int d = b.node("Div", {a, b.fill({1, 8}, 1.0)});      // x / 1
+  int s = b.node("Sub", {d, b.fill({2, 8}, 0.0)});      // x - 0
+  int r = b.node("Relu", {s});
+  int grow = b.node("Mul", {r, b.fill({3, 2, 8}, 1.0)});  // broadcasting grows the shape: kept
+  int sub0 = b.node("Sub", {b.fill({}, 0.0), grow});      // 0 - x is -x: kept
+  Graph g = optimize_and_check(b.raw({sub0}));
+  EXPECT_EQ(ops_of(g), (Ops{"Relu", "Mul", "Sub"})) << g.str();
+}
+
+TEST(Passes, ReshapeChainsBecomeOneReshape) {
+  Builder b;
+  int x = b.input({2, 3, 4});
+  int r1 = b.node("Reshape", {x, b.i64s({6, 4})});
+  int u = b.node("Unsqueeze", {r1, b.i64s({0})});   // 1x6x4
+  int f = b.node("Flatten", {u}, {{"axis", int_attr(2)}});  // 6x4
+  int sq = b.node("Reshape", {f, b.i64s({24})});
+  int e = b.node("Exp", {sq});
+  int same = b.node("Reshape", {e, b.i64s({-1})});  // 24 -> 24: removed
+  Graph g = optimize_and_check(b.raw({b.node("Relu", {same})}));
+  EXPECT_EQ(ops_of(g), (Ops{"Reshape", "Exp", "Relu"})) << g.str();
+}
+
+TEST(Passes, TransposePairsCancelThroughElementwiseOps) {
+  Builder b;
+  int x = b.input({2, 3, 4});
+  int t1 = b.node("Transpose", {x}, {{"perm", ints({2, 0, 1})}});  // 4x2x3
+  int r = b.node("Relu", {t1});
+  int e = b.node("Sigmoid", {r});
+  int t2 = b.node("Transpose", {e}, {{"perm", ints({1, 2, 0})}});  // back to 2x3x4
+  Graph g = optimize_and_check(b.raw({b.node("Add", {t2, x})}));
+  EXPECT_EQ(ops_of(g), (Ops{"Relu", "Sigmoid", "Add"})) << g.str();
+}
+
+TEST(Passes, TransposePairsCompose) {
+  Builder b;
+  int x = b.input({2, 3, 4});
+  int t1 = b.node("Transpose", {x}, {{"perm", ints({1, 0, 2})}});
+  int t2 = b.node("Transpose", {t1}, {{"perm", ints({0, 2, 1})}});
+  Graph g = optimize_and_check(b.raw({b.node("Relu", {t2})}));
+  EXPECT_EQ(ops_of(g), (Ops{"Transpose", "Relu"})) << g.str();
+  // A lone transpose followed by elementwise ops stays where it is.
+  Builder b2;
+  int y = b2.input({2, 3});
+  int t = b2.node("Transpose", {y});
+  Graph g2 = optimize_and_check(b2.raw({b2.node("Exp", {b2.node("Relu", {t})})}));
+  EXPECT_EQ(ops_of(g2), (Ops{"Transpose", "Relu", "Exp"})) << g2.str();
+}
+
+TEST(Passes, MonotonicActivationMovesAfterMaxPool) {
+  Builder b;
+  int x = b.input({1, 4, 8, 8});
+  int c = b.node("Conv", {x, b.weight({4, 4, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
+  int r = b.node("Relu", {c});
+  int p = b.node("MaxPool", {r}, {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})},
+                                  {"pads", ints({1, 1, 1, 1})}});
+  Graph g = optimize_and_check(b.raw({p}));
+  EXPECT_EQ(ops_of(g), (Ops{"Conv", "MaxPool", "Relu"})) << g.str();
+
+  // ceil_mode: a window may hold only padding; left alone. A non-monotonic one too.
+  Builder b2;
+  int y = b2.input({1, 2, 5, 5});
+  int s = b2.node("Sigmoid", {y});
+  int p2 = b2.node("MaxPool", {s}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})},
+                                    {"ceil_mode", int_attr(1)}});
+  int h = b2.node("HardSwish", {y});
+  int p3 = b2.node("MaxPool", {h}, {{"kernel_shape", ints({2, 2})}});
+  Graph g2 = optimize_and_check(b2.raw({p2, p3}));
+  EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "MaxPool", "HardSwish", "MaxPool"})) << g2.str();
+}
+
+TEST(Passes, ModelOutputsKeepTheirValues) {
+  // A value that is a model output is never replaced, even by an equal one.
+  Builder b;
+  int x = b.input({4});
+  int m = b.node("Mul", {x, b.fill({4}, 1.0)});
+  int t = b.node("Reshape", {m, b.i64s({4})});
+  Graph g = optimize_and_check(b.raw({m, t}));
+  EXPECT_EQ(g.outputs.size(), 2u);
+  EXPECT_EQ(ops_of(g), (Ops{"Mul", "Reshape"})) << g.str();
+}
+
+}  // namespace tuner::graph

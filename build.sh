@@ -34,6 +34,8 @@ case "$mode" in
       --compare "$model/test_data_set_0/output_0.pb" --profile
     ;;
   test)
+    # The bad-input tests again under AddressSanitizer and UBSan (a separate build of tuner).
+    BUILD_DIR="$BUILD_DIR-asan" BUILD_TYPE="$BUILD_TYPE" JOBS="$JOBS" scripts/asan-error-tests.sh
     echo "== ctest"
     cd "$BUILD_DIR"
     ctest --output-on-failure -j "$JOBS" --timeout 1500

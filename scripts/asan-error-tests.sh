@@ -63,5 +63,5 @@ for t in "${tests[@]}"; do
   fi
 done
 
-echo "asan: ${#passed[@]} passed, ${#skipped[@]} skipped, ${#failed[@]} failed${failed:+: ${failed[*]}}"
+echo "asan: ${#passed[@]} passed, ${#failed[@]} failed, ${#skipped[@]} skipped${failed:+ (failed: ${failed[*]})}"
 [ ${#failed[@]} -eq 0 ]

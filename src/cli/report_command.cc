@@ -1,0 +1,56 @@
+// `tuner report [RUN] [--db PATH] [-o FILE]`: one self-contained HTML page about a tuning run
+// (run_report.h), by default of the newest run in the database.
+#include <fmt/core.h>
+
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/run_report.h"
+#include "db/sqlite_database.h"
+#include "support/error.h"
+
+namespace tuner::cli {
+
+namespace {
+
+struct ReportArgs {
+  int64_t run = 0;
+  std::string db = "tuning_logs/tuning.db";
+  std::string out;
+};
+
+void cmd_report(const ReportArgs& a) {
+  auto db = db::SqliteDatabase::open(a.db, {.mode = db::OpenMode::ReadOnly});
+  int64_t id = a.run;
+  if (id == 0) {
+    auto runs = db->runs();
+    USER_CHECK(!runs.empty()) << "no tuning runs in " << a.db;
+    id = runs.front().id;
+  }
+  RunReport r = load_run_report(*db, id, a.db);
+  std::string path = a.out.empty() ? fmt::format("run-{}.html", id) : a.out;
+  std::string html = render_report_html(r);
+  std::ofstream f(path, std::ios::binary);
+  USER_CHECK(f) << "cannot write " << path;
+  f << html;
+  f.close();
+  USER_CHECK(f) << "cannot write " << path;
+  fmt::print("wrote {}: run {} ({}, {} tasks, {} trials)\n", path, id, r.model, r.tasks.size(),
+             r.trials);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "write an HTML page with the tuning curves, time and failures of a tuning run");
+  cmd->add_option("run", a->run, "tuning run id (default: the newest run)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
+  cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)");
+  cmd->callback([a] { cmd_report(*a); });
+}
+
+}  // namespace tuner::cli

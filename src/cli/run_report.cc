@@ -24,10 +24,20 @@ std::string task_name(const db::Workload& w) {
   return w.op.rfind("model:", 0) == 0 ? w.op.substr(6) : w.op;
 }
 
+// Chart values in ms, or in µs when every value is below a millisecond.
+std::pair<double, const char*> time_unit(double max_seconds) {
+  return max_seconds >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "µs"};
+}
+
+// Wall time for tables: "0.4 s", "12.0 s", "3m05s".
+std::string wall(double seconds) {
+  return seconds < 60 ? fmt::format("{:.1f} s", seconds) : format_duration(seconds);
+}
+
 std::string ms(double seconds) {
   if (!(seconds > 0)) return "–";
-  double v = seconds * 1e3;
-  return fmt::format(fmt::runtime(v >= 100 ? "{:.1f} ms" : v >= 1 ? "{:.3f} ms" : "{:.4f} ms"), v);
+  if (seconds < 1e-3) return fmt::format("{:.2f} µs", seconds * 1e6);
+  return fmt::format("{:.3f} ms", seconds * 1e3);
 }
 
 }  // namespace
@@ -88,8 +98,22 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
 
   std::vector<double> best(r.tasks.size(), std::numeric_limits<double>::infinity());
   std::vector<double> measured(r.tasks.size(), 0);  // build + run seconds, when not recorded
+  // The model estimate counts a task not tuned yet with its default schedule's time, when the
+  // run measured it (a fresh workload): that is what the model would run.
+  std::vector<double> est_time(r.tasks.size(), std::numeric_limits<double>::infinity());
   size_t with_result = 0;
+  for (size_t i = 0; i < r.tasks.size(); ++i)
+    if (r.tasks[i].baseline > 0) est_time[i] = r.tasks[i].baseline, ++with_result;
   double model_best = std::numeric_limits<double>::infinity();
+  auto estimate = [&] {
+    double est = 0;
+    for (size_t i = 0; i < r.tasks.size(); ++i) est += r.tasks[i].weight * est_time[i];
+    return est;
+  };
+  if (!r.tasks.empty() && with_result == r.tasks.size()) {
+    model_best = estimate();
+    r.model_curve.push_back({0, 0, model_best});
+  }
   for (const Row& row : rows) {
     ReportTask& t = r.tasks[row.task];
     const db::Record& rec = row.rec;
@@ -103,15 +127,15 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
       ++t.ok;
       double m = *rec.median;
       if (t.first == 0) t.first = m;
-      if (!std::isfinite(best[row.task])) ++with_result;
       if (m < best[row.task]) {
         best[row.task] = m;
         t.curve.push_back({t.trials, at, m});
       }
+      if (!std::isfinite(est_time[row.task])) ++with_result;
+      est_time[row.task] = std::min(est_time[row.task], m);
     }
     if (with_result == r.tasks.size()) {
-      double est = 0;
-      for (size_t i = 0; i < r.tasks.size(); ++i) est += r.tasks[i].weight * best[i];
+      double est = estimate();
       if (est < model_best) {
         model_best = est;
         r.model_curve.push_back({r.trials, at, est});
@@ -154,9 +178,11 @@ p.note { color: #666; font-size: 13px; }
         min-width: 120px; }
 .card .k { font-size: 11px; color: #777; text-transform: uppercase; letter-spacing: .04em; }
 .card .v { font-size: 18px; font-weight: 600; margin-top: 2px; }
-.grid { display: flex; flex-wrap: wrap; gap: 14px; }
+.grid2, .grid3 { display: grid; gap: 14px; }
+.grid2 { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+.grid3 { grid-template-columns: repeat(3, minmax(0, 1fr)); }
 .panel { background: #fff; border: 1px solid #e3e5ea; border-radius: 6px; padding: 8px; }
-svg.chart { display: block; }
+svg.chart { display: block; width: 100%; height: auto; }
 table { border-collapse: collapse; background: #fff; font-size: 13px; width: 100%; }
 th, td { padding: 5px 9px; border-bottom: 1px solid #eceef2; text-align: right;
          white-space: nowrap; }
@@ -189,22 +215,24 @@ std::string model_section(const RunReport& r) {
                  "successful measurement in this run.</p>\n";
   }
   svg::Series by_trials{.name = "estimated latency", .color = "#4e79a7"}, by_time = by_trials;
+  auto [scale, unit] = time_unit(r.model_curve.front().best);
   for (const auto& p : r.model_curve) {
-    by_trials.points.emplace_back(p.trial, p.best * 1e3);
-    by_time.points.emplace_back(p.seconds, p.best * 1e3);
+    by_trials.points.emplace_back(p.trial, p.best * scale);
+    by_time.points.emplace_back(p.seconds, p.best * scale);
   }
   svg::LineChart a{.title = "Estimated model latency against trials",
                    .x_label = "trials (all tasks)",
-                   .y_label = "latency (ms)",
+                   .y_label = fmt::format("latency ({})", unit),
                    .series = {by_trials},
                    .x_integer = true};
   svg::LineChart b{.title = "Estimated model latency against wall time",
                    .x_label = "seconds since the run started",
-                   .y_label = "latency (ms)",
+                   .y_label = fmt::format("latency ({})", unit),
                    .series = {by_time}};
-  out += "<div class=\"grid\">" + panel(svg::line_chart(a)) + panel(svg::line_chart(b)) + "</div>\n";
-  out += "<p class=\"note\">Estimated latency = Σ over tasks of weight × best time, from the "
-         "moment every task has a result.";
+  out += "<div class=\"grid2\">" + panel(svg::line_chart(a)) + panel(svg::line_chart(b)) + "</div>\n";
+  out += "<p class=\"note\">Estimated latency = Σ over tasks of weight × best time; a task "
+         "not tuned yet counts with its default schedule's time when the run measured it, "
+         "else the curve starts when every task has a result.";
   if (!r.tasks_recorded) out += " This run did not record its tasks' weights: each counts once.";
   return out + "</p>\n";
 }
@@ -230,7 +258,7 @@ std::string task_table(const RunReport& r) {
         ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
         t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "–",
         complete && est > 0 ? fmt::format("{:.1f} %", 100 * t.weight * t.best / est) : "–",
-        format_duration(t.seconds));
+        wall(t.seconds));
   }
   out += "</table>\n<p class=\"note\">Speed-up of the best schedule over the default (fallback) "
          "schedule, or over the run's first result when the default was not measured in this "
@@ -252,19 +280,20 @@ std::string curves_section(const RunReport& r) {
     for (const auto& p : r.tasks[i].curve) s.points.emplace_back(p.seconds, p.best * 1e3);
     all.series.push_back(std::move(s));
   }
-  out += "<div class=\"grid\">" + panel(svg::line_chart(all)) + "</div>\n";
+  out += panel(svg::line_chart(all));
   // One small chart per task against its own trials.
-  out += "<div class=\"grid\" style=\"margin-top:14px\">\n";
+  out += "<div class=\"grid3\" style=\"margin-top:14px\">\n";
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const auto& t = r.tasks[i];
+    auto [scale, unit] = time_unit(t.curve.empty() ? 0 : t.curve.front().best);
     svg::LineChart c{.title = fmt::format("{}: {}", i, t.name),
                      .x_label = "trials of the task",
-                     .y_label = "best time (ms)",
+                     .y_label = fmt::format("best time ({})", unit),
                      .x_integer = true,
                      .width = 364,
                      .height = 220};
     svg::Series s{.name = label(r, i), .color = svg::palette(i)};
-    for (const auto& p : t.curve) s.points.emplace_back(p.trial, p.best * 1e3);
+    for (const auto& p : t.curve) s.points.emplace_back(p.trial, p.best * scale);
     c.series.push_back(std::move(s));
     out += panel(svg::line_chart(c));
   }
@@ -272,7 +301,7 @@ std::string curves_section(const RunReport& r) {
 }
 
 std::string time_and_errors_section(const RunReport& r) {
-  std::string out = "<h2>Time and failures</h2>\n<div class=\"grid\">\n";
+  std::string out = "<h2>Time and failures</h2>\n<div class=\"grid2\">\n";
   svg::BarChart time{.title = "Wall time spent per task", .x_label = "seconds", .parts = {"time"}, .unit = " s"};
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     time.labels.push_back(label(r, i));
@@ -283,7 +312,7 @@ std::string time_and_errors_section(const RunReport& r) {
   for (const auto& t : r.tasks)
     for (auto& [k, v] : t.errors) kinds[k] += v;
   if (kinds.empty()) {
-    out += "<div class=\"panel\" style=\"width:540px\"><b>Failed candidates</b><p class=\"note\">"
+    out += "<div class=\"panel\"><b>Failed candidates</b><p class=\"note\">"
            "None: every measured candidate built, ran and gave the right answer.</p></div>\n";
   } else {
     svg::BarChart err{.title = "Failed candidates per task, by kind", .x_label = "candidates"};

@@ -14,11 +14,10 @@ namespace tuner::cli {
 
 namespace {
 
-// Milliseconds with enough digits for microsecond kernels; "-" when unknown.
+// Milliseconds, 4 significant digits (microsecond kernels keep theirs); "-" when unknown.
 std::string ms(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
-  double v = seconds * 1e3;
-  return fmt::format(fmt::runtime(v >= 100 ? "{:.1f}" : v >= 1 ? "{:.3f}" : "{:.4f}"), v);
+  return fmt::format("{:#.4g}", seconds * 1e3);
 }
 
 std::string gflops(const TaskRow& t) {

@@ -110,6 +110,24 @@ TEST(RunReport, CurvesPerTaskAndModel) {
   EXPECT_DOUBLE_EQ(r.model_curve[1].best, 0.005);
 }
 
+TEST(RunReport, ModelCurveStartsFromDefaultSchedules) {
+  Fixture f;
+  Json p = f.db.run(f.run)->progress;
+  p["tasks"][1]["baseline_ms"] = 1.5;
+  f.db.update_run(f.run, db::RunState::Finished, p);
+  RunReport r = load_run_report(f.db, f.run, "t.db");
+  // Untuned: 2 x 8 + 1.5 ms; task 0 at 4 then 3 ms; task 1 at 1 ms; task 0 at 2 ms.
+  ASSERT_EQ(r.model_curve.size(), 5u);
+  EXPECT_EQ(r.model_curve[0].trial, 0);
+  EXPECT_DOUBLE_EQ(r.model_curve[0].best, 0.0175);
+  EXPECT_DOUBLE_EQ(r.model_curve[1].best, 0.0095);
+  EXPECT_EQ(r.model_curve[2].trial, 3);
+  EXPECT_DOUBLE_EQ(r.model_curve[2].best, 0.0075);
+  EXPECT_DOUBLE_EQ(r.model_curve[3].best, 0.007);
+  EXPECT_EQ(r.model_curve[4].trial, 7);
+  EXPECT_DOUBLE_EQ(r.model_curve[4].best, 0.005);
+}
+
 TEST(RunReport, OlderRunsWithoutTasksUseTheirRecords) {
   Fixture f(false);
   RunReport r = load_run_report(f.db, f.run, "t.db");

@@ -65,7 +65,7 @@ TEST(TuneView, LiveViewLines) {
   EXPECT_THAT(lines[2], HasSubstr("GFLOP/s"));
   // Task 0: 2 GFLOP in 10 ms is 200 GFLOP/s; the current task is marked.
   EXPECT_THAT(lines[3], ::testing::MatchesRegex(
-                            "     0  conv2d\\+add\\+relu +30 +10\\.000 +200\\.0 +2"));
+                            "     0  conv2d\\+add\\+relu +30 +10\\.00 +200\\.0 +2"));
   EXPECT_THAT(lines[4], ::testing::StartsWith(">    1  matmul+add"));
   EXPECT_THAT(lines[4], HasSubstr("2.000"));
   EXPECT_THAT(lines[5], ::testing::MatchesRegex("     2  max_pool2d +0 +- +- +3"));
@@ -73,7 +73,7 @@ TEST(TuneView, LiveViewLines) {
             "estimated model latency: - (1 of 3 tasks without a result)   errors: RUN_TIMEOUT 1, "
             "WRONG_ANSWER 2");
   s.tasks[2].best = 0.001;
-  EXPECT_THAT(render_live(s, 120).back(), ::testing::StartsWith("estimated model latency: 25.000 ms"));
+  EXPECT_THAT(render_live(s, 120).back(), ::testing::StartsWith("estimated model latency: 25.00 ms"));
 }
 
 TEST(TuneView, LiveViewFitsTheWidth) {
@@ -99,6 +99,12 @@ TEST(TuneView, ManyTasksShowTheLargestAndTheCurrent) {
   EXPECT_EQ(lines[8], "  ... 15 more tasks");
 }
 
+TEST(TuneView, MicrosecondKernelsKeepTheirDigits) {
+  TuneSnapshot s = snapshot();
+  s.tasks[1].best = 1.234e-7;
+  EXPECT_THAT(render_live(s, 100)[4], HasSubstr(" 0.0001234 "));
+}
+
 TEST(TuneView, PlainLine) {
   TuneSnapshot s = snapshot();
   EXPECT_EQ(render_line(s),
@@ -115,9 +121,9 @@ TEST(TuneView, Summary) {
                             "task  operators +weight +trials +default ms +best ms +speed-up +GFLOP/s +share"));
   // 2 x 10 ms of 34 ms estimated: 59 %; the default schedule took 40 ms: 4x.
   EXPECT_THAT(lines[1], ::testing::MatchesRegex(
-                            "   0  conv2d\\+add\\+relu +2 +30 +40\\.000 +10\\.000 +4\\.00x +200\\.0 +59%"));
+                            "   0  conv2d\\+add\\+relu +2 +30 +40\\.00 +10\\.00 +4\\.00x +200\\.0 +59%"));
   EXPECT_THAT(lines[2], ::testing::MatchesRegex("   1  matmul\\+add +1 +20 +- +2\\.000 +- +50\\.0 +6%"));
-  EXPECT_EQ(lines[4], "estimated model latency (sum of weight x best): 34.000 ms");
+  EXPECT_EQ(lines[4], "estimated model latency (sum of weight x best): 34.00 ms");
   EXPECT_EQ(lines[5], "failed candidates: RUN_TIMEOUT 1, WRONG_ANSWER 2");
 }
 

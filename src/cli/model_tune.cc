@@ -184,6 +184,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;
   };
+  const int spent_at_start = spent;
+  const double loop_start = elapsed();
   auto snapshot = [&](int current) {
     TuneSnapshot s;
     s.model = g.name;
@@ -191,6 +193,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
     s.trials = spent;
     s.budget = a.trials;
     s.elapsed_seconds = elapsed();
+    if (spent > spent_at_start)
+      s.seconds_per_trial = (elapsed() - loop_start) / (spent - spent_at_start);
     s.current = current;
     s.errors = errors;
     for (size_t i = 0; i < tasks.size(); ++i)

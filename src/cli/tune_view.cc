@@ -70,8 +70,8 @@ double estimated_latency(const TuneSnapshot& s) {
 }
 
 double eta_seconds(const TuneSnapshot& s) {
-  if (s.trials <= 0 || s.elapsed_seconds <= 0) return -1;
-  return s.elapsed_seconds / s.trials * std::max(0, s.budget - s.trials);
+  if (s.seconds_per_trial <= 0) return -1;
+  return s.seconds_per_trial * std::max(0, s.budget - s.trials);
 }
 
 std::string format_duration(double seconds) {

@@ -26,6 +26,9 @@ struct TuneSnapshot {
   std::string model, target;
   int trials = 0, budget = 0;
   double elapsed_seconds = 0;
+  /// Seconds per trial in this process so far (the ETA's rate; a resumed run's earlier trials
+  /// and the setup before the first round do not count); 0 while unknown.
+  double seconds_per_trial = 0;
   int current = -1;  // the task of the last round, -1 before the first
   std::vector<TaskRow> tasks;
   std::map<std::string, int> errors;  // by status name
@@ -33,7 +36,7 @@ struct TuneSnapshot {
 
 /// Sum of weight x best over the tasks, in seconds; 0 while some task has no result.
 double estimated_latency(const TuneSnapshot& s);
-/// Seconds left at the rate so far; negative when unknown (no trials yet).
+/// Seconds left at the rate so far; negative when unknown.
 double eta_seconds(const TuneSnapshot& s);
 /// "1h02m", "3m05s", "42s".
 std::string format_duration(double seconds);

@@ -16,6 +16,7 @@ TuneSnapshot snapshot() {
   s.trials = 50;
   s.budget = 200;
   s.elapsed_seconds = 30;
+  s.seconds_per_trial = 0.6;
   s.current = 1;
   s.tasks = {{"conv2d+add+relu", 2, 2e9, 30, 0.010, 0.040, false},
              {"matmul+add", 1, 1e8, 20, 0.002, 0, false},
@@ -41,7 +42,7 @@ TEST(TuneView, EstimatedLatencyNeedsEveryTask) {
 TEST(TuneView, EtaAtTheRateSoFar) {
   TuneSnapshot s = snapshot();
   EXPECT_DOUBLE_EQ(eta_seconds(s), 90);  // 150 trials left at 0.6 s each
-  s.trials = 0;
+  s.seconds_per_trial = 0;
   EXPECT_LT(eta_seconds(s), 0);
   EXPECT_EQ(format_duration(42), "42s");
   EXPECT_EQ(format_duration(185), "3m05s");

@@ -209,7 +209,7 @@ double run_seconds(const RunReport& r) {
 }
 
 std::string model_section(const RunReport& r) {
-  std::string out = "<h2>Whole model</h2>\n";
+  std::string out = "<h2 id=\"model\">Whole model</h2>\n";
   if (r.model_curve.empty()) {
     return out + "<p class=\"note\">No estimate of the model's latency: some task has no "
                  "successful measurement in this run.</p>\n";
@@ -242,7 +242,7 @@ std::string task_table(const RunReport& r) {
   for (const auto& t : r.tasks) est += t.weight * t.best;
   bool complete = std::all_of(r.tasks.begin(), r.tasks.end(), [](auto& t) { return t.best > 0; });
   std::string out =
-      "<h2>Tasks</h2>\n<table>\n<tr><th>task</th><th class=\"l\">operators</th><th>weight</th>"
+      "<h2 id=\"tasks\">Tasks</h2>\n<table>\n<tr><th>task</th><th class=\"l\">operators</th><th>weight</th>"
       "<th>trials</th><th>errors</th><th>default</th><th>first</th><th>best</th>"
       "<th>speed-up</th><th>GFLOP/s</th><th>share</th><th>time</th></tr>\n";
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -267,7 +267,7 @@ std::string task_table(const RunReport& r) {
 }
 
 std::string curves_section(const RunReport& r) {
-  std::string out = "<h2>Tuning curves per task</h2>\n";
+  std::string out = "<h2 id=\"curves\">Tuning curves per task</h2>\n";
   // All tasks together on a log scale (their times differ by orders of magnitude).
   svg::LineChart all{.title = "Best time of each task against wall time",
                      .x_label = "seconds since the run started",
@@ -301,7 +301,7 @@ std::string curves_section(const RunReport& r) {
 }
 
 std::string time_and_errors_section(const RunReport& r) {
-  std::string out = "<h2>Time and failures</h2>\n<div class=\"grid2\">\n";
+  std::string out = "<h2 id=\"time\">Time and failures</h2>\n<div class=\"grid2\">\n";
   svg::BarChart time{.title = "Wall time spent per task", .x_label = "seconds", .parts = {"time"}, .unit = " s"};
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     time.labels.push_back(label(r, i));

@@ -216,19 +216,22 @@ std::string line_chart(const LineChart& c) {
 }
 
 std::string bar_chart(const BarChart& c) {
-  const double top = c.parts.size() > 1 ? 44 : 28, row = 22, bar = 14, bottom = 38;
+  const double row = 22, bar = 14, bottom = 38;
   // Labels get the room their longest one needs, up to a third of the chart.
   size_t longest = 0;
   for (auto& l : c.labels) longest = std::max(longest, l.size());
   double left = std::clamp(kCharWidth * double(longest) + 12, 60.0, c.width / 3.0);
   double right = 70, pw = c.width - left - right;
-  double height = top + row * double(c.labels.size()) + bottom;
-  std::string out = open_svg(c.width, height, c.title);
+  // The legend of the parts sits between the title and the bars.
+  std::pair<std::string, int> leg;
   if (c.parts.size() > 1) {
     std::vector<std::pair<std::string, std::string>> items;
     for (size_t p = 0; p < c.parts.size(); ++p) items.emplace_back(c.parts[p], palette(p));
-    out += legend(items, left, 34, pw).first;
+    leg = legend(items, left, 34, pw);
   }
+  const double top = leg.second > 0 ? 28 + leg.second : 28;
+  double height = top + row * double(c.labels.size()) + bottom;
+  std::string out = open_svg(c.width, height, c.title) + leg.first;
   double vmax = 0;
   for (auto& v : c.values) {
     double sum = 0;

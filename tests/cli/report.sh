@@ -33,6 +33,25 @@ assert re.search(r"^estimated model latency \(sum of weight x best\): [0-9.]+ ms
 assert re.search(r"tuning run 1;", out), out
 PY
 
+# On a terminal (a pseudo-terminal from script(1)): the live view, redrawn in place.
+if command -v script >/dev/null; then
+  script -qec "stty cols 100 rows 40; '$TUNER' tune '$MODEL' --trials 16 --seed 4 --db '$tmp/tty.db' --no-compile" \
+    /dev/null >"$tmp/tty.txt" 2>&1
+  check "on a terminal: a progress bar and a task table redrawn in place, then the summary" \
+    python3 - "$tmp/tty.txt" <<'PY'
+import re, sys
+out = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r", "")
+redraws = re.findall(r"\x1b\[(\d+)F\x1b\[J", out)
+assert len(redraws) >= 2, out
+views = re.findall(r"^\[[█░]+\] +\d+/16 trials", out, re.M)
+assert len(views) == len(redraws), (len(views), len(redraws))  # the last one was cleared
+assert re.search(r"^  task  operators +trials +best ms +GFLOP/s +weight$", out, re.M), out
+assert re.search(r"^estimated model latency \(sum of weight x best\)", out, re.M), out
+PY
+else
+  echo "note: script(1) not found; the terminal view was not checked"
+fi
+
 "$TUNER" report 1 --db "$tmp/t.db" -o "$tmp/report.html" >"$tmp/report.txt"
 check "report exits 0" test $? -eq 0
 check "report says what it wrote" grep -q "wrote $tmp/report.html: run 1 (" "$tmp/report.txt"

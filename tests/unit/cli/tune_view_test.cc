@@ -130,3 +130,48 @@ TEST(TuneView, Summary) {
 
 }  // namespace
 }  // namespace tuner::cli
+
+namespace tuner::cli {
+namespace {
+
+// What LiveView wrote to `f` since `from`.
+std::string written(std::FILE* f, long& from) {
+  std::fflush(f);
+  long end = std::ftell(f);
+  std::string s(size_t(end - from), '\0');
+  std::fseek(f, from, SEEK_SET);
+  size_t n = std::fread(s.data(), 1, s.size(), f);
+  s.resize(n);
+  std::fseek(f, end, SEEK_SET);
+  from = end;
+  return s;
+}
+
+TEST(LiveView, RedrawsInPlaceAtMostAFewTimesASecond) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_TRUE(f);
+  long at = 0;
+  TuneSnapshot s = snapshot();
+  LiveView view(f, 4);
+  view.draw(s, true);
+  std::string first = written(f, at);
+  EXPECT_EQ(first.find('\x1b'), std::string::npos);  // nothing to replace yet
+  EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 7);
+  EXPECT_EQ(first.substr(0, first.find('\n')), "tuning small_cnn on llvm -mcpu=test: 3 tasks");
+  view.draw(s);  // too soon after the last one
+  EXPECT_EQ(written(f, at), "");
+  s.trials = 60;
+  view.draw(s, true);
+  std::string second = written(f, at);
+  // Up 7 lines to the first line of the view, clear to the end of the screen, redraw.
+  EXPECT_EQ(second.substr(0, 7), "\x1b[7F\x1b[J");
+  EXPECT_THAT(second, HasSubstr(" 60/200 trials"));
+  view.clear();
+  EXPECT_EQ(written(f, at), "\x1b[7F\x1b[J");
+  view.clear();  // nothing left to clear
+  EXPECT_EQ(written(f, at), "");
+  std::fclose(f);
+}
+
+}  // namespace
+}  // namespace tuner::cli

@@ -1,5 +1,5 @@
 // `tuner report [RUN] [--db PATH] [-o FILE]`: one self-contained HTML page about a tuning run
-// (run_report.h), by default of the newest run in the database.
+// (run_report.h), by default of the newest run in the database; `--list` lists the runs.
 #include <fmt/core.h>
 
 #include <fstream>
@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/run_report.h"
 #include "db/sqlite_database.h"
+#include "db/timestamp.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -18,10 +19,23 @@ struct ReportArgs {
   int64_t run = 0;
   std::string db = "tuning_logs/tuning.db";
   std::string out;
+  bool list = false;
 };
+
+// `--list`: the runs, newest first, so a RUN id can be picked.
+void list_runs(db::Database& db) {
+  fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", "run", "state", "started (UTC)", "trials", "what");
+  for (const auto& r : db.runs()) {
+    std::string started = db::format_time(r.started_ms).substr(0, 19);
+    started[10] = ' ';
+    fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", r.id, db::run_state_name(r.state), started,
+               r.progress.value("trials", 0), r.what);
+  }
+}
 
 void cmd_report(const ReportArgs& a) {
   auto db = db::SqliteDatabase::open(a.db, {.mode = db::OpenMode::ReadOnly});
+  if (a.list) return list_runs(*db);
   int64_t id = a.run;
   if (id == 0) {
     auto runs = db->runs();
@@ -50,6 +64,7 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)");
+  cmd->add_flag("--list", a->list, "list the tuning runs instead");
   cmd->callback([a] { cmd_report(*a); });
 }
 

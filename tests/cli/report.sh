@@ -76,6 +76,8 @@ assert "<script" not in page and "<link" not in page and "<img" not in page
 assert not re.search(r"(src|href)=|url\(|https?://(?!www\.w3\.org/2000/svg)", page)
 PY
 
+"$TUNER" report --list --db "$tmp/t.db" >"$tmp/list.txt"
+check "report --list lists the run" grep -Eq "^ +1  finished +[0-9-]+ [0-9:]+ +64  model .*small_cnn/model.onnx$" "$tmp/list.txt"
 "$TUNER" report --db "$tmp/t.db" -o "$tmp/newest.html" >"$tmp/newest.txt"
 check "report without RUN takes the newest run" grep -q "run 1 (" "$tmp/newest.txt"
 

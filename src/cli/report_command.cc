@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/run_report.h"
@@ -16,7 +17,7 @@ namespace tuner::cli {
 namespace {
 
 struct ReportArgs {
-  int64_t run = 0;
+  std::optional<int64_t> run;
   std::string db = "tuning_logs/tuning.db";
   std::string out;
   bool list = false;
@@ -36,8 +37,11 @@ void list_runs(db::Database& db) {
 void cmd_report(const ReportArgs& a) {
   auto db = db::SqliteDatabase::open(a.db, {.mode = db::OpenMode::ReadOnly});
   if (a.list) return list_runs(*db);
-  int64_t id = a.run;
-  if (id == 0) {
+  int64_t id = 0;
+  if (a.run) {
+    USER_CHECK(*a.run > 0) << "RUN must be a tuning run id (tuner report --list shows them)";
+    id = *a.run;
+  } else {
     auto runs = db->runs();
     USER_CHECK(!runs.empty()) << "no tuning runs in " << a.db;
     id = runs.front().id;
@@ -60,8 +64,7 @@ void add_report_command(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "write an HTML page with the tuning curves, time and failures of a tuning run");
-  cmd->add_option("run", a->run, "tuning run id (default: the newest run)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("run", a->run, "tuning run id (default: the newest run)");
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)");
   cmd->add_flag("--list", a->list, "list the tuning runs instead");

@@ -25,7 +25,8 @@ struct ReportArgs {
 
 // `--list`: the runs, newest first, so a RUN id can be picked.
 void list_runs(db::Database& db) {
-  fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", "run", "state", "started (UTC)", "trials", "what");
+  fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", "run", "state", "started (UTC)", "trials",
+             "what");
   for (const auto& r : db.runs()) {
     std::string started = db::format_time(r.started_ms).substr(0, 19);
     started[10] = ' ';

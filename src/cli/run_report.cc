@@ -195,8 +195,9 @@ footer { color: #888; font-size: 12px; margin-top: 30px; }
 )css";
 
 std::string card(std::string_view key, std::string_view value, std::string_view cls = "") {
-  return fmt::format("<div class=\"card\"><div class=\"k\">{}</div><div class=\"v{}{}\">{}</div></div>\n",
-                     escape(key), cls.empty() ? "" : " ", cls, escape(value));
+  return fmt::format(
+      "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v{}{}\">{}</div></div>\n",
+      escape(key), cls.empty() ? "" : " ", cls, escape(value));
 }
 
 std::string panel(const std::string& svg) { return "<div class=\"panel\">" + svg + "</div>\n"; }
@@ -211,8 +212,9 @@ double run_seconds(const RunReport& r) {
 std::string model_section(const RunReport& r) {
   std::string out = "<h2 id=\"model\">Whole model</h2>\n";
   if (r.model_curve.empty()) {
-    return out + "<p class=\"note\">No estimate of the model's latency: some task has no "
-                 "successful measurement in this run.</p>\n";
+    return out +
+           "<p class=\"note\">No estimate of the model's latency: some task has no "
+           "successful measurement in this run.</p>\n";
   }
   svg::Series by_trials{.name = "estimated latency", .color = "#4e79a7"}, by_time = by_trials;
   auto [scale, unit] = time_unit(r.model_curve.front().best);
@@ -229,10 +231,12 @@ std::string model_section(const RunReport& r) {
                    .x_label = "seconds since the run started",
                    .y_label = fmt::format("latency ({})", unit),
                    .series = {by_time}};
-  out += "<div class=\"grid2\">" + panel(svg::line_chart(a)) + panel(svg::line_chart(b)) + "</div>\n";
-  out += "<p class=\"note\">Estimated latency = Σ over tasks of weight × best time; a task "
-         "not tuned yet counts with its default schedule's time when the run measured it, "
-         "else the curve starts when every task has a result.";
+  out +=
+      "<div class=\"grid2\">" + panel(svg::line_chart(a)) + panel(svg::line_chart(b)) + "</div>\n";
+  out +=
+      "<p class=\"note\">Estimated latency = Σ over tasks of weight × best time; a task "
+      "not tuned yet counts with its default schedule's time when the run measured it, "
+      "else the curve starts when every task has a result.";
   if (!r.tasks_recorded) out += " This run did not record its tasks' weights: each counts once.";
   return out + "</p>\n";
 }
@@ -242,7 +246,8 @@ std::string task_table(const RunReport& r) {
   for (const auto& t : r.tasks) est += t.weight * t.best;
   bool complete = std::all_of(r.tasks.begin(), r.tasks.end(), [](auto& t) { return t.best > 0; });
   std::string out =
-      "<h2 id=\"tasks\">Tasks</h2>\n<table>\n<tr><th>task</th><th class=\"l\">operators</th><th>weight</th>"
+      "<h2 id=\"tasks\">Tasks</h2>\n<table>\n<tr><th>task</th><th "
+      "class=\"l\">operators</th><th>weight</th>"
       "<th>trials</th><th>errors</th><th>default</th><th>first</th><th>best</th>"
       "<th>speed-up</th><th>GFLOP/s</th><th>share</th><th>time</th></tr>\n";
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -254,15 +259,15 @@ std::string task_table(const RunReport& r) {
         "<tr><td>{}</td><td class=\"l name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         i, escape(t.name), fmt::format("{:g}", t.weight), t.trials, errors, ms(t.baseline),
-        ms(t.first), ms(t.best),
-        ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
+        ms(t.first), ms(t.best), ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
         t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "–",
         complete && est > 0 ? fmt::format("{:.1f} %", 100 * t.weight * t.best / est) : "–",
         wall(t.seconds));
   }
-  out += "</table>\n<p class=\"note\">Speed-up of the best schedule over the default (fallback) "
-         "schedule, or over the run's first result when the default was not measured in this "
-         "run. Share: of the estimated model latency.</p>\n";
+  out +=
+      "</table>\n<p class=\"note\">Speed-up of the best schedule over the default (fallback) "
+      "schedule, or over the run's first result when the default was not measured in this "
+      "run. Share: of the estimated model latency.</p>\n";
   return out;
 }
 
@@ -302,7 +307,8 @@ std::string curves_section(const RunReport& r) {
 
 std::string time_and_errors_section(const RunReport& r) {
   std::string out = "<h2 id=\"time\">Time and failures</h2>\n<div class=\"grid2\">\n";
-  svg::BarChart time{.title = "Wall time spent per task", .x_label = "seconds", .parts = {"time"}, .unit = " s"};
+  svg::BarChart time{
+      .title = "Wall time spent per task", .x_label = "seconds", .parts = {"time"}, .unit = " s"};
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     time.labels.push_back(label(r, i));
     time.values.push_back({r.tasks[i].seconds});
@@ -312,8 +318,9 @@ std::string time_and_errors_section(const RunReport& r) {
   for (const auto& t : r.tasks)
     for (auto& [k, v] : t.errors) kinds[k] += v;
   if (kinds.empty()) {
-    out += "<div class=\"panel\"><b>Failed candidates</b><p class=\"note\">"
-           "None: every measured candidate built, ran and gave the right answer.</p></div>\n";
+    out +=
+        "<div class=\"panel\"><b>Failed candidates</b><p class=\"note\">"
+        "None: every measured candidate built, ran and gave the right answer.</p></div>\n";
   } else {
     svg::BarChart err{.title = "Failed candidates per task, by kind", .x_label = "candidates"};
     for (auto& [k, v] : kinds) err.parts.push_back(k);
@@ -351,7 +358,8 @@ std::string render_report_html(const RunReport& r) {
   out += card("target", r.target.empty() ? "–" : r.target);
   out += card("state", state, "state-" + state);
   int budget = r.run.args.value("trials", 0);
-  out += card("trials", budget > 0 ? fmt::format("{} / {}", r.trials, budget) : fmt::format("{}", r.trials));
+  out += card("trials",
+              budget > 0 ? fmt::format("{} / {}", r.trials, budget) : fmt::format("{}", r.trials));
   out += card("tasks", fmt::format("{}", r.tasks.size()));
   std::string started = db::format_time(r.run.started_ms).substr(0, 19);
   started[10] = ' ';
@@ -359,9 +367,9 @@ std::string render_report_html(const RunReport& r) {
   out += card("duration", r.run.finished_ms ? format_duration(run_seconds(r)) : "–");
   out += card("estimated latency", est > 0 ? fmt::format("{} → {}", ms(est0), ms(est)) : "–");
   if (r.latency_before_ms > 0 && r.latency_after_ms > 0)
-    out += card("measured latency",
-                fmt::format("{} → {} ({:.2f}×)", ms(r.latency_before_ms * 1e-3),
-                            ms(r.latency_after_ms * 1e-3), r.latency_before_ms / r.latency_after_ms));
+    out += card("measured latency", fmt::format("{} → {} ({:.2f}×)", ms(r.latency_before_ms * 1e-3),
+                                                ms(r.latency_after_ms * 1e-3),
+                                                r.latency_before_ms / r.latency_after_ms));
   else if (r.latency_before_ms > 0)
     out += card("untuned latency", ms(r.latency_before_ms * 1e-3));
   out += card("failed candidates", fmt::format("{}", failed));
@@ -377,7 +385,8 @@ std::string render_report_html(const RunReport& r) {
   }
   out += fmt::format(
       "<footer>Written by tuner {} from {} at {}. Times are medians of the measured repeats; "
-      "wall times are when each measurement round was stored.</footer>\n</main>\n</body>\n</html>\n",
+      "wall times are when each measurement round was "
+      "stored.</footer>\n</main>\n</body>\n</html>\n",
       TUNER_VERSION_STRING, escape(r.db_path), db::format_time(db::now_ms()));
   return out;
 }

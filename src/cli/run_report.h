@@ -15,17 +15,17 @@ namespace tuner::cli {
 
 /// A point of a best-so-far curve.
 struct CurvePoint {
-  int trial = 0;         // trials measured so far (of the task, or of the run for the model)
-  double seconds = 0;    // wall time since the run started
-  double best = 0;       // best time so far, seconds
+  int trial = 0;       // trials measured so far (of the task, or of the run for the model)
+  double seconds = 0;  // wall time since the run started
+  double best = 0;     // best time so far, seconds
 };
 
 struct ReportTask {
   std::string name, workload;  // operators; workload hash
   double weight = 1, flops = 0;
   int trials = 0, ok = 0;
-  double seconds = 0;   // wall time spent on the task (0 when the run did not record it)
-  double baseline = 0;  // the fallback schedule's time (0 when unknown)
+  double seconds = 0;          // wall time spent on the task (0 when the run did not record it)
+  double baseline = 0;         // the fallback schedule's time (0 when unknown)
   double first = 0, best = 0;  // first and best ok time of the run (0: none)
   std::map<std::string, int> errors;  // failed candidates by status
   std::vector<CurvePoint> curve;      // at every improvement, and at the task's last trial

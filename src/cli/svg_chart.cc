@@ -51,12 +51,23 @@ std::string escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -129,14 +140,16 @@ std::string line_chart(const LineChart& c) {
     }
   std::vector<std::pair<std::string, std::string>> items;
   for (size_t i = 0; i < c.series.size(); ++i)
-    items.emplace_back(c.series[i].name, c.series[i].color.empty() ? palette(i) : c.series[i].color);
+    items.emplace_back(c.series[i].name,
+                       c.series[i].color.empty() ? palette(i) : c.series[i].color);
   auto [legend_svg, legend_h] =
       c.series.size() > 1 ? legend(items, left, c.height + 6, pw) : std::pair<std::string, int>{};
   std::string out = open_svg(c.width, c.height + legend_h + (legend_h ? 4 : 0), c.title);
   if (!std::isfinite(xmin)) {
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#888\">no "
-                       "data</text>\n</svg>\n",
-                       left + pw / 2, top + ph / 2);
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#888\">no "
+        "data</text>\n</svg>\n",
+        left + pw / 2, top + ph / 2);
     return out;
   }
 
@@ -185,8 +198,8 @@ std::string line_chart(const LineChart& c) {
       "<text x=\"{4:.1f}\" y=\"{5:.1f}\" text-anchor=\"middle\" fill=\"#333\">{6}</text>\n"
       "<text transform=\"translate(13,{7:.1f}) rotate(-90)\" text-anchor=\"middle\" "
       "fill=\"#333\">{8}</text>\n",
-      left, top, top + ph, left + pw, left + pw / 2, top + ph + 32, escape(c.x_label),
-      top + ph / 2, escape(c.y_label));
+      left, top, top + ph, left + pw, left + pw / 2, top + ph + 32, escape(c.x_label), top + ph / 2,
+      escape(c.y_label));
 
   // The series, clipped to the plot.
   for (size_t i = 0; i < c.series.size(); ++i) {
@@ -244,8 +257,8 @@ std::string bar_chart(const BarChart& c) {
   double bottom_y = top + row * double(c.labels.size());
   out += "<g stroke=\"#e6e6e6\">\n";
   for (double v : xt)
-    out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>\n", X(v),
-                       top, bottom_y);
+    out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>\n",
+                       X(v), top, bottom_y);
   out += "</g>\n<g fill=\"#555\" text-anchor=\"middle\">\n";
   for (double v : xt)
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", X(v), bottom_y + 15,

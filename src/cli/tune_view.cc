@@ -24,7 +24,9 @@ std::string gflops(const TaskRow& t) {
   return t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "-";
 }
 
-std::string weight(double w) { return w == std::floor(w) ? fmt::format("{:.0f}", w) : fmt::format("{:.2f}", w); }
+std::string weight(double w) {
+  return w == std::floor(w) ? fmt::format("{:.0f}", w) : fmt::format("{:.2f}", w);
+}
 
 // Terminal columns of UTF-8 text (every code point one column: we only print ASCII and
 // block characters).
@@ -54,7 +56,8 @@ std::string errors_text(const std::map<std::string, int>& errors) {
 std::string latency_text(const TuneSnapshot& s) {
   double est = estimated_latency(s);
   if (est > 0) return ms(est) + " ms";
-  size_t missing = std::count_if(s.tasks.begin(), s.tasks.end(), [](auto& t) { return !(t.best > 0); });
+  size_t missing =
+      std::count_if(s.tasks.begin(), s.tasks.end(), [](auto& t) { return !(t.best > 0); });
   return fmt::format("- ({} of {} tasks without a result)", missing, s.tasks.size());
 }
 
@@ -84,14 +87,15 @@ std::string format_duration(double seconds) {
 std::vector<std::string> render_live(const TuneSnapshot& s, int width, int max_rows) {
   width = std::max(width, 40);
   std::vector<std::string> lines;
-  lines.push_back(clip(fmt::format("tuning {} on {}: {} tasks", s.model, s.target, s.tasks.size()), width));
+  lines.push_back(
+      clip(fmt::format("tuning {} on {}: {} tasks", s.model, s.target, s.tasks.size()), width));
 
   // The bar takes what the counters leave of the line.
   double frac = s.budget > 0 ? std::clamp(double(s.trials) / s.budget, 0.0, 1.0) : 0;
   double eta = eta_seconds(s);
-  std::string counters = fmt::format(" {}/{} trials {:3.0f}%  {} elapsed, ETA {}", s.trials, s.budget,
-                                     frac * 100, format_duration(s.elapsed_seconds),
-                                     eta < 0 ? "-" : format_duration(eta));
+  std::string counters =
+      fmt::format(" {}/{} trials {:3.0f}%  {} elapsed, ETA {}", s.trials, s.budget, frac * 100,
+                  format_duration(s.elapsed_seconds), eta < 0 ? "-" : format_duration(eta));
   int bar = std::clamp(width - columns(counters) - 2, 10, 40);
   int full = int(std::lround(frac * bar));
   std::string b = "[";
@@ -125,10 +129,10 @@ std::vector<std::string> render_live(const TuneSnapshot& s, int width, int max_r
     const auto& t = s.tasks[i];
     std::string name = clip(t.name, name_w);
     std::string mark = int(i) == s.current ? "> " : t.done ? "✓ " : "  ";
-    lines.push_back(clip(fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name,
-                                     "", name_w - columns(name), t.trials, ms(t.best), gflops(t),
-                                     weight(t.weight)),
-                         width));
+    lines.push_back(
+        clip(fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name, "",
+                         name_w - columns(name), t.trials, ms(t.best), gflops(t), weight(t.weight)),
+             width));
   }
   if (shown.size() < s.tasks.size())
     lines.push_back(fmt::format("  ... {} more tasks", s.tasks.size() - shown.size()));
@@ -162,11 +166,12 @@ std::vector<std::string> render_summary(const TuneSnapshot& s) {
   for (size_t i = 0; i < s.tasks.size(); ++i) {
     const auto& t = s.tasks[i];
     std::string name = clip(t.name, int(name_w));
-    std::string speedup = t.baseline > 0 && t.best > 0 ? fmt::format("{:.2f}x", t.baseline / t.best) : "-";
+    std::string speedup =
+        t.baseline > 0 && t.best > 0 ? fmt::format("{:.2f}x", t.baseline / t.best) : "-";
     std::string share = est > 0 ? fmt::format("{:.0f}%", 100 * t.weight * t.best / est) : "-";
-    lines.push_back(fmt::format("{:>4}  {}{:<{}} {:>6} {:>6} {:>11} {:>10} {:>8} {:>8} {:>6}", i, name,
-                                "", name_w - size_t(columns(name)), weight(t.weight), t.trials,
-                                ms(t.baseline), ms(t.best), speedup, gflops(t), share));
+    lines.push_back(fmt::format("{:>4}  {}{:<{}} {:>6} {:>6} {:>11} {:>10} {:>8} {:>8} {:>6}", i,
+                                name, "", name_w - size_t(columns(name)), weight(t.weight),
+                                t.trials, ms(t.baseline), ms(t.best), speedup, gflops(t), share));
   }
   lines.push_back("estimated model latency (sum of weight x best): " + latency_text(s));
   if (!s.errors.empty()) lines.push_back("failed candidates: " + errors_text(s.errors));

@@ -12,13 +12,13 @@ namespace tuner::cli {
 
 /// One task of a whole-model tuning run, as the views show it.
 struct TaskRow {
-  std::string name;      // the fused group's operators ("conv2d+add+relu")
-  double weight = 1;     // occurrences per inference
-  double flops = 0;      // per occurrence
-  int trials = 0;        // measured candidates so far
-  double best = 0;       // best time in seconds; 0 while nothing succeeded
-  double baseline = 0;   // the fallback schedule's time in seconds, 0 when unknown
-  bool done = false;     // stopped early (no more improvement)
+  std::string name;     // the fused group's operators ("conv2d+add+relu")
+  double weight = 1;    // occurrences per inference
+  double flops = 0;     // per occurrence
+  int trials = 0;       // measured candidates so far
+  double best = 0;      // best time in seconds; 0 while nothing succeeded
+  double baseline = 0;  // the fallback schedule's time in seconds, 0 when unknown
+  bool done = false;    // stopped early (no more improvement)
 };
 
 /// The state of a tuning run at one moment.

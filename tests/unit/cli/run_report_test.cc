@@ -12,12 +12,12 @@
 namespace tuner::cli {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using db::test::kX86;
 using db::test::test_error;
 using db::test::test_record;
 using db::test::test_workload;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -44,14 +44,14 @@ struct Fixture {
       return r;
     };
     // Round 1 (task 0): 4 ms, an error, 3 ms.
-    db.commit_round(std::vector<db::Record>{
-        rec(test_record(w0, kX86, 0.004, 1), 1000),
-        rec(test_error(w0, kX86, db::MeasureStatus::WrongAnswer, 2), 1000),
-        rec(test_record(w0, kX86, 0.003, 3), 1000)});
+    db.commit_round(
+        std::vector<db::Record>{rec(test_record(w0, kX86, 0.004, 1), 1000),
+                                rec(test_error(w0, kX86, db::MeasureStatus::WrongAnswer, 2), 1000),
+                                rec(test_record(w0, kX86, 0.003, 3), 1000)});
     // Round 2 (task 1): a timeout, 1 ms.
-    db.commit_round(std::vector<db::Record>{
-        rec(test_error(w1, kX86, db::MeasureStatus::RunTimeout, 4), 2000),
-        rec(test_record(w1, kX86, 0.001, 5), 2000)});
+    db.commit_round(
+        std::vector<db::Record>{rec(test_error(w1, kX86, db::MeasureStatus::RunTimeout, 4), 2000),
+                                rec(test_record(w1, kX86, 0.001, 5), 2000)});
     // Round 3 (task 0): 5 ms (no gain), 2 ms.
     db.commit_round(std::vector<db::Record>{rec(test_record(w0, kX86, 0.005, 6), 3500),
                                             rec(test_record(w0, kX86, 0.002, 7), 3500)});
@@ -60,12 +60,21 @@ struct Fixture {
     o.run_id = other;
     db.commit_round(std::vector<db::Record>{o});
     if (record_tasks) {
-      Json p{{"model", "small"}, {"trials", 7}, {"latency_before_ms", 20.0},
+      Json p{{"model", "small"},
+             {"trials", 7},
+             {"latency_before_ms", 20.0},
              {"latency_after_ms", 5.0}};
-      p["tasks"] = Json::array({{{"workload", a.hash}, {"name", "conv2d+relu"}, {"weight", 2},
-                                 {"flops", a.flops}, {"seconds", 2.5}, {"baseline_ms", 8.0}},
-                                {{"workload", b.hash}, {"name", "matmul<add>"}, {"weight", 1},
-                                 {"flops", b.flops}, {"seconds", 1.0}}});
+      p["tasks"] = Json::array({{{"workload", a.hash},
+                                 {"name", "conv2d+relu"},
+                                 {"weight", 2},
+                                 {"flops", a.flops},
+                                 {"seconds", 2.5},
+                                 {"baseline_ms", 8.0}},
+                                {{"workload", b.hash},
+                                 {"name", "matmul<add>"},
+                                 {"weight", 1},
+                                 {"flops", b.flops},
+                                 {"seconds", 1.0}}});
       db.update_run(run, db::RunState::Finished, p);
     }
   }

@@ -26,8 +26,9 @@ TEST(SvgChart, NiceTicks) {
   auto t = nice_ticks(3, 1234, 5);
   EXPECT_EQ(t.front(), 200);
   EXPECT_EQ(t.back(), 1200);
-  EXPECT_THAT(log_ticks(0.01, 5), ::testing::Pointwise(::testing::DoubleNear(1e-12),
-                                                       {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0}));
+  EXPECT_THAT(log_ticks(0.01, 5),
+              ::testing::Pointwise(::testing::DoubleNear(1e-12),
+                                   {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0}));
   auto decades = log_ticks(1e-4, 1e4);
   ASSERT_EQ(decades.size(), 9u);
   EXPECT_DOUBLE_EQ(decades.front(), 1e-4);
@@ -71,11 +72,12 @@ TEST(SvgChart, LineChartHasAxesSeriesAndLegend) {
 }
 
 TEST(SvgChart, LineChartPointsStayInThePlot) {
-  LineChart c{.title = "t", .series = {{.name = "a", .points = {{0, 1e-3}, {100, 1e-5}}}},
-              .log_y = true};
+  LineChart c{
+      .title = "t", .series = {{.name = "a", .points = {{0, 1e-3}, {100, 1e-5}}}}, .log_y = true};
   std::string s = line_chart(c);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(s, m, std::regex("d=\"M([0-9.]+),([0-9.]+)H([0-9.]+)V([0-9.]+)\"")));
+  ASSERT_TRUE(
+      std::regex_search(s, m, std::regex("d=\"M([0-9.]+),([0-9.]+)H([0-9.]+)V([0-9.]+)\"")));
   double x0 = std::stod(m[1]), y0 = std::stod(m[2]), x1 = std::stod(m[3]), y1 = std::stod(m[4]);
   EXPECT_GE(x0, 62);
   EXPECT_LE(x1, c.width - 16 + 0.1);

@@ -1,4 +1,5 @@
-// The progress views of `tuner tune` (src/cli/tune_view.h): rendered snapshots checked line by line.
+// The progress views of `tuner tune` (src/cli/tune_view.h): rendered snapshots checked line by
+// line.
 #include "cli/tune_view.h"
 
 #include <gmock/gmock.h>
@@ -65,8 +66,8 @@ TEST(TuneView, LiveViewLines) {
   EXPECT_THAT(lines[2], HasSubstr("best ms"));
   EXPECT_THAT(lines[2], HasSubstr("GFLOP/s"));
   // Task 0: 2 GFLOP in 10 ms is 200 GFLOP/s; the current task is marked.
-  EXPECT_THAT(lines[3], ::testing::MatchesRegex(
-                            "     0  conv2d\\+add\\+relu +30 +10\\.00 +200\\.0 +2"));
+  EXPECT_THAT(lines[3],
+              ::testing::MatchesRegex("     0  conv2d\\+add\\+relu +30 +10\\.00 +200\\.0 +2"));
   EXPECT_THAT(lines[4], ::testing::StartsWith(">    1  matmul+add"));
   EXPECT_THAT(lines[4], HasSubstr("2.000"));
   EXPECT_THAT(lines[5], ::testing::MatchesRegex("     2  max_pool2d +0 +- +- +3"));
@@ -74,7 +75,8 @@ TEST(TuneView, LiveViewLines) {
             "estimated model latency: - (1 of 3 tasks without a result)   errors: RUN_TIMEOUT 1, "
             "WRONG_ANSWER 2");
   s.tasks[2].best = 0.001;
-  EXPECT_THAT(render_live(s, 120).back(), ::testing::StartsWith("estimated model latency: 25.00 ms"));
+  EXPECT_THAT(render_live(s, 120).back(),
+              ::testing::StartsWith("estimated model latency: 25.00 ms"));
 }
 
 TEST(TuneView, LiveViewFitsTheWidth) {
@@ -89,7 +91,8 @@ TEST(TuneView, LiveViewFitsTheWidth) {
 TEST(TuneView, ManyTasksShowTheLargestAndTheCurrent) {
   TuneSnapshot s = snapshot();
   s.tasks.clear();
-  for (int i = 0; i < 20; ++i) s.tasks.push_back({"t" + std::to_string(i), 1, 1e6, 8, 0.001 * (i + 1), 0, false});
+  for (int i = 0; i < 20; ++i)
+    s.tasks.push_back({"t" + std::to_string(i), 1, 1e6, 8, 0.001 * (i + 1), 0, false});
   s.current = 0;  // the smallest contributor
   auto lines = render_live(s, 100, 5);
   // title, bar, header, 5 rows, "... more", latency
@@ -118,12 +121,16 @@ TEST(TuneView, Summary) {
   s.tasks[2].best = 0.004;
   auto lines = render_summary(s);
   ASSERT_EQ(lines.size(), 6u);
-  EXPECT_THAT(lines[0], ::testing::MatchesRegex(
-                            "task  operators +weight +trials +default ms +best ms +speed-up +GFLOP/s +share"));
+  EXPECT_THAT(
+      lines[0],
+      ::testing::MatchesRegex(
+          "task  operators +weight +trials +default ms +best ms +speed-up +GFLOP/s +share"));
   // 2 x 10 ms of 34 ms estimated: 59 %; the default schedule took 40 ms: 4x.
-  EXPECT_THAT(lines[1], ::testing::MatchesRegex(
-                            "   0  conv2d\\+add\\+relu +2 +30 +40\\.00 +10\\.00 +4\\.00x +200\\.0 +59%"));
-  EXPECT_THAT(lines[2], ::testing::MatchesRegex("   1  matmul\\+add +1 +20 +- +2\\.000 +- +50\\.0 +6%"));
+  EXPECT_THAT(lines[1],
+              ::testing::MatchesRegex(
+                  "   0  conv2d\\+add\\+relu +2 +30 +40\\.00 +10\\.00 +4\\.00x +200\\.0 +59%"));
+  EXPECT_THAT(lines[2],
+              ::testing::MatchesRegex("   1  matmul\\+add +1 +20 +- +2\\.000 +- +50\\.0 +6%"));
   EXPECT_EQ(lines[4], "estimated model latency (sum of weight x best): 34.00 ms");
   EXPECT_EQ(lines[5], "failed candidates: RUN_TIMEOUT 1, WRONG_ANSWER 2");
 }

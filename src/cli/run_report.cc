@@ -378,7 +378,8 @@ std::string render_report_html(const RunReport& r) {
   if (r.trials == 0) {
     out += "<p class=\"note\">This run has no records yet.</p>\n";
   } else {
-    out += model_section(r);
+    // A run of one operator (`tuner op tune`) has no model to estimate.
+    if (r.tasks_recorded || r.tasks.size() > 1) out += model_section(r);
     out += task_table(r);
     out += curves_section(r);
     out += time_and_errors_section(r);

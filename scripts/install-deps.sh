@@ -15,6 +15,7 @@ PKGS=(
   libgrpc++-dev protobuf-compiler-grpc       # service
   libopenblas-dev libdnnl-dev                # peers in benchmarks
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  chromium                                   # renders tuner report pages in tests/cli
 )
 
 # The ONNX backend node tests (tests/onnx) read their models and data from the Python onnx

@@ -15,5 +15,7 @@ void add_costmodel_commands(CLI::App& app);
 void add_model_commands(CLI::App& app);
 /// `tuner tune MODEL`: whole-model tuning (model_tune.cc).
 void add_model_tune_command(CLI::App& app);
+/// `tuner report [RUN]`: an HTML page about a tuning run (report_command.cc).
+void add_report_command(CLI::App& app);
 
 }  // namespace tuner::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     if (quiet) tuner::log_level() = tuner::LogLevel::Quiet;
   });
   tuner::cli::add_model_tune_command(app);
+  tuner::cli::add_report_command(app);
   tuner::cli::add_model_commands(app);
   tuner::cli::add_op_commands(app);
   tuner::cli::add_db_commands(app);

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/model_common.h"
 #include "cli/op_common.h"
+#include "cli/tune_view.h"
 #include "compile/compile_model.h"
 #include "costmodel/features.h"
 #include "db/sqlite_database.h"
@@ -48,6 +49,8 @@ struct TuneModelArgs {
 };
 
 std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
+
+double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
   auto t_start = std::chrono::steady_clock::now();
@@ -113,8 +116,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
       }
   }
   bool resumed = run_id != 0;
-  if (resumed) db->update_run(run_id, db::RunState::Running, Json::object());
-  else run_id = db->create_run(what, run_args);
+  // The run's progress (see progress_json below) survives a resume: the report reads it.
+  Json stored = resumed ? db->run(run_id)->progress : Json::object();
+  if (!resumed) run_id = db->create_run(what, run_args);
 
   std::vector<search::TuneTask> tasks;
   std::vector<double> weights;
@@ -131,8 +135,17 @@ void cmd_tune_model(const TuneModelArgs& a) {
   std::vector<double> baseline(tasks.size(), 0);
   std::vector<int> since_improvement(tasks.size(), 0);
   std::map<std::string, int> errors;
+  // Wall seconds spent in each task's rounds, kept in the run for `tuner report`.
+  std::vector<double> seconds(tasks.size(), 0);
   int spent = 0, round = 0;
   if (resumed) {
+    if (stored.contains("tasks") && stored["tasks"].is_array())
+      for (const auto& t : stored["tasks"])
+        for (size_t i = 0; i < tasks.size(); ++i)
+          if (t.value("workload", "") == tasks[i].dag.hash_hex()) {
+            seconds[i] = t.value("seconds", 0.0);
+            baseline[i] = t.value("baseline_ms", 0.0) * 1e-3;
+          }
     for (size_t i = 0; i < tasks.size(); ++i) {
       auto w = db->find_workload(tasks[i].dag.hash_hex());
       if (!w) continue;
@@ -151,7 +164,50 @@ void cmd_tune_model(const TuneModelArgs& a) {
     if (chatty)
       fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id, spent, a.trials);
   }
-  double last_print = -1e9;
+  // What the run keeps in the database after every round: the tasks (workload, operators,
+  // weight) tie the run's records to the model, so `tuner report` can draw its curves.
+  auto progress_json = [&] {
+    Json tj = Json::array();
+    for (size_t i = 0; i < tasks.size(); ++i)
+      tj.push_back({{"workload", tasks[i].dag.hash_hex()},
+                    {"name", ts.tasks[i].ops},
+                    {"weight", ts.tasks[i].weight},
+                    {"flops", tasks[i].dag.flops()},
+                    {"trials", sched.trials(int(i))},
+                    {"seconds", seconds[i]},
+                    {"baseline_ms", baseline[i] * 1e3},
+                    {"best_ms", finite_or_zero(best[i]) * 1e3}});
+    Json p = stored;
+    p["model"] = g.name;
+    p["trials"] = spent;
+    p["tasks"] = std::move(tj);
+    if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
+    return p;
+  };
+  const int spent_at_start = spent;
+  const double loop_start = elapsed();
+  auto snapshot = [&](int current) {
+    TuneSnapshot s;
+    s.model = g.name;
+    s.target = target.str();
+    s.trials = spent;
+    s.budget = a.trials;
+    s.elapsed_seconds = elapsed();
+    if (spent > spent_at_start)
+      s.seconds_per_trial = (elapsed() - loop_start) / (spent - spent_at_start);
+    s.current = current;
+    s.errors = errors;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      s.tasks.push_back({ts.tasks[i].ops, double(ts.tasks[i].weight), tasks[i].dag.flops(),
+                         sched.trials(int(i)), finite_or_zero(best[i]), baseline[i],
+                         sched.done(int(i))});
+    return s;
+  };
+  db->update_run(run_id, db::RunState::Running, progress_json());
+  // A terminal gets a view redrawn in place; a log gets one line per round.
+  bool live = chatty && isatty(2);
+  LiveView view(stderr);
+  if (live) view.draw(snapshot(-1), true);
   g_stop = false;
   auto old = std::signal(SIGINT, on_sigint);
   try {
@@ -166,8 +222,10 @@ void cmd_tune_model(const TuneModelArgs& a) {
       opts.space.vector_lanes = target.vector_lanes();
       opts.space.num_cores = a.threads;
       opts.run_id = run_id;
+      double round_start = elapsed();
       search::TuneResult r = search::tune_task(tasks[size_t(i)], opts, *db, builder, runner,
                                                *model, {}, [] { return g_stop.load(); });
+      seconds[size_t(i)] += elapsed() - round_start;
       const auto& p = r.progress;
       spent += p.trials;
       ++round;
@@ -179,23 +237,21 @@ void cmd_tune_model(const TuneModelArgs& a) {
       since_improvement[size_t(i)] = improved ? 0 : since_improvement[size_t(i)] + p.trials;
       bool finished = p.trials == 0 || (a.early_stop > 0 && since_improvement[size_t(i)] >= a.early_stop);
       sched.update(i, p.trials, best[size_t(i)], finished);
-      if (a.quiet || a.json) continue;
-      double est = sched.estimated_latency();
-      if (elapsed() - last_print >= (isatty(2) ? 0.0 : 10.0) || spent >= a.trials) {
-        fmt::print(stderr, "[{:5.0f}s] trials {:>5}/{}  task {:>2} {:<24} best {:>9} ms  model est. {} ms\n",
-                   elapsed(), spent, a.trials, i, ts.tasks[size_t(i)].ops.substr(0, 24),
-                   ms(best[size_t(i)]), ms(est));
-        last_print = elapsed();
-      }
+      db->update_run(run_id, db::RunState::Running, progress_json());
+      if (live) view.draw(snapshot(i), spent >= a.trials);
+      else if (chatty) fmt::print(stderr, "{}\n", render_line(snapshot(i)));
     }
   } catch (...) {
     std::signal(SIGINT, old);
-    db->update_run(run_id, db::RunState::Failed, Json::object());
+    db->update_run(run_id, db::RunState::Failed, progress_json());
     throw;
   }
   std::signal(SIGINT, old);
-  db->update_run(run_id, g_stop ? db::RunState::Interrupted : db::RunState::Finished,
-                 Json{{"trials", spent}});
+  // The summary below repeats the table when it goes to the same terminal.
+  if (live && isatty(1)) view.clear();
+  Json final_progress = progress_json();
+  db::RunState end_state = g_stop ? db::RunState::Interrupted : db::RunState::Finished;
+  db->update_run(run_id, end_state, final_progress);
   if (xgb && xgb->trained())
     db->save_cost_model({target.str(), costmodel::kFeatureVersion, "xgboost", xgb->save(),
                          int64_t(xgb->num_programs())});
@@ -210,6 +266,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
     out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
     art.save(out);
     after = measure_latency(std::move(art), a.threads);
+    final_progress["latency_after_ms"] = after * 1e3;
+    db->update_run(run_id, end_state, final_progress);
   }
   if (a.json) {
     Json tj = Json::array();
@@ -233,16 +291,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
   }
   fmt::print("{}: {} trials in {:.0f} s{}\n", g.name, spent, elapsed(),
              g_stop ? " (interrupted; rerun to continue)" : "");
-  fmt::print("{:>4}  {:<32} {:>6} {:>6} {:>12} {:>12} {:>8}\n", "task", "operators", "weight",
-             "trials", "default ms", "best ms", "GFLOP/s");
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const auto& t = ts.tasks[i];
-    double gf = std::isfinite(best[i]) ? t.dag.flops() / best[i] * 1e-9 : 0;
-    fmt::print("{:>4}  {:<32} {:>6} {:>6} {:>12} {:>12} {:>8.1f}\n", i, t.ops.substr(0, 32),
-               t.weight, sched.trials(int(i)), ms(baseline[i]), ms(best[i]), gf);
-  }
-  for (auto& [k, v] : errors) fmt::print("  {} errors: {}\n", k, v);
-  fmt::print("records in {}\n", a.db);
+  for (const auto& line : render_summary(snapshot(-1))) fmt::print("{}\n", line);
+  fmt::print("records in {} (tuning run {}; `tuner report {}` draws its curves)\n", a.db, run_id,
+             run_id);
   if (!a.no_compile) {
     fmt::print("wrote {}\n", out);
     fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x\n", ms(before),

@@ -32,7 +32,7 @@ struct TuningRun {
   std::string what;            // what is tuned: a model path, a workload hash, ...
   Json args = Json::object();  // the run's options (target, trials, seed, ...)
   RunState state = RunState::Running;
-  Json progress = Json::object();  // the search's own resume state (trials per task, ...)
+  Json progress = Json::object();  // the tuner's state of the run (trials, tasks, ...): resume, reports
   int64_t started_ms = 0;
   std::optional<int64_t> finished_ms;  // set when the state leaves Running
 };

@@ -1,6 +1,7 @@
 // Single operators under their fallback schedule against vendor libraries measured in the
-// same run: matmul 1024^3 vs OpenBLAS sgemm, conv2d (1,64,56,56)x(64,64,3,3) pad 1 vs oneDNN
-// with its own best layout (format_tag::any, inputs reordered once outside the timing).
+// same run: matmul 1024^3 vs OpenBLAS sgemm; conv2d (1,64,56,56)x(64,64,3,3) pad 1 (KCRS and
+// packed weights) and the ResNet-18 conv layers (packed) vs oneDNN with its own best layout
+// (format_tag::any, inputs reordered once outside the timing).
 //   build/bench/op_bench [--threads 2] [--seconds 1] [--db tuning.db]
 // With --db, Tuner uses the best record of each workload in that database (else fallback).
 #include <cblas.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -79,6 +81,35 @@ struct TunerOp {
   }
 };
 
+// Median seconds of oneDNN's direct convolution (1,c,hw,hw) x (k,c,kernel,kernel) with its
+// own best layouts (format_tag::any; inputs reordered once outside the timing).
+double dnnl_conv_seconds(int64_t c, int64_t hw, int64_t k, int64_t kernel, int64_t stride,
+                         int64_t pad, double budget) {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  int64_t out = (hw + 2 * pad - kernel) / stride + 1;
+  memory::dims src_d{1, c, hw, hw}, w_d{k, c, kernel, kernel}, dst_d{1, k, out, out};
+  auto any = memory::format_tag::any;
+  memory::desc src_any(src_d, memory::data_type::f32, any), w_any(w_d, memory::data_type::f32, any),
+      dst_any(dst_d, memory::data_type::f32, any);
+  auto pd = convolution_forward::primitive_desc(
+      convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                src_any, w_any, dst_any, {stride, stride}, {pad, pad}, {pad, pad}),
+      eng);
+  memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  for (memory* m : {&src, &w}) {
+    float* p = static_cast<float*>(m->get_data_handle());
+    size_t n = m->get_desc().get_size() / sizeof(float);
+    for (size_t i = 0; i < n; ++i) p[i] = float(i % 7) * 0.1f;
+  }
+  convolution_forward conv(pd);
+  return time_median([&] {
+    conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}});
+    s.wait();
+  }, budget);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,36 +142,38 @@ int main(int argc, char** argv) {
                "matmul 1024x1024x1024 (" + op.source + ")", f / t_tuner / 1e9, f / t_blas / 1e9, t_blas / t_tuner);
   }
 
-  {  // conv2d vs oneDNN
-    TunerOp op("conv2d", {"n=1", "c=64", "h=56", "w=56", "k=64", "kh=3", "kw=3", "stride=1", "pad=1"}, db_path);
+  // conv2d vs oneDNN: the example layer in KCRS and packed, then the ResNet-18 layers packed
+  // (the layout `tuner compile` gives convolutions on this target).
+  int64_t block = 2 * codegen::Target::parse("llvm").vector_lanes();
+  struct Conv {
+    int64_t c, hw, k, kernel, stride, pad, wblock;
+  };
+  std::vector<Conv> convs = {{64, 56, 64, 3, 1, 1, 0},   {64, 56, 64, 3, 1, 1, block},
+                             {64, 56, 128, 3, 2, 1, block}, {128, 28, 128, 3, 1, 1, block},
+                             {256, 14, 256, 3, 1, 1, block}, {512, 7, 512, 3, 1, 1, block},
+                             {3, 224, 64, 7, 2, 3, block}};
+  double log_sum = 0;
+  int packed = 0;
+  for (const Conv& cv : convs) {
+    auto str = [](int64_t v) { return std::to_string(v); };
+    TunerOp op("conv2d", {"n=1", "c=" + str(cv.c), "h=" + str(cv.hw), "w=" + str(cv.hw),
+                          "k=" + str(cv.k), "kh=" + str(cv.kernel), "kw=" + str(cv.kernel),
+                          "stride=" + str(cv.stride), "pad=" + str(cv.pad),
+                          "wblock=" + str(cv.wblock)}, db_path);
     double t_tuner = time_median([&] { op.kernel(op.args.data(), env); }, budget);
-    using namespace dnnl;
-    engine eng(engine::kind::cpu, 0);
-    stream s(eng);
-    memory::dims src_d{1, 64, 56, 56}, w_d{64, 64, 3, 3}, dst_d{1, 64, 56, 56};
-    auto any = memory::format_tag::any;
-    memory::desc src_any(src_d, memory::data_type::f32, any), w_any(w_d, memory::data_type::f32, any),
-        dst_any(dst_d, memory::data_type::f32, any);
-    auto pd = convolution_forward::primitive_desc(
-        convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                  src_any, w_any, dst_any, {1, 1}, {1, 1}, {1, 1}),
-        eng);
-    memory src_user({src_d, memory::data_type::f32, memory::format_tag::nchw}, eng, op.inputs[0].raw());
-    memory w_user({w_d, memory::data_type::f32, memory::format_tag::oihw}, eng, op.inputs[1].raw());
-    memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-    reorder(src_user, src).execute(s, src_user, src);
-    reorder(w_user, w).execute(s, w_user, w);
-    s.wait();
-    convolution_forward conv(pd);
-    double t_dnnl = time_median([&] {
-      conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}});
-      s.wait();
-    }, budget);
+    double t_dnnl = dnnl_conv_seconds(cv.c, cv.hw, cv.k, cv.kernel, cv.stride, cv.pad, budget);
     double f = op.dag.flops();
-    fmt::print("{:<44} {:>7.1f} GF {:>7.1f} GF {:>7.2f}x   (peer: oneDNN, best layout)\n",
-               "conv2d 1x64x56x56, 64x64x3x3, p1 (" + op.source + ")", f / t_tuner / 1e9, f / t_dnnl / 1e9,
-               t_dnnl / t_tuner);
+    std::string name = fmt::format("conv {}->{} {}x{} k{} s{} ({}{})", cv.c, cv.k, cv.hw, cv.hw,
+                                   cv.kernel, cv.stride, op.source,
+                                   cv.wblock ? ", packed " + str(cv.wblock) : ", KCRS");
+    fmt::print("{:<44} {:>7.1f} GF {:>7.1f} GF {:>7.2f}x   (peer: oneDNN, best layout)\n", name,
+               f / t_tuner / 1e9, f / t_dnnl / 1e9, t_dnnl / t_tuner);
+    if (cv.wblock && !(cv.c == 64 && cv.hw == 56 && cv.stride == 1)) {
+      log_sum += std::log(t_dnnl / t_tuner);
+      ++packed;
+    }
   }
+  fmt::print("{:<44} {:>31.2f}x\n", "ResNet-18 conv layers, geometric mean", std::exp(log_sum / packed));
   fmt::print("threads {}, median of repeats over >= {} s each; ratio = peer time / Tuner time\n",
              threads, budget);
   return 0;

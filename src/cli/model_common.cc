@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "codegen/target.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "ops/host_tensor.h"
@@ -26,6 +27,8 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   for (const auto& s : a.input_shapes) graph::parse_input_shape(s, io);
   graph::Graph g = graph::import_onnx(a.model, io);
   graph::PassOptions po;
+  codegen::Target target = codegen::Target::parse(a.target);
+  if (target.is_llvm()) po.vector_lanes = target.vector_lanes();  // CPU layouts
   if (print)
     po.on_change = [](const std::string& pass, const graph::Graph& gr) {
       fmt::print("=== after {}\n{}\n", pass, gr.str());

@@ -101,7 +101,9 @@ struct ConvArgs {
 ConvArgs conv_args(const ConvertContext& c, const Spatial& sp) {
   ConvArgs a{sp.lift(c.input(0), "x2d"), sp.lift(c.input(1), "w2d"), sp.ints("strides", 1),
              sp.ints("dilations", 1)};
-  if (a.w.ndim() != 4) c.fail("weight W must have the rank of X");
+  // Rank 5: packed by pack_conv_weights (2-D only).
+  if (a.w.ndim() != 4 && !(a.w.ndim() == 5 && !sp.one_d()))
+    c.fail("weight W must have the rank of X");
   // kernel_shape, when given, must agree with the weight's spatial dimensions.
   std::vector<int64_t> kernel = sp.ints("kernel_shape", 0);
   if (c.has_attr("kernel_shape") && (kernel[0] != a.w.shape()[2] || kernel[1] != a.w.shape()[3]))

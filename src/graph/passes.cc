@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "ops/layout.h"
 #include "support/error.h"
 
 namespace tuner::graph {
@@ -148,6 +149,23 @@ int fold_batch_norm(Graph& g) {
   return changed;
 }
 
+int pack_conv_weights(Graph& g, int vector_lanes) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
+    if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
+    const Value& w = g.values[size_t(n.inputs[1])];
+    if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
+    int64_t block = w.shape[0] % (2 * vector_lanes) == 0 ? 2 * vector_lanes
+                    : w.shape[0] % vector_lanes == 0     ? vector_lanes
+                                                         : 0;
+    if (block == 0) continue;
+    n.inputs[1] = g.add_constant(w.name + "_packed", ops::pack_conv_weight(*w.data, block));
+    ++changed;
+  }
+  return changed;
+}
+
 void run_passes(Graph& g, const PassOptions& opts) {
   if (opts.on_change) opts.on_change("import", g);
   struct Pass {
@@ -165,6 +183,9 @@ void run_passes(Graph& g, const PassOptions& opts) {
                         Pass{"eliminate_dead_code", eliminate_dead_code}}) {
     if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);
   }
+  // Layouts last: the passes above see ONNX's layouts.
+  if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes) > 0 && opts.on_change)
+    opts.on_change("pack_conv_weights", g);
   g.compact();
 }
 

@@ -65,7 +65,9 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   detail::check_same_dtype(data, weight, name);
   detail::check_numeric(data, name);
   Shape out = conv2d_shape(data.shape(), weight.shape(), at, name);
-  int64_t c_per_group = weight.shape()[1], k_per_group = weight.shape()[0] / at.groups;
+  // A packed weight [K/b, C, KH, KW, b] is read at [k / b, c, rh, rw, k % b].
+  int64_t block = weight.ndim() == 5 ? weight.shape()[4] : 0;
+  int64_t c_per_group = weight.shape()[1], k_per_group = out[1] / at.groups;
   int64_t kh = weight.shape()[2], kw = weight.shape()[3];
   te::Tensor in = data;
   if (at.has_padding())
@@ -76,6 +78,7 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
       {"dilation_w", at.dilation_w}, {"groups", at.groups},       {"pad_top", at.pad_top},
       {"pad_left", at.pad_left},     {"pad_bottom", at.pad_bottom}, {"pad_right", at.pad_right},
       {"kernel_h", kh},              {"kernel_w", kw}};
+  if (block) attrs["weight_block"] = block;
   te::Tensor conv = te::compute(
       out,
       [&](const std::vector<Var>& ax) {
@@ -100,7 +103,10 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
         raxes.push_back(rw);
         Expr h = detail::scaled(ax[2], at.stride_h) + detail::scaled(rh.var, at.dilation_h);
         Expr w = detail::scaled(ax[3], at.stride_w) + detail::scaled(rw.var, at.dilation_w);
-        return te::sum(in(ax[0], ci, h, w) * weight(ax[1], wc, rh.var, rw.var), raxes);
+        Expr wv = block ? weight(te::floordiv(ax[1], Expr(block)), wc, rh.var, rw.var,
+                                 te::floormod(ax[1], Expr(block)))
+                        : weight(ax[1], wc, rh.var, rw.var);
+        return te::sum(in(ax[0], ci, h, w) * wv, raxes);
       },
       name, "conv2d", attrs);
   return bias ? add_bias(conv, bias, 1, name) : conv;

@@ -1,5 +1,7 @@
 #include "ops/reference.h"
 
+#include "ops/layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -162,6 +164,7 @@ HostTensor dense(const HostTensor& data, const HostTensor& weight, const HostTen
 
 HostTensor conv2d(const HostTensor& data, const HostTensor& weight, const Conv2dAttrs& attrs,
                   const HostTensor& bias) {
+  if (weight.shape.size() == 5) return conv2d(data, unpack_conv_weight(weight), attrs, bias);
   return data.dtype.is_float() ? conv2d_impl<double>(data, weight, attrs, bias)
                                : conv2d_impl<uint64_t>(data, weight, attrs, bias);
 }

@@ -72,7 +72,10 @@ std::vector<OpParam> conv_params(bool depthwise) {
                      {"stride", "1", "stride: s or sh,sw"},
                      {"pad", "0", "zero padding: p, ph,pw or top,left,bottom,right"},
                      {"dilation", "1", "dilation: d or dh,dw"}});
-  if (!depthwise) v.push_back({"groups", "1", "channel groups"});
+  if (!depthwise) {
+    v.push_back({"groups", "1", "channel groups"});
+    v.push_back({"wblock", "0", "pack the weight by blocks of b output channels (0: KCRS)"});
+  }
   v.push_back({"bias", "0", "add a bias [K] (0/1)"});
   v.push_back(dtype_param());
   return v;
@@ -87,6 +90,13 @@ OpDef conv_op(bool depthwise) {
     // max(1, ...) so that a bad group count is reported by the shape check, not as a 0 dim.
     Shape weight = {k, std::max<int64_t>(1, groups > 0 ? c / groups : 1), p.get_int("kh"),
                     p.get_int("kw")};
+    int64_t block = depthwise ? 0 : p.get_int("wblock");
+    if (block != 0) {
+      USER_CHECK(block > 0 && k % block == 0 && groups == 1)
+          << "conv2d: wblock=" << block << " must be positive, divide k=" << k
+          << " and have groups=1";
+      weight = packed_weight_shape(weight, block);
+    }
     return std::make_pair(weight, conv_attrs(p, groups));
   };
   OpDef d;
@@ -101,7 +111,8 @@ OpDef conv_op(bool depthwise) {
     te::Tensor data = te::placeholder(ds, dt, "data");
     te::Tensor weight = te::placeholder(wshape, dt, "weight");
     std::vector<te::Tensor> in = {data, weight};
-    if (p.get_bool("bias")) in.push_back(te::placeholder({wshape[0]}, dt, "bias"));
+    int64_t k = wshape.size() == 5 ? wshape[0] * wshape[4] : wshape[0];
+    if (p.get_bool("bias")) in.push_back(te::placeholder({k}, dt, "bias"));
     te::Tensor out = conv2d(data, weight, attrs, in.size() > 2 ? in[2] : te::Tensor(), name);
     return ComputeDAG(in, {out});
   };

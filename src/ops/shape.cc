@@ -83,11 +83,26 @@ Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::
   return out;
 }
 
+Shape unpacked_weight_shape(const Shape& packed) {
+  INTERNAL_CHECK(packed.size() == 5) << "not a packed conv weight: " << shape_string(packed);
+  return {packed[0] * packed[4], packed[1], packed[2], packed[3]};
+}
+
+Shape packed_weight_shape(const Shape& kcrs, int64_t block) {
+  INTERNAL_CHECK(kcrs.size() == 4 && block > 0 && kcrs[0] % block == 0)
+      << "cannot pack weight " << shape_string(kcrs) << " by " << block;
+  return {kcrs[0] / block, kcrs[1], kcrs[2], kcrs[3], block};
+}
+
 Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
                    const std::string& op) {
-  USER_CHECK(data.size() == 4 && weight.size() == 4)
-      << op << ": data must be NCHW and weight KCRS (rank 4), got " << shape_string(data)
-      << " and " << shape_string(weight);
+  USER_CHECK(data.size() == 4 && (weight.size() == 4 || weight.size() == 5))
+      << op << ": data must be NCHW and weight KCRS (rank 4) or packed [K/b, C, R, S, b], got "
+      << shape_string(data) << " and " << shape_string(weight);
+  if (weight.size() == 5) {  // packed: the same checks on the logical KCRS shape
+    USER_CHECK(a.groups == 1) << op << ": a packed weight needs groups = 1";
+    return conv2d_shape(data, unpacked_weight_shape(weight), a, op);
+  }
   USER_CHECK(a.groups >= 1) << op << ": groups must be >= 1, got " << a.groups;
   USER_CHECK(a.stride_h >= 1 && a.stride_w >= 1 && a.dilation_h >= 1 && a.dilation_w >= 1)
       << op << ": strides and dilations must be >= 1";

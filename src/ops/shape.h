@@ -85,7 +85,13 @@ std::vector<int> normalize_axes(const std::vector<int64_t>& axes, int ndim, cons
 /// [batch..., M, K] x [batch..., K, N] (or [batch..., N, K] when transpose_b) with numpy
 /// broadcasting of the batch dimensions.
 Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::string& op);
-/// Output [N, K, OH, OW] of conv2d over data [N, C, H, W] with weight [K, C/groups, KH, KW].
+/// A conv weight [K, C, KH, KW] packed by output-channel blocks of b: [K/b, C, KH, KW, b], so a
+/// vector over b output channels is one contiguous load (the CPU layout; groups = 1).
+Shape packed_weight_shape(const Shape& kcrs, int64_t block);
+/// The logical [K, C, KH, KW] shape of a packed weight [K/b, C, KH, KW, b].
+Shape unpacked_weight_shape(const Shape& packed);
+/// Output [N, K, OH, OW] of conv2d over data [N, C, H, W] with weight [K, C/groups, KH, KW]
+/// (or packed, see packed_weight_shape).
 Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
                    const std::string& op);
 /// Output [N, K, OH, OW] of conv2d_transpose over data [N, C, H, W] with weight

@@ -57,7 +57,12 @@ class Fallback {
   }
 
   void tile_reduction(const std::string& name) {
-    bool conv = s_.state().stage(name).op->tag == "conv2d";
+    const te::Tensor rop = s_.state().stage(name).op;
+    bool conv = rop->tag == "conv2d";
+    // A conv over a packed weight vectorizes over output channels (one contiguous weight
+    // vector, the input broadcast) with a row of output pixels in registers.
+    auto wb = rop->attrs.find("weight_block");
+    int64_t wblock = conv && wb != rop->attrs.end() ? wb->second : 0;
     std::string outer = epilogue_of(s_.state(), name), local = name;
     if (outer.empty()) {
       local = s_.cache_write(name);
@@ -68,24 +73,23 @@ class Fallback {
     te::Tensor wop = s_.state().stage(outer).op;
     int nax = int(wop->axes.size());
     int lanes = o_.vector_lanes;
-    // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized).
-    int64_t rows_ext = conv ? wop->shape[1] : wop->shape[nax - 2];
-    int64_t cols_ext = wop->shape[nax - 1];
+    // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized); for a
+    // packed conv, rows are output pixels and columns one weight block of output channels.
+    int row_axis = wblock ? nax - 1 : conv ? 1 : nax - 2, col_axis = wblock ? 1 : nax - 1;
+    int64_t rows_ext = wop->shape[size_t(row_axis)];
+    int64_t cols_ext = wop->shape[size_t(col_axis)];
     // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
     // legalize into several registers and spill), else the largest divisor up to a vector.
-    int64_t tc = 0;
+    int64_t tc = wblock;
     for (int64_t c : {int64_t(2 * lanes), int64_t(lanes), int64_t(lanes / 2), int64_t(lanes / 4)})
-      if (c >= 4 && cols_ext % c == 0) {
-        tc = c;
-        break;
-      }
+      if (tc == 0 && c >= 4 && cols_ext % c == 0) tc = c;
     if (tc == 0) tc = largest_divisor_leq(cols_ext, lanes);
     // Rows: as many as keep the accumulators within about 16 vector registers.
     int64_t regs_per_row = (tc + lanes - 1) / lanes;
     int64_t tr = largest_divisor_leq(rows_ext, std::max<int64_t>(1, std::min<int64_t>(8, 16 / regs_per_row)));
 
-    // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i]
-    int row_axis = conv ? 1 : nax - 2, col_axis = nax - 1;
+    // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i] (packed conv: [n, k.o,
+    // oh, ow.o, ow.i, k.i])
     auto r = s_.split(outer, row_axis, {tr});
     auto c = s_.split(outer, col_axis, {tc});
     std::vector<int> order, fused;
@@ -94,14 +98,14 @@ class Fallback {
       else if (a == col_axis) order.push_back(c[0]);
       else order.push_back(a);
     }
-    fused.assign(order.begin(), order.end() - 1);  // everything but cols.o
+    fused.assign(order.begin(), order.end() - 1);  // everything but the last outer loop
+    int attach = order.back();
     order.push_back(r[1]);
     order.push_back(c[1]);
     s_.reorder(outer, order);
     int f = fused.size() > 1 ? s_.fuse(outer, fused) : fused[0];
     s_.parallel(outer, f);
     s_.vectorize(outer, c[1]);
-    int attach = c[0];
     s_.compute_at(local, outer, attach);
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]

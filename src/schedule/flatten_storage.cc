@@ -10,8 +10,10 @@ namespace {
 Expr flat_index(const Buffer& b, const std::vector<Expr>& idx) {
   if (idx.size() == 1) return idx[0];
   Expr flat;
-  for (size_t d = 0; d < idx.size(); ++d)
-    flat = d == 0 ? idx[0] : flat * make_int(b->shape[d]) + idx[d];
+  for (size_t k = 0; k < idx.size(); ++k) {
+    size_t d = b->dim_order.empty() ? k : size_t(b->dim_order[k]);
+    flat = k == 0 ? idx[d] : flat * make_int(b->shape[d]) + idx[d];
+  }
   return flat;
 }
 

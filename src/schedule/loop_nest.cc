@@ -26,6 +26,31 @@ struct Storage {
   std::vector<Expr> offset;  // a read of the tensor at idx reads buf[idx - offset]
 };
 
+// The storage order of a local buffer for stage `s`: its axes ordered by the innermost leaf
+// loop that sweeps each of them, so the innermost-swept axis (vectorized, typically) is
+// contiguous. Empty when that is the row-major order anyway.
+std::vector<int> local_dim_order(const Stage& s) {
+  int nax = int(s.op->axes.size());
+  // roots[i]: the op axes iterator i derives from (through splits and fuses).
+  std::vector<std::set<int>> roots(s.iters.size());
+  for (int a = 0; a < nax; ++a) roots[size_t(a)] = {a};
+  for (const Relation& r : s.relations) {
+    std::set<int> in;
+    for (int i : r.inputs) in.insert(roots[size_t(i)].begin(), roots[size_t(i)].end());
+    for (int o : r.outputs) roots[size_t(o)] = in;
+  }
+  std::vector<int> pos(size_t(nax), -1);
+  for (size_t q = 0; q < s.leaves.size(); ++q)
+    for (int a : roots[size_t(s.leaves[q])]) pos[size_t(a)] = int(q);
+  std::vector<int> order(static_cast<size_t>(nax));
+  for (int a = 0; a < nax; ++a) order[size_t(a)] = a;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return pos[size_t(a)] < pos[size_t(b)]; });
+  for (int a = 0; a < nax; ++a)
+    if (order[size_t(a)] != a) return order;
+  return {};
+}
+
 class NestBuilder {
  public:
   explicit NestBuilder(const State& st) : st_(st) {
@@ -285,7 +310,8 @@ class NestBuilder {
       std::vector<Expr> mins;
       std::vector<int64_t> exts;
       infer_region(body_expr, other.op.get(), inner, &mins, &exts);
-      Buffer b = make_buffer(other.name(), other.op->dtype, exts, MemScope::Local);
+      Buffer b = make_buffer(other.name(), other.op->dtype, exts, MemScope::Local,
+                             local_dim_order(other));
       storage_[other.op.get()] = {b, mins};
       allocs[p].push_back(b);
       prefix[p].push_back(make_stage(other, mins, exts));

@@ -1,5 +1,7 @@
 #include "te/expr.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 
@@ -339,8 +341,17 @@ Stmt seq(std::vector<Stmt> stmts) {
 
 int64_t BufferNode::num_elements() const { return te::num_elements(shape); }
 
-Buffer make_buffer(std::string name, DataType t, std::vector<int64_t> shape, MemScope scope) {
-  return std::make_shared<BufferNode>(std::move(name), t, std::move(shape), scope);
+Buffer make_buffer(std::string name, DataType t, std::vector<int64_t> shape, MemScope scope,
+                   std::vector<int> dim_order) {
+  if (!dim_order.empty()) {
+    std::vector<int> sorted = dim_order;
+    std::sort(sorted.begin(), sorted.end());
+    bool perm = sorted.size() == shape.size();
+    for (size_t d = 0; perm && d < sorted.size(); ++d) perm = sorted[d] == int(d);
+    INTERNAL_CHECK(perm) << "buffer " << name << ": dim_order is not a permutation";
+  }
+  return std::make_shared<BufferNode>(std::move(name), t, std::move(shape), scope,
+                                      std::move(dim_order));
 }
 
 }  // namespace tuner::te

@@ -216,13 +216,18 @@ struct BufferNode {
   const DataType dtype;
   const std::vector<int64_t> shape;
   const MemScope scope;
-  BufferNode(std::string n, DataType t, std::vector<int64_t> s, MemScope sc)
-      : name(std::move(n)), dtype(t), shape(std::move(s)), scope(sc) {}
+  /// The order of the dimensions in memory, outer to inner; empty for row-major. Local
+  /// buffers store the dimension their producer sweeps innermost last, so a vector over
+  /// it is contiguous.
+  const std::vector<int> dim_order;
+  BufferNode(std::string n, DataType t, std::vector<int64_t> s, MemScope sc,
+             std::vector<int> order = {})
+      : name(std::move(n)), dtype(t), shape(std::move(s)), scope(sc), dim_order(std::move(order)) {}
   int64_t num_elements() const;
 };
 using Buffer = std::shared_ptr<const BufferNode>;
 Buffer make_buffer(std::string name, DataType t, std::vector<int64_t> shape,
-                   MemScope scope = MemScope::Global);
+                   MemScope scope = MemScope::Global, std::vector<int> dim_order = {});
 
 /// A load from a buffer; one index after storage flattening.
 struct BufferLoadNode : ExprNode {

@@ -54,6 +54,12 @@ TEST(RandomTraces, Conv2dStride2Pad1) {
                       2000);
 }
 
+TEST(RandomTraces, Conv2dPackedWeight) {
+  check_random_traces(OpCase("conv2d", {"n=1", "c=8", "h=10", "w=10", "k=32", "kh=3", "kw=3",
+                                        "pad=1", "wblock=16"}),
+                      2500);
+}
+
 TEST(RandomTraces, SoftmaxThenLayerNorm) {
   check_random_traces(OpCase("softmax_layer_norm", {"shape=8x67"}), 3000);
 }

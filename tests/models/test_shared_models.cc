@@ -35,9 +35,11 @@ TEST_P(SharedModel, CompilesUntunedAndMatchesReference) {
   }
   auto t0 = std::chrono::steady_clock::now();
   graph::Graph g = graph::import_onnx((dir / "model.onnx").string());
-  graph::run_passes(g);
   compile::ModelCompileOptions o;
   o.target = codegen::Target::parse("llvm");
+  graph::PassOptions po;
+  po.vector_lanes = o.target.vector_lanes();  // the CPU layouts, as `tuner compile` chooses
+  graph::run_passes(g, po);
   compile::CompileReport rep;
   runtime::Artifact art = compile::compile_model(g, o, &rep);
   double compile_s =

@@ -120,6 +120,36 @@ TEST(Passes, MonotonicActivationMovesAfterMaxPool) {
   EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "MaxPool", "HardSwish", "MaxPool"})) << g2.str();
 }
 
+TEST(Passes, ConvWeightsArePackedForTheTarget) {
+  Builder b;
+  int x = b.input({1, 8, 6, 6});
+  int c32 = b.node("Conv", {x, b.weight({32, 8, 3, 3}), b.weight({32})},
+                   {{"pads", ints({1, 1, 1, 1})}});
+  int c24 = b.node("Conv", {c32, b.weight({24, 32, 1, 1})});  // 24: blocks of 8 lanes
+  int g2 = b.node("Conv", {c24, b.weight({16, 12, 1, 1})}, {{"group", int_attr(2)}});  // kept
+  int c5 = b.node("Conv", {g2, b.weight({5, 16, 1, 1})});  // 5 channels: kept
+  Graph raw = b.raw({c5});
+  Graph g = raw;
+  graph::PassOptions po;
+  po.vector_lanes = 8;
+  run_passes(g, po);
+  std::vector<ops::Shape> weights;
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
+  EXPECT_EQ(weights, (std::vector<ops::Shape>{
+                         {2, 8, 3, 3, 16}, {3, 32, 1, 1, 8}, {16, 12, 1, 1}, {5, 16, 1, 1}}));
+  Rng rng(3);
+  ops::HostTensor in = ops::HostTensor::random({1, 8, 6, 6}, te::DataType::f32(), rng);
+  auto want = evaluate_graph(raw, {in}), got = evaluate_graph(g, {in});
+  auto cmp = ops::compare(got[0], want[0], 1e-5, 1e-5);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+  // Without a target's lanes the ONNX layout stays.
+  Graph plain = raw;
+  run_passes(plain);
+  for (const Node& n : plain.nodes)
+    if (!n.dead && n.op == "Conv") EXPECT_EQ(plain.values[size_t(n.inputs[1])].shape.size(), 4u);
+}
+
 TEST(Passes, ModelOutputsKeepTheirValues) {
   // A value that is a model output is never replaced, even by an equal one.
   Builder b;

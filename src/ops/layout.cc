@@ -1,0 +1,42 @@
+#include "ops/layout.h"
+
+#include <cstring>
+
+#include "ops/shape.h"
+
+namespace tuner::ops {
+
+namespace {
+
+// Copies element (k, rest) of [K, rest] to/from element (k / b, rest, k % b) of the packed
+// tensor; `to_packed` chooses the direction.
+void convert(const HostTensor& from, HostTensor& to, int64_t k_total, int64_t block,
+             bool to_packed) {
+  int64_t rest = from.num_elements() / k_total;
+  size_t es = size_t(from.dtype.bytes());
+  const char* src = static_cast<const char*>(from.raw());
+  char* dst = static_cast<char*>(to.raw());
+  for (int64_t k = 0; k < k_total; ++k)
+    for (int64_t r = 0; r < rest; ++r) {
+      int64_t plain = k * rest + r;
+      int64_t packed = ((k / block) * rest + r) * block + k % block;
+      int64_t s = to_packed ? plain : packed, d = to_packed ? packed : plain;
+      std::memcpy(dst + size_t(d) * es, src + size_t(s) * es, es);
+    }
+}
+
+}  // namespace
+
+HostTensor pack_conv_weight(const HostTensor& kcrs, int64_t block) {
+  HostTensor out(packed_weight_shape(kcrs.shape, block), kcrs.dtype);
+  convert(kcrs, out, kcrs.shape[0], block, true);
+  return out;
+}
+
+HostTensor unpack_conv_weight(const HostTensor& packed) {
+  HostTensor out(unpacked_weight_shape(packed.shape), packed.dtype);
+  convert(packed, out, out.shape[0], packed.shape[4], false);
+  return out;
+}
+
+}  // namespace tuner::ops

@@ -1,0 +1,14 @@
+// Weight layouts chosen at compile time: the weights are constants at inference time, so a
+// kernel may read them in whatever layout suits it, paid once when the model is compiled.
+#pragma once
+
+#include "ops/host_tensor.h"
+
+namespace tuner::ops {
+
+/// Packs a conv weight [K, C, KH, KW] into [K/b, C, KH, KW, b] (see packed_weight_shape).
+HostTensor pack_conv_weight(const HostTensor& kcrs, int64_t block);
+/// The inverse of pack_conv_weight.
+HostTensor unpack_conv_weight(const HostTensor& packed);
+
+}  // namespace tuner::ops

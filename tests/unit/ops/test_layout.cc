@@ -1,0 +1,47 @@
+// Compile-time weight layouts: packing is a pure permutation of the weight, and the reference
+// conv over a packed weight equals the one over the original.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ops/layout.h"
+#include "ops/reference.h"
+#include "ops/shape.h"
+#include "support/error.h"
+#include "support/rng.h"
+
+namespace tuner::ops {
+
+TEST(Layout, PackPlacesEachWeightAtItsBlockAndLane) {
+  Rng rng(1);
+  HostTensor w = HostTensor::random({32, 3, 2, 2}, te::DataType::f32(), rng);
+  HostTensor p = pack_conv_weight(w, 16);
+  ASSERT_EQ(p.shape, (Shape{2, 3, 2, 2, 16}));
+  // w[k, c, r, s] == p[k / 16, c, r, s, k % 16]
+  for (int64_t k = 0; k < 32; ++k)
+    for (int64_t i = 0; i < 12; ++i)
+      ASSERT_EQ(p.get(((k / 16) * 12 + i) * 16 + k % 16), w.get(k * 12 + i)) << k << "," << i;
+  HostTensor back = unpack_conv_weight(p);
+  EXPECT_EQ(back.shape, w.shape);
+  EXPECT_EQ(std::memcmp(back.raw(), w.raw(), w.bytes()), 0);
+}
+
+TEST(Layout, ReferenceConvAcceptsAPackedWeight) {
+  Rng rng(2);
+  HostTensor x = HostTensor::random({1, 4, 6, 6}, te::DataType::f32(), rng);
+  HostTensor w = HostTensor::random({16, 4, 3, 3}, te::DataType::f32(), rng);
+  Conv2dAttrs a;
+  a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 1;
+  HostTensor want = ref::conv2d(x, w, a, HostTensor());
+  HostTensor got = ref::conv2d(x, pack_conv_weight(w, 8), a, HostTensor());
+  EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.bytes()), 0);
+  EXPECT_EQ(conv2d_shape(x.shape, pack_conv_weight(w, 8).shape, a, "conv"), want.shape);
+}
+
+TEST(Layout, PackedWeightsNeedOneGroup) {
+  Conv2dAttrs a;
+  a.groups = 2;
+  EXPECT_THROW(conv2d_shape({1, 4, 6, 6}, {2, 2, 3, 3, 8}, a, "conv"), UserError);
+}
+
+}  // namespace tuner::ops

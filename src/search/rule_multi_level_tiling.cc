@@ -14,10 +14,20 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
   const auto& op = *op_ref;
   int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());
+  // The vectorized axis: the innermost, or the output channels of a conv over a packed
+  // weight (a contiguous weight vector, the input broadcast). It is the last loop of S3.
+  int vec = op.attrs.count("weight_block") ? 1 : nsp - 1;
+  auto level_order = [&](int level) {
+    std::vector<int> axes;
+    for (int a = 0; a < nsp; ++a)
+      if (level < 3 || a != vec) axes.push_back(a);
+    if (level == 3) axes.push_back(vec);
+    return axes;
+  };
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
   std::vector<int> sp_tiles, red_tiles;
   for (int a = 0; a < nsp; ++a)
-    sp_tiles.push_back(s.sample_perfect_tile(local, a, 4, a == nsp - 1 ? o.max_innermost_factor : 16));
+    sp_tiles.push_back(s.sample_perfect_tile(local, a, 4, a == vec ? o.max_innermost_factor : 16));
   for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, nsp + r, 2, 64));
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
@@ -25,12 +35,12 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, a, sp_tiles[a]);
   std::vector<int> order, s0;
   for (int level = 0; level < 4; ++level)
-    for (int a = 0; a < nsp; ++a) order.push_back(w[a][level]);
+    for (int a : level_order(level)) order.push_back(w[a][level]);
   for (int a = 0; a < nsp; ++a) s0.push_back(w[a][0]);
   s.reorder(outer, order);
   int par = nsp > 1 ? s.fuse(outer, s0) : s0[0];
   s.parallel(outer, par);
-  s.vectorize(outer, w[nsp - 1][3]);
+  s.vectorize(outer, w[vec][3]);
   s.compute_at(local, outer, w[nsp - 1][1]);
 
   // The register tile: S0 S1 R0 S2 R1 S3 (S0 and S1 have extent 1 inside the tile).
@@ -39,7 +49,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   for (int k = 0; k < nred; ++k) r[k] = s.split_sampled(local, nsp + k, red_tiles[k]);
   std::vector<int> lorder;
   auto spatial = [&](int level) {
-    for (int a = 0; a < nsp; ++a) lorder.push_back(l[a][level]);
+    for (int a : level_order(level)) lorder.push_back(l[a][level]);
   };
   auto reduce = [&](int level) {
     for (int k = 0; k < nred; ++k) lorder.push_back(r[k][level]);
@@ -51,10 +61,11 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   reduce(1);
   spatial(3);
   s.reorder(local, lorder);
-  s.vectorize(local, l[nsp - 1][3]);
+  s.vectorize(local, l[vec][3]);
   // The register tile: unroll its rows (innermost level of the other spatial axes, at most
   // 16 each) so the accumulators live in registers whatever the auto-unroll step.
-  for (int a = 0; a + 1 < nsp; ++a) s.unroll(local, l[a][3]);
+  for (int a = 0; a < nsp; ++a)
+    if (a != vec) s.unroll(local, l[a][3]);
   s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps, o.unroll_probs));
 }
 

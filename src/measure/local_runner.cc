@@ -30,8 +30,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Json tensor_spec(const std::string& path, const te::Tensor& t) {
-  return Json{{"path", path}, {"dtype", t->dtype.str()}, {"shape", t->shape}};
+Json tensor_spec(const std::string& path, te::DataType dtype, const std::vector<int64_t>& shape) {
+  return Json{{"path", path}, {"dtype", dtype.str()}, {"shape", shape}};
 }
 
 void write_raw(const ops::HostTensor& t, const std::string& path) {
@@ -132,6 +132,42 @@ LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
     it->second.last_used = ++use_counter_;
     return it->second;
   }
+  const te::ComputeDAG& dag = task.dag;
+  TaskData data;
+  data.key = key;
+  data.inputs = task.inputs.empty() ? ops::random_inputs(dag, task.input_seed) : task.inputs;
+  USER_CHECK(data.inputs.size() == dag.inputs().size())
+      << "the task has " << data.inputs.size() << " inputs, the workload " << dag.inputs().size();
+  for (size_t i = 0; i < data.inputs.size(); ++i) {
+    const auto& t = dag.inputs()[i];
+    USER_CHECK(data.inputs[i].shape == t->shape && data.inputs[i].dtype == t->dtype)
+        << "input " << i << " of the task does not match the workload's " << t->name;
+  }
+  for (const auto& t : dag.outputs()) data.outputs.push_back({t->dtype, t->shape});
+  // The reference: the untransformed schedule (simple loops, correct by construction), built
+  // at opt level 1 and run once in the child, which writes the expected outputs.
+  data.reference_so = fmt::format("{}/reference{}.so", root_->path(), use_counter_ + 1);
+  struct Unlink {
+    std::string path;
+    ~Unlink() { unlink(path.c_str()); }
+  } unlink_reference{data.reference_so};
+  codegen::BuildOptions bo;
+  bo.opt_level = 1;
+  codegen::build_shared_object({schedule::lower(schedule::State(dag), data.reference_symbol)},
+                               task.target, data.reference_so, bo);
+  return prepare(data);
+}
+
+bool LocalRunner::has_task(const std::string& key) {
+  std::lock_guard lk(mu_);
+  return tasks_.count(key) != 0;
+}
+
+LocalRunner::PreparedTask& LocalRunner::prepare(const TaskData& task) {
+  if (auto it = tasks_.find(task.key); it != tasks_.end()) {
+    it->second.last_used = ++use_counter_;
+    return it->second;
+  }
   while (!tasks_.empty() && tasks_.size() >= std::max<size_t>(1, opts_.max_cached_tasks)) {
     auto oldest = tasks_.begin();
     for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
@@ -141,7 +177,6 @@ LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
     tasks_.erase(oldest);
   }
 
-  const te::ComputeDAG& dag = task.dag;
   std::string dir = fmt::format("{}/task{}", root_->path(), ++use_counter_);
   USER_CHECK(mkdir(dir.c_str(), 0700) == 0) << "cannot create " << dir;
   struct RemoveOnError {
@@ -154,48 +189,34 @@ LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
   } guard{dir};
 
   // Inputs, written once as raw files the child loads.
-  std::vector<ops::HostTensor> generated;
-  const std::vector<ops::HostTensor>* inputs = &task.inputs;
-  if (task.inputs.empty()) {
-    generated = ops::random_inputs(dag, task.input_seed);
-    inputs = &generated;
-  }
-  USER_CHECK(inputs->size() == dag.inputs().size())
-      << "the task has " << inputs->size() << " inputs, the workload " << dag.inputs().size();
   Json spec{{"id", dir}, {"inputs", Json::array()}, {"outputs", Json::array()}};
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    const auto& t = dag.inputs()[i];
-    USER_CHECK((*inputs)[i].shape == t->shape && (*inputs)[i].dtype == t->dtype)
-        << "input " << i << " of the task does not match the workload's " << t->name;
+  double mb = 0;
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
     std::string path = fmt::format("{}/in{}.bin", dir, i);
-    write_raw((*inputs)[i], path);
-    spec["inputs"].push_back(tensor_spec(path, t));
+    write_raw(t, path);
+    spec["inputs"].push_back(tensor_spec(path, t.dtype, t.shape));
+    mb += double(t.bytes()) / 1e6;
   }
-  for (size_t i = 0; i < dag.outputs().size(); ++i)
-    spec["outputs"].push_back(tensor_spec(fmt::format("{}/expected{}.bin", dir, i),
-                                          dag.outputs()[i]));
+  for (size_t i = 0; i < task.outputs.size(); ++i) {
+    const auto& o = task.outputs[i];
+    spec["outputs"].push_back(
+        tensor_spec(fmt::format("{}/expected{}.bin", dir, i), o.dtype, o.shape));
+    int64_t n = 1;
+    for (int64_t d : o.shape) n *= d;
+    mb += double(n * o.dtype.bytes()) / 1e6;
+  }
 
-  // The reference: the untransformed schedule (simple loops, correct by construction), built
-  // at opt level 1 and run once in the child, which writes the expected outputs.
-  std::string so = dir + "/reference.so";
-  codegen::BuildOptions bo;
-  bo.opt_level = 1;
-  codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")}, task.target,
-                               so, bo);
-  Json req{{"cmd", "reference"},       {"task", spec},
-           {"so", so},                   {"symbol", "reference"},
-           {"threads", opts_.threads},   {"timeout_s", opts_.reference_timeout_s}};
+  Json req{{"cmd", "reference"},           {"task", spec},
+           {"so", task.reference_so},      {"symbol", task.reference_symbol},
+           {"threads", opts_.threads},     {"timeout_s", opts_.reference_timeout_s}};
   MeasureResult r = request(req, opts_.reference_timeout_s);
-  unlink(so.c_str());
-  USER_CHECK(r.ok()) << "cannot compute the reference outputs of workload " << dag.hash_hex()
-                     << ": " << r.str();
+  USER_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
+                     << r.str();
 
   guard.armed = false;
-  PreparedTask& pt = tasks_[key];
+  PreparedTask& pt = tasks_[task.key];
   // Reading, poisoning, comparing: generously 5 ms per MB of inputs and outputs.
-  double mb = 0;
-  for (const auto& group : {dag.inputs(), dag.outputs()})
-    for (const auto& t : group) mb += double(te::num_elements(t->shape) * t->dtype.bytes()) / 1e6;
   pt.load_seconds = 0.25 + 5e-3 * mb;
   pt.dir = dir;
   pt.spec = std::move(spec);
@@ -245,7 +266,17 @@ std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
   std::lock_guard lk(mu_);
   USER_CHECK(task.target.runs_on_host())
       << "kernels for " << task.target.str() << " cannot be measured on this machine";
-  PreparedTask& pt = prepare(task);
+  return run_prepared(prepare(task), cands);
+}
+
+std::vector<MeasureResult> LocalRunner::run(const TaskData& task,
+                                            const std::vector<BuiltCandidate>& cands) {
+  std::lock_guard lk(mu_);
+  return run_prepared(prepare(task), cands);
+}
+
+std::vector<MeasureResult> LocalRunner::run_prepared(PreparedTask& pt,
+                                                     const std::vector<BuiltCandidate>& cands) {
   std::vector<MeasureResult> results(cands.size());
   std::map<std::pair<std::string, std::string>, size_t> measured;  // same binary: measure once
   for (size_t i = 0; i < cands.size(); ++i) {

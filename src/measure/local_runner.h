@@ -16,6 +16,7 @@
 #include "measure/artifact.h"
 #include "measure/child_process.h"
 #include "measure/runner.h"
+#include "ops/host_tensor.h"
 #include "support/json.h"
 
 namespace tuner::measure {
@@ -54,6 +55,23 @@ struct LocalRunnerOptions {
   std::string child_path;
 };
 
+/// A task given as data instead of a DAG (what a remote worker receives): the inputs, the
+/// outputs' types and shapes, and a built reference kernel that computes the expected outputs
+/// (the untransformed schedule). The worker needs no compiler.
+struct TaskData {
+  /// Identity of the prepared data (MeasureTask::key() on the server).
+  std::string key;
+  std::vector<ops::HostTensor> inputs;
+  struct Output {
+    te::DataType dtype;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Output> outputs;
+  /// The reference kernel (a shared object exporting `reference_symbol`).
+  std::string reference_so;
+  std::string reference_symbol = "reference";
+};
+
 class LocalRunner : public Runner {
  public:
   explicit LocalRunner(LocalRunnerOptions opts = {});
@@ -69,6 +87,18 @@ class LocalRunner : public Runner {
   /// empty list only prepares the task.
   std::vector<MeasureResult> run(const MeasureTask& task,
                                  const std::vector<BuiltCandidate>& cands) override;
+
+  /// Same as run() for a task given as data (remote workers): prepared once per key by
+  /// running the reference kernel in the child; the reference file is only read then.
+  std::vector<MeasureResult> run(const TaskData& task, const std::vector<BuiltCandidate>& cands);
+  /// True when a task with this key is prepared (its data need not be sent again).
+  bool has_task(const std::string& key);
+
+  /// Changes the per-candidate time limit (a remote lease carries its own).
+  void set_timeout_s(double s) {
+    std::lock_guard lk(mu_);
+    opts_.timeout_s = s;
+  }
 
   /// The options the runner was made with.
   const LocalRunnerOptions& options() const { return opts_; }
@@ -87,6 +117,8 @@ class LocalRunner : public Runner {
   };
 
   PreparedTask& prepare(const MeasureTask& task);
+  PreparedTask& prepare(const TaskData& task);
+  std::vector<MeasureResult> run_prepared(PreparedTask& pt, const std::vector<BuiltCandidate>& cands);
   MeasureResult measure_one(PreparedTask& pt, const BuiltCandidate& c);
   // Sends a request to the child (starting one if needed) and turns the reply, the child's
   // death or the timeout into a result.

@@ -21,7 +21,7 @@
 #include "measure/builder.h"
 #include "measure/local_runner.h"
 #include "ops/registry.h"
-#include "search/task_scheduler.h"
+#include "search/multi_task.h"
 #include "search/task_tuner.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -45,11 +45,31 @@ struct TuneModelArgs {
   int threads = 2;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
+  std::string server, token_file;
+  bool cancel_on_exit = false;
 };
 
 std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
+  if (!a.server.empty()) {
+    USER_CHECK(!a.token_file.empty()) << "--server needs --token-file";
+    RemoteTuneArgs r;
+    r.server = a.server;
+    r.token_file = a.token_file;
+    r.model = a.m.model;
+    r.input_shapes = a.m.input_shapes;
+    r.no_fuse = a.m.no_fuse;
+    r.target = a.m.target;
+    r.trials = a.trials;
+    r.batch = a.batch;
+    r.early_stop = a.early_stop;
+    r.seed = a.seed;
+    r.cancel_on_exit = a.cancel_on_exit;
+    r.json = a.json;
+    remote_tune(r);
+    return;
+  }
   auto t_start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -124,76 +144,45 @@ void cmd_tune_model(const TuneModelArgs& a) {
                      target, ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
     weights.push_back(t.weight);
   }
-  search::TaskScheduler sched(weights);
-  // Rounds small enough that the warm-up gives every task a turn within half the budget.
-  int batch = std::clamp(a.trials / std::max<int>(1, 2 * int(tasks.size())), 8, a.batch);
-  std::vector<double> best(tasks.size(), std::numeric_limits<double>::infinity());
-  std::vector<double> baseline(tasks.size(), 0);
-  std::vector<int> since_improvement(tasks.size(), 0);
-  std::map<std::string, int> errors;
-  int spent = 0, round = 0;
-  if (resumed) {
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      auto w = db->find_workload(tasks[i].dag.hash_hex());
-      if (!w) continue;
-      db::RecordFilter f;
-      f.workload_id = w->id;
-      f.target = target.str();
-      f.run_id = run_id;
-      int n = int(db->count_records(f));
-      if (n == 0) continue;
-      auto top = db->top_k(w->id, target.str(), 1);
-      if (!top.empty()) best[i] = *top[0].median;
-      sched.update(int(i), n, best[i], false);
-      spent += n;
-      round += (n + batch - 1) / batch;
-    }
-    if (chatty)
-      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id, spent, a.trials);
-  }
+  search::MultiTuneOptions mo;
+  mo.trials = a.trials;
+  mo.batch = a.batch;
+  mo.early_stop = a.early_stop;
+  mo.seed = a.seed;
+  mo.num_cores = a.threads;
+  mo.run_id = run_id;
+  bool resume_printed = false;
   double last_print = -1e9;
+  auto on_round = [&](const search::MultiTuneProgress& p) {
+    if (a.quiet || a.json) return;
+    if (!resume_printed && p.resumed_trials > 0)
+      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id,
+                 p.resumed_trials, a.trials);
+    resume_printed = true;
+    size_t i = size_t(p.last_task);
+    if (elapsed() - last_print >= (isatty(2) ? 0.0 : 10.0) || p.spent >= a.trials) {
+      fmt::print(stderr, "[{:5.0f}s] trials {:>5}/{}  task {:>2} {:<24} best {:>9} ms  model est. {} ms\n",
+                 elapsed(), p.spent, a.trials, i, ts.tasks[i].ops.substr(0, 24), ms(p.best[i]),
+                 ms(p.estimated_latency));
+      last_print = elapsed();
+    }
+  };
   g_stop = false;
   auto old = std::signal(SIGINT, on_sigint);
+  search::MultiTuneProgress res;
   try {
-    while (spent < a.trials && !g_stop) {
-      int i = sched.next();
-      if (i < 0) break;
-      search::TuneOptions opts;
-      opts.trials = std::min(batch, a.trials - spent);
-      opts.batch = batch;
-      opts.early_stop = 0;
-      opts.seed = a.seed * 1000003 + uint64_t(round);
-      opts.space.vector_lanes = target.vector_lanes();
-      opts.space.num_cores = a.threads;
-      opts.run_id = run_id;
-      search::TuneResult r = search::tune_task(tasks[size_t(i)], opts, *db, builder, runner,
-                                               *model, {}, [] { return g_stop.load(); });
-      const auto& p = r.progress;
-      spent += p.trials;
-      ++round;
-      if (p.baseline_seconds > 0) baseline[size_t(i)] = p.baseline_seconds;
-      bool improved = p.best_seconds > 0 && p.best_seconds < best[size_t(i)] * 0.99;
-      if (p.best_seconds > 0) best[size_t(i)] = std::min(best[size_t(i)], p.best_seconds);
-      for (auto& [k, v] : p.errors) errors[k] += v;
-      // A task whose last early_stop trials brought no improvement is finished.
-      since_improvement[size_t(i)] = improved ? 0 : since_improvement[size_t(i)] + p.trials;
-      bool finished = p.trials == 0 || (a.early_stop > 0 && since_improvement[size_t(i)] >= a.early_stop);
-      sched.update(i, p.trials, best[size_t(i)], finished);
-      if (a.quiet || a.json) continue;
-      double est = sched.estimated_latency();
-      if (elapsed() - last_print >= (isatty(2) ? 0.0 : 10.0) || spent >= a.trials) {
-        fmt::print(stderr, "[{:5.0f}s] trials {:>5}/{}  task {:>2} {:<24} best {:>9} ms  model est. {} ms\n",
-                   elapsed(), spent, a.trials, i, ts.tasks[size_t(i)].ops.substr(0, 24),
-                   ms(best[size_t(i)]), ms(est));
-        last_print = elapsed();
-      }
-    }
+    res = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
+                             [] { return g_stop.load(); });
   } catch (...) {
     std::signal(SIGINT, old);
     db->update_run(run_id, db::RunState::Failed, Json::object());
     throw;
   }
   std::signal(SIGINT, old);
+  const int spent = res.spent;
+  const auto& best = res.best;
+  const auto& baseline = res.baseline;
+  const auto& errors = res.errors;
   db->update_run(run_id, g_stop ? db::RunState::Interrupted : db::RunState::Finished,
                  Json{{"trials", spent}});
   if (xgb && xgb->trained())
@@ -217,7 +206,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
       tj.push_back({{"task", i},
                     {"ops", ts.tasks[i].ops},
                     {"weight", ts.tasks[i].weight},
-                    {"trials", sched.trials(int(i))},
+                    {"trials", res.trials[i]},
                     {"baseline_ms", baseline[i] * 1e3},
                     {"best_ms", std::isfinite(best[i]) ? best[i] * 1e3 : 0.0}});
     Json e = Json::object();
@@ -239,7 +228,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     const auto& t = ts.tasks[i];
     double gf = std::isfinite(best[i]) ? t.dag.flops() / best[i] * 1e-9 : 0;
     fmt::print("{:>4}  {:<32} {:>6} {:>6} {:>12} {:>12} {:>8.1f}\n", i, t.ops.substr(0, 32),
-               t.weight, sched.trials(int(i)), ms(baseline[i]), ms(best[i]), gf);
+               t.weight, res.trials[i], ms(baseline[i]), ms(best[i]), gf);
   }
   for (auto& [k, v] : errors) fmt::print("  {} errors: {}\n", k, v);
   fmt::print("records in {}\n", a.db);
@@ -272,6 +261,10 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
+  cmd->add_option("--server", a->server, "tune on a tuner-server (HOST:PORT) and its workers");
+  cmd->add_option("--token-file", a->token_file, "the client token of --server");
+  cmd->add_flag("--cancel-on-exit", a->cancel_on_exit,
+                "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
   cmd->callback([a] { cmd_tune_model(*a); });
 }
 

@@ -1,0 +1,185 @@
+// The CLI's side of the service: `tuner tune MODEL --server ...` / `tuner op tune OP --server
+// ...` submit a job and follow it; `tuner workers --server ...` lists the workers. Every call
+// has a deadline, so an unreachable server is one error line, never a hang.
+#include <fmt/core.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "server/auth.h"
+#include "server/wire.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "tuner.grpc.pb.h"
+
+namespace tuner::cli {
+
+namespace {
+
+std::atomic<bool> g_detach{false};
+void on_sigint(int) { g_detach.store(true); }
+
+std::shared_ptr<grpc::Channel> channel(const std::string& server) {
+  USER_CHECK(!server.empty()) << "--server HOST:PORT is required";
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(server::kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);
+  return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+}
+
+std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  server::add_token(*ctx, token);
+  if (timeout_s > 0)
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::milliseconds(int64_t(timeout_s * 1000)));
+  return ctx;
+}
+
+// One clear line for a failed call.
+[[noreturn]] void fail(const std::string& server, const grpc::Status& s) {
+  auto code = s.error_code();
+  USER_CHECK(code != grpc::StatusCode::UNAVAILABLE && code != grpc::StatusCode::DEADLINE_EXCEEDED)
+      << "cannot reach the tuner-server at " << server << ": " << s.error_message();
+  USER_CHECK(code != grpc::StatusCode::UNAUTHENTICATED &&
+             code != grpc::StatusCode::PERMISSION_DENIED)
+      << "the tuner-server at " << server << " refused the token: " << s.error_message();
+  USER_ERROR() << "the tuner-server at " << server << ": " << s.error_message();
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-"; }
+
+}  // namespace
+
+void remote_tune(const RemoteTuneArgs& a) {
+  std::string token = server::read_token_file(a.token_file);
+  rpc::SubmitRequest req;
+  if (!a.op.empty()) {
+    req.mutable_op()->set_op(a.op);
+    for (const auto& p : a.params) req.mutable_op()->add_params(p);
+  } else {
+    auto* m = req.mutable_model();
+    m->set_name(std::filesystem::path(a.model).filename().string());
+    std::ifstream in(a.model, std::ios::binary);
+    USER_CHECK(in) << "cannot read " << a.model;
+    m->set_onnx(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    for (const auto& s : a.input_shapes) m->add_input_shapes(s);
+    m->set_no_fuse(a.no_fuse);
+  }
+  req.set_target(a.target);
+  req.set_trials(a.trials);
+  req.set_seed(a.seed);
+  req.set_batch(a.batch);
+  req.set_early_stop(a.early_stop);
+  auto stub = rpc::TuningService::NewStub(channel(a.server));
+  rpc::SubmitReply rep;
+  auto ctx = context(token, 30);
+  if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
+  const std::string job = rep.job();
+  if (!a.json) fmt::print(stderr, "submitted job {} to {}\n", job, a.server);
+
+  // Follow the job until it ends or Ctrl-C. A watcher thread cancels the stream on Ctrl-C.
+  g_detach = false;
+  auto old = std::signal(SIGINT, on_sigint);
+  rpc::JobInfo last;
+  bool ended = false;
+  int reconnects = 0;
+  while (!ended && !g_detach) {
+    auto wctx = context(token, 0);
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done && !g_detach) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (g_detach) wctx->TryCancel();
+    });
+    rpc::WatchRequest wr;
+    wr.set_job(job);
+    auto reader = stub->Watch(wctx.get(), wr);
+    rpc::JobInfo info;
+    bool tty = isatty(2) && !a.json;
+    while (reader->Read(&info)) {
+      last = info;
+      reconnects = 0;
+      if (!a.json) {
+        std::string errs;
+        for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
+        std::string line = fmt::format("job {} {}: trials {}/{}  best {}  errors:{}", job,
+                                       info.state(), info.trials(), info.budget(),
+                                       ms(info.best_seconds()), errs.empty() ? " none" : errs);
+        if (tty) fmt::print(stderr, "\r\033[K{}", line);
+        else fmt::print(stderr, "{}\n", line);
+      }
+      if (info.state() == "finished" || info.state() == "failed" || info.state() == "cancelled")
+        ended = true;
+    }
+    grpc::Status s = reader->Finish();
+    done = true;
+    watcher.join();
+    if (tty) fmt::print(stderr, "\n");
+    if (ended || g_detach) break;
+    // The stream broke (server restarted?): retry a few times, then give up with one line.
+    if (++reconnects > 10) {
+      std::signal(SIGINT, old);
+      fail(a.server, s);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  std::signal(SIGINT, old);
+  if (g_detach) {
+    if (a.cancel_on_exit) {
+      rpc::CancelRequest cr;
+      cr.set_job(job);
+      rpc::CancelReply crep;
+      auto cctx = context(token, 10);
+      if (auto s = stub->Cancel(cctx.get(), cr, &crep); !s.ok()) fail(a.server, s);
+      fmt::print(stderr, "cancelled job {}\n", job);
+    } else {
+      fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.server);
+    }
+    return;
+  }
+  if (a.json) {
+    Json e = Json::object();
+    for (auto& [k, v] : last.errors()) e[k] = v;
+    fmt::print("{}\n", Json{{"job", job}, {"state", last.state()}, {"trials", last.trials()},
+                            {"budget", last.budget()}, {"best_seconds", last.best_seconds()},
+                            {"errors", e}, {"message", last.message()}}
+                           .dump());
+  } else {
+    fmt::print("job {} {}: {} trials{}\n", job, last.state(), last.trials(),
+               last.state() == "failed" ? ": " + last.message() : "");
+  }
+  USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
+}
+
+void add_remote_commands(CLI::App& app) {
+  struct Args {
+    std::string server, token_file;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("workers", "list the workers of a tuner-server");
+  cmd->add_option("--server", a->server, "HOST:PORT of the tuner-server")->required();
+  cmd->add_option("--token-file", a->token_file, "the client token")->required();
+  cmd->callback([a] {
+    std::string token = server::read_token_file(a->token_file);
+    auto stub = rpc::TuningService::NewStub(channel(a->server));
+    rpc::ListWorkersReply rep;
+    auto ctx = context(token, 10);
+    if (auto s = stub->ListWorkers(ctx.get(), {}, &rep); !s.ok()) fail(a->server, s);
+    fmt::print("{:<14} {:<6} {:<16} {:<20} {:>14} {:>12} {:>6}\n", "worker", "state", "target",
+               "device", "last heartbeat", "measurements", "leases");
+    for (const auto& w : rep.workers())
+      fmt::print("{:<14} {:<6} {:<16} {:<20} {:>12.1f} s {:>12} {:>6}\n", w.worker_id(), w.state(),
+                 w.target(), w.device_key(), w.seconds_since_heartbeat(), w.measurements(),
+                 w.leases());
+    if (rep.workers().empty()) fmt::print("(no workers have registered)\n");
+  });
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,220 @@
+// tuner-server and tuner-worker processes on loopback: workers killed and stopped mid-round,
+// the server killed mid-job and restarted, the CLI against an unreachable server.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <array>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "db/sqlite_database.h"
+#include "service/service_util.h"
+
+namespace tuner::server {
+namespace {
+
+using namespace service_test;
+
+rpc::SubmitRequest matmul_job(int trials) {
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  for (auto p : {"m=32", "n=32", "k=32"}) sub.mutable_op()->add_params(p);
+  sub.set_target("llvm");
+  sub.set_trials(trials);
+  sub.set_batch(12);
+  sub.set_seed(7);
+  return sub;
+}
+
+std::optional<rpc::JobInfo> job_info(rpc::TuningService::Stub& stub, const std::string& job) {
+  rpc::ListJobsReply rep;
+  if (!stub.List(ctx(kClientToken, 5).get(), {}, &rep).ok()) return std::nullopt;
+  for (const auto& j : rep.jobs())
+    if (j.job() == job) return j;
+  return std::nullopt;
+}
+
+std::vector<rpc::WorkerInfo> workers(rpc::TuningService::Stub& stub) {
+  rpc::ListWorkersReply rep;
+  if (!stub.ListWorkers(ctx(kClientToken, 5).get(), {}, &rep).ok()) return {};
+  return {rep.workers().begin(), rep.workers().end()};
+}
+
+// Records of the run, and how many distinct traces they hold.
+std::pair<int64_t, size_t> run_records(const std::string& db_path, int64_t run_id) {
+  auto db = db::SqliteDatabase::open(db_path);
+  db::RecordFilter f;
+  f.run_id = run_id;
+  int64_t n = db->count_records(f);
+  std::set<std::string> traces;
+  db->for_each_record(f, [&](const db::Workload&, const db::Record& r) { traces.insert(r.trace); });
+  return {n, traces.size()};
+}
+
+std::string integrity(const std::string& db_path) {
+  sqlite3* h = nullptr;
+  std::string out = "cannot open";
+  if (sqlite3_open_v2(db_path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr);
+    out.clear();
+    while (st && sqlite3_step(st) == SQLITE_ROW)
+      out += reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+TEST(ServiceFarm, KilledAndStoppedWorkersLoseAndDuplicateNothing) {
+  Scratch s;
+  int port = free_port();
+  std::string db = s.path("farm.db");
+  auto srv = start_server(s, port, db, "server.log");
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  std::vector<std::unique_ptr<Proc>> ws;
+  for (int i = 0; i < 3; ++i) ws.push_back(start_worker(s, port, "farm-w" + std::to_string(i)));
+  ASSERT_TRUE(wait_until([&] { return workers(*stub).size() == 3; }, 30))
+      << read_file(s.path("server.log"));
+  const int trials = 48;
+  rpc::SubmitReply rep;
+  ASSERT_TRUE(stub->Submit(ctx(kClientToken).get(), matmul_job(trials), &rep).ok());
+
+  // Mid-round: SIGKILL the first worker seen holding a lease, SIGSTOP the next one.
+  std::map<std::string, size_t> by_device;
+  for (size_t i = 0; i < ws.size(); ++i) by_device["farm-w" + std::to_string(i)] = i;
+  std::string killed, stopped;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        for (const auto& w : workers(*stub)) {
+          if (w.leases() == 0 || w.device_key() == killed || w.state() != "alive") continue;
+          if (killed.empty()) {
+            ws[by_device[w.device_key()]]->signal(SIGKILL);
+            killed = w.device_key();
+          } else {
+            ws[by_device[w.device_key()]]->signal(SIGSTOP);
+            stopped = w.device_key();
+            return true;
+          }
+        }
+        return false;
+      },
+      90))
+      << read_file(s.path("server.log"));
+
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto j = job_info(*stub, rep.job());
+        return j && (j->state() == "finished" || j->state() == "failed");
+      },
+      150))
+      << read_file(s.path("server.log"));
+  auto j = job_info(*stub, rep.job());
+  ASSERT_EQ(j->state(), "finished") << j->message();
+  EXPECT_EQ(j->trials(), trials);
+  // Both faulty workers were noticed.
+  int lost = 0;
+  for (const auto& w : workers(*stub)) lost += w.state() == "lost";
+  EXPECT_GE(lost, 2);
+  srv->terminate();
+  auto [records, distinct] = run_records(db, std::stoll(rep.job()));
+  EXPECT_EQ(records, trials);   // nothing lost
+  EXPECT_EQ(distinct, size_t(trials));  // nothing measured twice
+  EXPECT_EQ(integrity(db), "ok");
+}
+
+TEST(ServiceFarm, ServerKilledMidJobResumesAfterRestart) {
+  Scratch s;
+  int port = free_port();
+  std::string db = s.path("restart.db");
+  auto srv = start_server(s, port, db, "server1.log");
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  auto w = start_worker(s, port, "restart-w");
+  ASSERT_TRUE(wait_until([&] { return workers(*stub).size() == 1; }, 30))
+      << read_file(s.path("server1.log"));
+  const int trials = 40;
+  rpc::SubmitReply rep;
+  ASSERT_TRUE(stub->Submit(ctx(kClientToken).get(), matmul_job(trials), &rep).ok());
+  // After the first committed round, before the end: SIGKILL.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto j = job_info(*stub, rep.job());
+        return j && j->trials() >= 12;
+      },
+      90))
+      << read_file(s.path("server1.log"));
+  srv->signal(SIGKILL);
+  srv->kill_and_reap();
+  auto j0 = run_records(db, std::stoll(rep.job()));
+  ASSERT_LT(j0.first, trials) << "the job ended before the kill";
+  EXPECT_EQ(integrity(db), "ok");
+
+  auto srv2 = start_server(s, port, db, "server2.log");
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto j = job_info(*stub, rep.job());
+        return j && j->state() == "finished";
+      },
+      120))
+      << read_file(s.path("server2.log"));
+  auto j = job_info(*stub, rep.job());
+  EXPECT_EQ(j->trials(), trials);
+  EXPECT_TRUE(w->alive());  // the worker reconnected on its own
+  srv2->terminate();
+  auto [records, distinct] = run_records(db, std::stoll(rep.job()));
+  EXPECT_EQ(records, trials);
+  EXPECT_EQ(distinct, size_t(trials));
+  EXPECT_EQ(integrity(db), "ok");
+}
+
+// Runs a command, returns (exit code, output).
+std::pair<int, std::string> run(const std::string& cmd) {
+  std::array<char, 4096> buf;
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  while (p && fgets(buf.data(), int(buf.size()), p)) out += buf.data();
+  int st = p ? pclose(p) : -1;
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+TEST(ServiceCli, UnreachableServerIsOneErrorLine) {
+  Scratch s;
+  int port = free_port();  // nobody listens there
+  auto t0 = std::chrono::steady_clock::now();
+  auto [code, out] = run(fmt::format("{} workers --server 127.0.0.1:{} --token-file {}",
+                                     TUNER_CLI_EXE, port, s.client_token_file));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_EQ(out.rfind("error: cannot reach the tuner-server at 127.0.0.1:", 0), 0u) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_LT(took, 15);
+}
+
+TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
+  Scratch s;
+  int port = free_port();
+  auto srv = start_server(s, port, s.path("cli.db"), "server.log");
+  auto w = start_worker(s, port, "cli-w");
+  std::string addr = fmt::format("127.0.0.1:{}", port);
+  auto [code, out] =
+      run(fmt::format("{} op tune matmul m=16 n=16 k=16 --trials 10 --server {} --token-file {} --json",
+                      TUNER_CLI_EXE, addr, s.client_token_file));
+  ASSERT_EQ(code, 0) << out << read_file(s.path("server.log"));
+  EXPECT_NE(out.find("\"state\":\"finished\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"trials\":10"), std::string::npos) << out;
+  auto [c2, list] = run(fmt::format("{} workers --server {} --token-file {}", TUNER_CLI_EXE, addr,
+                                    s.client_token_file));
+  EXPECT_EQ(c2, 0) << list;
+  EXPECT_NE(list.find("cli-w"), std::string::npos) << list;
+  EXPECT_NE(list.find("alive"), std::string::npos) << list;
+  // A worker token is refused by the client commands.
+  auto [c3, refused] = run(fmt::format("{} workers --server {} --token-file {}", TUNER_CLI_EXE,
+                                       addr, s.worker_token_file));
+  EXPECT_EQ(c3, 1) << refused;
+  EXPECT_NE(refused.find("refused the token"), std::string::npos) << refused;
+}
+
+}  // namespace
+}  // namespace tuner::server

@@ -1,0 +1,146 @@
+// An in-process server (port 0 on 127.0.0.1): token refusals, faulty candidates measured by a
+// real tuner-worker process, and a job for a target no worker serves.
+#include <gtest/gtest.h>
+
+#include "server/remote_runner.h"
+#include "server/server.h"
+#include "service/service_util.h"
+#include "unit/measure/measure_test_util.h"
+
+namespace tuner::server {
+namespace {
+
+using namespace service_test;
+
+struct InProcess {
+  Scratch scratch;
+  std::unique_ptr<Server> server;
+  explicit InProcess(double wait_for_workers_s = 30) {
+    ServerOptions o;
+    o.listen = "127.0.0.1:0";
+    o.db_path = scratch.path("tuning.db");
+    o.tokens = {kClientToken, kWorkerToken};
+    o.dispatch.heartbeat_timeout_s = 2;
+    o.jobs.runner.wait_for_workers_s = wait_for_workers_s;
+    o.jobs.runner.kernel_timeout_s = 2;
+    server = std::make_unique<Server>(o);
+  }
+  int port() const { return server->port(); }
+};
+
+TEST(ServiceAuth, RefusesMissingWrongAndCrossedTokens) {
+  InProcess s;
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  auto db = rpc::DatabaseService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  sub.mutable_op()->add_params("m=8");
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply srep;
+  rpc::RegisterRequest reg;
+  reg.set_target("llvm");
+  rpc::RegisterReply rrep;
+
+  EXPECT_EQ(tuning->Submit(ctx("").get(), sub, &srep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(tuning->Submit(ctx("not-a-token").get(), sub, &srep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(tuning->Submit(ctx(kWorkerToken).get(), sub, &srep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::ListWorkersReply lw;
+  EXPECT_EQ(tuning->ListWorkers(ctx(kWorkerToken).get(), {}, &lw).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::TopKRequest tk;
+  rpc::TopKReply tkr;
+  EXPECT_EQ(db->TopK(ctx(kWorkerToken).get(), tk, &tkr).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(worker->Register(ctx("").get(), reg, &rrep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(worker->Register(ctx("wrong").get(), reg, &rrep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(worker->Register(ctx(kClientToken).get(), reg, &rrep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::PullRequest pr;
+  pr.set_worker_id("w1");
+  rpc::PullReply prep;
+  EXPECT_EQ(worker->PullWork(ctx(kClientToken).get(), pr, &prep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // Nothing got through: no job, no worker.
+  rpc::ListJobsReply jobs;
+  ASSERT_TRUE(tuning->List(ctx(kClientToken).get(), {}, &jobs).ok());
+  EXPECT_EQ(jobs.jobs_size(), 0);
+  ASSERT_TRUE(tuning->ListWorkers(ctx(kClientToken).get(), {}, &lw).ok());
+  EXPECT_EQ(lw.workers_size(), 0);
+  // The right tokens work.
+  ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rrep).ok());
+  EXPECT_FALSE(rrep.worker_id().empty());
+}
+
+TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {
+  InProcess s;
+  auto w = start_worker(s.scratch, s.port(), "faulty-w");
+  ASSERT_TRUE(wait_until([&] { return s.server->dispatcher().alive_workers("llvm") == 1; }, 20))
+      << read_file(s.scratch.path("faulty-w.log"));
+  RemoteRunnerOptions ro;
+  ro.kernel_timeout_s = 1.5;
+  ro.wait_for_workers_s = 10;
+  RemoteRunner runner(s.server->dispatcher(), "faults", ro);
+  using measure::test::fixture;
+  auto results = runner.run(measure::test::task_of(measure::test::add_dag()),
+                            {fixture("segv"), fixture("hang"), fixture("good")});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, db::MeasureStatus::RuntimeDevice) << results[0].str();
+  EXPECT_NE(results[0].error.find("SIGSEGV"), std::string::npos) << results[0].error;
+  EXPECT_EQ(results[1].status, db::MeasureStatus::RunTimeout) << results[1].str();
+  EXPECT_TRUE(results[2].ok()) << results[2].str();
+  // The worker process survived both and measured all three.
+  EXPECT_TRUE(w->alive());
+  auto ws = s.server->dispatcher().workers();
+  ASSERT_EQ(ws.size(), 1u);
+  EXPECT_EQ(ws[0].state, "alive");
+  EXPECT_EQ(ws[0].measurements, 3);
+}
+
+TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
+  InProcess s(/*wait_for_workers_s=*/1.0);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply rep;
+  ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
+  rpc::WatchRequest wr;
+  wr.set_job(rep.job());
+  auto c = ctx(kClientToken, 60);
+  auto reader = tuning->Watch(c.get(), wr);
+  rpc::JobInfo info, last;
+  while (reader->Read(&info)) last = info;
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(last.state(), "failed");
+  EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
+      << last.message();
+  EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+}
+
+TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
+  InProcess s;
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("no-such-op");
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply rep;
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  sub.mutable_op()->set_op("matmul");
+  sub.set_target("no-such-target");
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace tuner::server

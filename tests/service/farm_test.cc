@@ -197,6 +197,9 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   int port = free_port();
   auto srv = start_server(s, port, s.path("cli.db"), "server.log");
   auto w = start_worker(s, port, "cli-w");
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  ASSERT_TRUE(wait_until([&] { return workers(*stub).size() == 1; }, 30))
+      << read_file(s.path("server.log"));
   std::string addr = fmt::format("127.0.0.1:{}", port);
   auto [code, out] =
       run(fmt::format("{} op tune matmul m=16 n=16 k=16 --trials 10 --server {} --token-file {} --json",

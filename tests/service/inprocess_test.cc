@@ -81,7 +81,8 @@ TEST(ServiceAuth, RefusesMissingWrongAndCrossedTokens) {
 TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {
   InProcess s;
   auto w = start_worker(s.scratch, s.port(), "faulty-w");
-  ASSERT_TRUE(wait_until([&] { return s.server->dispatcher().alive_workers("llvm") == 1; }, 20))
+  const std::string llvm = codegen::Target::parse("llvm").str();
+  ASSERT_TRUE(wait_until([&] { return s.server->dispatcher().alive_workers(llvm) == 1; }, 20))
       << read_file(s.scratch.path("faulty-w.log"));
   RemoteRunnerOptions ro;
   ro.kernel_timeout_s = 1.5;

@@ -46,10 +46,17 @@ std::vector<std::shared_future<measure::MeasureResult>> Dispatcher::submit(std::
   std::vector<std::shared_future<measure::MeasureResult>> out;
   {
     std::lock_guard lk(mu_);
-    size_t fresh = 0;
-    for (const auto& w : batch) fresh += by_key_.count({w.job, w.candidate}) ? 0 : 1;
-    if (items_.size() + fresh > opts_.max_queue)
-      throw QueueFull(fmt::format("the measurement queue is full ({} items)", items_.size()));
+    size_t fresh = 0, bytes = 0;
+    for (const auto& w : batch)
+      if (!by_key_.count({w.job, w.candidate})) {
+        ++fresh;
+        bytes += w.artifact ? w.artifact->size() : 0;
+      }
+    if (items_.size() + fresh > opts_.max_queue ||
+        (fresh && queued_bytes_ + bytes > opts_.max_queue_bytes))
+      throw QueueFull(fmt::format("the measurement queue is full ({} items, {} MiB)",
+                                  items_.size(), queued_bytes_ >> 20));
+    queued_bytes_ += bytes;
     for (auto& w : batch) {
       if (auto k = by_key_.find({w.job, w.candidate}); k != by_key_.end()) {
         out.push_back(items_.at(k->second).future);
@@ -77,6 +84,7 @@ void Dispatcher::finish(uint64_t id, measure::MeasureResult r) {
     if (auto w = workers_.find(it.leased_to); w != workers_.end()) w->second.leases.erase(id);
   pending_.erase(std::remove(pending_.begin(), pending_.end(), id), pending_.end());
   by_key_.erase({it.work.job, it.work.candidate});
+  queued_bytes_ -= it.work.artifact ? it.work.artifact->size() : 0;
   it.promise.set_value(std::move(r));
   items_.erase(found);
 }

@@ -36,6 +36,8 @@ struct DispatcherOptions {
   double prepare_allowance_s = 60;
   /// Work items pending or leased at once; more is refused (RESOURCE_EXHAUSTED).
   size_t max_queue = 4096;
+  /// Artifact bytes held by queued items at once (memory bound; same rule as max_queue).
+  size_t max_queue_bytes = size_t(1) << 30;
   /// Workers lost while holding a candidate before it is quarantined.
   int quarantine_after = 3;
   /// How often the reaper looks for lost workers and expired leases.
@@ -141,6 +143,7 @@ class Dispatcher {
   std::deque<uint64_t> pending_;
   std::map<std::string, Worker> workers_;
   uint64_t next_item_ = 1, next_worker_ = 1;
+  size_t queued_bytes_ = 0;
   bool stopping_ = false;
   std::condition_variable stop_cv_;
   std::thread reaper_;

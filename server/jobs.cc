@@ -245,14 +245,16 @@ std::optional<rpc::JobInfo> JobManager::info(const std::string& job) {
   return std::nullopt;
 }
 
-void JobManager::wait_change(const std::string& job, uint64_t* version, double timeout_s) {
+bool JobManager::wait_change(const std::string& job, uint64_t* version, double timeout_s) {
   std::unique_lock lk(mu_);
   std::shared_ptr<Job> j;
   for (auto& [id, x] : jobs_)
     if (x->info.job() == job) j = x;
-  if (!j) return;
+  if (!j) return true;
   cv_.wait_for(lk, std::chrono::duration<double>(timeout_s), [&] { return j->version != *version; });
+  bool changed = j->version != *version;
   *version = j->version;
+  return changed;
 }
 
 std::vector<rpc::JobInfo> JobManager::list() {

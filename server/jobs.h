@@ -56,8 +56,9 @@ class JobManager {
   bool cancel(const std::string& job);
   /// The job's state; nullopt when unknown.
   std::optional<rpc::JobInfo> info(const std::string& job);
-  /// Waits until the job's state changes past `*version` (or timeout_s passes); updates it.
-  void wait_change(const std::string& job, uint64_t* version, double timeout_s);
+  /// Waits until the job's state changes past `*version` (or timeout_s passes); updates it
+  /// and returns whether it changed.
+  bool wait_change(const std::string& job, uint64_t* version, double timeout_s);
   /// Every job of this server run, oldest first.
   std::vector<rpc::JobInfo> list();
   /// True when the job finished, failed or was cancelled.

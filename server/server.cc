@@ -100,12 +100,14 @@ class TuningServiceImpl final : public rpc::TuningService::Service {
                      grpc::ServerWriter<rpc::JobInfo>* out) override {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
     uint64_t version = 0;
+    bool changed = true;
     while (!ctx->IsCancelled()) {
       auto info = jobs_.info(req->job());
       if (!info) return {grpc::StatusCode::NOT_FOUND, "no job " + req->job()};
-      if (!out->Write(*info)) break;
+      if (changed && !out->Write(*info)) break;
       if (JobManager::terminal(*info)) break;
-      jobs_.wait_change(req->job(), &version, 1.0);
+      // Wakes at least every second to notice a client that went away.
+      changed = jobs_.wait_change(req->job(), &version, 1.0);
     }
     return grpc::Status::OK;
   }

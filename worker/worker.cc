@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -175,7 +176,11 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
     *error = "the reference kernel's digest does not match (refused to load it)";
     return nullptr;
   }
-  auto t = std::make_shared<measure::TaskData>();
+  // The reference file goes with the last user of the task's data.
+  std::shared_ptr<measure::TaskData> t(new measure::TaskData, [](measure::TaskData* d) {
+    unlink(d->reference_so.c_str());
+    delete d;
+  });
   t->key = p.key();
   try {
     for (const auto& in : p.inputs()) {
@@ -197,7 +202,7 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
   }
   t->reference_so = fmt::format("{}/reference-{}.so", dir_->path(), ++next_file_);
   std::ofstream(t->reference_so, std::ios::binary) << p.reference_so();
-  if (tasks_.size() >= 8) tasks_.erase(tasks_.begin());
+  if (tasks_.size() >= 8) tasks_.erase(tasks_.begin());  // a bound, not an LRU: rarely hit
   tasks_[t->key] = t;
   return t;
 }

@@ -154,6 +154,13 @@ TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {
   EXPECT_EQ(d.queued(), 2u);  // all or nothing
   d.cancel_job("j");
   EXPECT_EQ(f[0].get().status, db::MeasureStatus::Unknown);
+  // The artifact bytes are bounded too.
+  DispatcherOptions ob = fast();
+  ob.max_queue_bytes = 20;
+  Dispatcher small(ob);
+  small.submit({work("j", "a")});  // "bytes of a": 10 bytes
+  EXPECT_THROW(small.submit({work("j", "bb"), work("j", "cc")}), QueueFull);
+  EXPECT_NO_THROW(small.submit({work("j", "b")}));
   EXPECT_EQ(same[0].get().error, "cancelled");
   EXPECT_EQ(d.queued(), 0u);
 }

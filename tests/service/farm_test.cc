@@ -219,5 +219,41 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   EXPECT_NE(refused.find("refused the token"), std::string::npos) << refused;
 }
 
+TEST(ServiceCli, CtrlCDetachesUnlessCancelOnExit) {
+  Scratch s;
+  int port = free_port();
+  auto srv = start_server(s, port, s.path("detach.db"), "server.log");  // no worker: jobs wait
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        rpc::ListWorkersReply r;
+        return stub->ListWorkers(ctx(kClientToken).get(), {}, &r).ok();
+      },
+      30));
+  for (bool cancel : {false, true}) {
+    std::string log = s.path(cancel ? "cancel.log" : "detach.log");
+    std::vector<std::string> argv{TUNER_CLI_EXE, "op", "tune", "matmul", "m=16", "n=16", "k=16",
+                                  "--trials", "8", "--server", fmt::format("127.0.0.1:{}", port),
+                                  "--token-file", s.client_token_file};
+    if (cancel) argv.push_back("--cancel-on-exit");
+    Proc cli(argv, log);
+    ASSERT_TRUE(wait_until([&] { return read_file(log).find("submitted job") != std::string::npos; }, 30))
+        << read_file(log);
+    cli.signal(SIGINT);
+    ASSERT_TRUE(wait_until([&] { return !cli.alive(); }, 15)) << read_file(log);
+    EXPECT_TRUE(WIFEXITED(cli.status()) && WEXITSTATUS(cli.status()) == 0) << read_file(log);
+    std::string job = cancel ? "2" : "1";
+    if (cancel) {
+      EXPECT_NE(read_file(log).find("cancelled job 2"), std::string::npos) << read_file(log);
+      EXPECT_TRUE(wait_until([&] { auto j = job_info(*stub, job); return j && j->state() == "cancelled"; }, 20));
+    } else {
+      EXPECT_NE(read_file(log).find("detached: job 1 goes on"), std::string::npos) << read_file(log);
+      auto j = job_info(*stub, job);
+      ASSERT_TRUE(j);
+      EXPECT_TRUE(j->state() == "running" || j->state() == "queued") << j->state();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tuner::server

@@ -15,7 +15,7 @@ using namespace service_test;
 struct InProcess {
   Scratch scratch;
   std::unique_ptr<Server> server;
-  explicit InProcess(double wait_for_workers_s = 30) {
+  explicit InProcess(double wait_for_workers_s = 30, int max_jobs = 8) {
     ServerOptions o;
     o.listen = "127.0.0.1:0";
     o.db_path = scratch.path("tuning.db");
@@ -23,6 +23,7 @@ struct InProcess {
     o.dispatch.heartbeat_timeout_s = 2;
     o.jobs.runner.wait_for_workers_s = wait_for_workers_s;
     o.jobs.runner.kernel_timeout_s = 2;
+    o.jobs.max_active_jobs = max_jobs;
     server = std::make_unique<Server>(o);
   }
   int port() const { return server->port(); }
@@ -125,6 +126,40 @@ TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
       << last.message();
   EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+}
+
+rpc::SubmitRequest small_job() {
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  return sub;
+}
+
+TEST(ServiceJobs, TooManyJobsIsResourceExhaustedAndCancelEndsOne) {
+  InProcess s(/*wait_for_workers_s=*/30, /*max_jobs=*/1);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitReply first, second;
+  ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), small_job(), &first).ok());
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), small_job(), &second).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // The first waits for a worker; cancelling ends it, and then there is room again.
+  rpc::CancelRequest cr;
+  cr.set_job(first.job());
+  rpc::CancelReply crep;
+  ASSERT_TRUE(tuning->Cancel(ctx(kClientToken).get(), cr, &crep).ok());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        rpc::ListJobsReply l;
+        return tuning->List(ctx(kClientToken).get(), {}, &l).ok() && l.jobs_size() == 1 &&
+               l.jobs(0).state() == "cancelled";
+      },
+      20));
+  EXPECT_TRUE(tuning->Submit(ctx(kClientToken).get(), small_job(), &second).ok());
+  cr.set_job("no-such-job");
+  EXPECT_EQ(tuning->Cancel(ctx(kClientToken).get(), cr, &crep).error_code(),
+            grpc::StatusCode::NOT_FOUND);
 }
 
 TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {

@@ -61,6 +61,8 @@ class Proc {
   Proc& operator=(const Proc&) = delete;
 
   pid_t pid() const { return pid_; }
+  /// The wait status once the process has exited (see alive()).
+  int status() const { return status_; }
   void signal(int sig) {
     if (pid_ > 0 && !reaped_) ::kill(pid_, sig);
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "codegen/target.h"
+#include "db/jsonl.h"
 
 #include "server/wire.h"
 #include "support/error.h"
@@ -22,6 +23,44 @@ namespace {
 grpc::Status user_error(const std::exception& e) {
   return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
 }
+
+constexpr size_t kMaxImportBytes = size_t(1) << 30;
+
+// A streambuf sending what is written as RecordLines messages of about 256 KiB, cut at line
+// ends, so an export never holds the whole database in memory.
+class ChunkWriter : public std::streambuf {
+ public:
+  explicit ChunkWriter(grpc::ServerWriter<rpc::RecordLines>* out) : out_(out) {}
+  ~ChunkWriter() override { sync(); }
+  bool ok() const { return ok_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c == traits_type::eof()) return c;
+    buf_ += char(c);
+    if (c == '\n' && buf_.size() >= (256u << 10)) send();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(traits_type::to_int_type(s[i]));
+    return n;
+  }
+  int sync() override {
+    if (!buf_.empty()) send();
+    return ok_ ? 0 : -1;
+  }
+
+ private:
+  void send() {
+    rpc::RecordLines m;
+    m.set_lines(std::move(buf_));
+    buf_.clear();
+    if (ok_) ok_ = out_->Write(m);
+  }
+  grpc::ServerWriter<rpc::RecordLines>* out_;
+  std::string buf_;
+  bool ok_ = true;
+};
 
 class WorkerServiceImpl final : public rpc::WorkerService::Service {
  public:
@@ -150,6 +189,44 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
  public:
   DatabaseServiceImpl(const Tokens& t, db::Database& db) : tokens_(t), db_(db) {}
 
+  grpc::Status Export(grpc::ServerContext* ctx, const rpc::ExportRequest* req,
+                      grpc::ServerWriter<rpc::RecordLines>* out) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    try {
+      db::ExportOptions eo;
+      if (!req->target().empty()) eo.target = codegen::Target::parse(req->target()).str();
+      ChunkWriter buf(out);
+      std::ostream os(&buf);
+      db::export_jsonl(db_, os, eo);
+      os.flush();
+      if (!buf.ok()) return {grpc::StatusCode::CANCELLED, "the client went away"};
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Import(grpc::ServerContext* ctx, grpc::ServerReader<rpc::RecordLines>* in,
+                      rpc::ImportReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    std::string all;
+    rpc::RecordLines chunk;
+    while (in->Read(&chunk)) {
+      all += chunk.lines();
+      if (all.size() > kMaxImportBytes)
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED, "an import is limited to 1 GiB"};
+    }
+    try {
+      std::istringstream is(all);
+      db::ImportReport r = db::import_jsonl(db_, is);
+      rep->set_lines(r.lines);
+      rep->set_inserted(r.inserted);
+      rep->set_duplicates(r.duplicates);
+      for (const auto& b : r.bad) rep->add_bad(fmt::format("line {}: {}", b.line, b.reason));
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
   grpc::Status TopK(grpc::ServerContext* ctx, const rpc::TopKRequest* req,
                     rpc::TopKReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;

@@ -36,6 +36,15 @@ struct RemoteTuneArgs {
 /// Submits a job to the server and follows it to its end (Ctrl-C detaches, or cancels with
 /// cancel_on_exit); remote_commands.cc, a UserError when built without gRPC.
 void remote_tune(const RemoteTuneArgs& a);
+/// What `tuner db best|export|import --server` needs.
+struct RemoteDbArgs {
+  std::string server, token_file;
+  std::string workload, target, file, output;
+  int top = 1;
+  bool json = false;
+};
+/// `tuner db best|export|import` against the server's database ("best", "export", "import").
+void remote_db(const std::string& command, const RemoteDbArgs& a);
 /// `tuner workers --server ...` (remote_commands.cc; absent without gRPC).
 void add_remote_commands(CLI::App& app);
 

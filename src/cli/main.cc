@@ -12,6 +12,9 @@
 void tuner::cli::remote_tune(const RemoteTuneArgs&) {
   USER_ERROR() << "this tuner was built without gRPC: --server is not available";
 }
+void tuner::cli::remote_db(const std::string&, const RemoteDbArgs&) {
+  USER_ERROR() << "this tuner was built without gRPC: --server is not available";
+}
 #endif
 
 int main(int argc, char** argv) {

@@ -159,6 +159,96 @@ void remote_tune(const RemoteTuneArgs& a) {
   USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
 }
 
+void remote_db(const std::string& command, const RemoteDbArgs& a) {
+  std::string token = server::read_token_file(a.token_file);
+  auto stub = rpc::DatabaseService::NewStub(channel(a.server));
+  if (command == "best") {
+    rpc::TopKRequest req;
+    req.set_workload(a.workload);
+    req.set_target(a.target.empty() ? "llvm" : a.target);
+    req.set_k(a.top);
+    rpc::TopKReply rep;
+    auto ctx = context(token, 30);
+    if (auto s = stub->TopK(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
+    if (a.json) {
+      Json recs = Json::array();
+      for (const auto& r : rep.records())
+        recs.push_back({{"id", r.id()}, {"median", r.median_seconds()}, {"worker", r.worker()},
+                        {"trace", Json::parse(r.trace(), nullptr, false)}});
+      fmt::print("{}\n", Json{{"workload", a.workload}, {"records", recs}}.dump(2));
+      return;
+    }
+    if (rep.records().empty()) return fmt::print("no successful measurement yet\n");
+    for (int i = 0; i < rep.records_size(); ++i)
+      fmt::print("{:>4}  record {:<8} {:>14}  {}\n", i + 1, rep.records(i).id(),
+                 ms(rep.records(i).median_seconds()), rep.records(i).worker());
+    return;
+  }
+  if (command == "export") {
+    rpc::ExportRequest req;
+    req.set_target(a.target);
+    auto ctx = context(token, 600);
+    auto reader = stub->Export(ctx.get(), req);
+    bool to_stdout = a.output == "-";
+    std::string tmp = a.output + ".partial";
+    std::ofstream file;
+    if (!to_stdout) {
+      file.open(tmp, std::ios::binary | std::ios::trunc);
+      USER_CHECK(file) << "cannot write '" << tmp << "'";
+    }
+    int64_t lines = 0;
+    rpc::RecordLines chunk;
+    while (reader->Read(&chunk)) {
+      lines += std::count(chunk.lines().begin(), chunk.lines().end(), '\n');
+      if (to_stdout) fmt::print("{}", chunk.lines());
+      else file << chunk.lines();
+    }
+    grpc::Status s = reader->Finish();
+    if (!to_stdout) {
+      file.close();
+      if (!s.ok() || !file) std::filesystem::remove(tmp);
+      if (!s.ok()) fail(a.server, s);
+      USER_CHECK(file) << "cannot write '" << tmp << "'";
+      std::filesystem::rename(tmp, a.output);
+      fmt::print("exported {} records from {} to {}\n", lines, a.server, a.output);
+    } else if (!s.ok()) {
+      fail(a.server, s);
+    }
+    return;
+  }
+  USER_CHECK(command == "import") << "unknown remote db command " << command;
+  std::ifstream in(a.file, std::ios::binary);
+  USER_CHECK(in) << "cannot read '" << a.file << "'";
+  rpc::ImportReply rep;
+  auto ctx = context(token, 600);
+  auto writer = stub->Import(ctx.get(), &rep);
+  std::string line, buf;
+  while (std::getline(in, line)) {
+    buf += line;
+    buf += '\n';
+    if (buf.size() >= (256u << 10)) {
+      rpc::RecordLines m;
+      m.set_lines(std::move(buf));
+      buf.clear();
+      if (!writer->Write(m)) break;
+    }
+  }
+  if (!buf.empty()) {
+    rpc::RecordLines m;
+    m.set_lines(std::move(buf));
+    writer->Write(m);
+  }
+  writer->WritesDone();
+  if (auto s = writer->Finish(); !s.ok()) fail(a.server, s);
+  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, b);
+  if (a.json)
+    return fmt::print("{}\n", Json{{"file", a.file}, {"lines", rep.lines()},
+                                   {"inserted", rep.inserted()}, {"duplicates", rep.duplicates()}}
+                                  .dump(2));
+  fmt::print("imported {} new records from {} into {} ({} already present, {} bad lines skipped)\n",
+             rep.inserted(), a.file, a.server, rep.duplicates(), rep.bad_size());
+}
+
 void add_remote_commands(CLI::App& app) {
   struct Args {
     std::string server, token_file;

@@ -219,6 +219,42 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   EXPECT_NE(refused.find("refused the token"), std::string::npos) << refused;
 }
 
+TEST(ServiceCli, DatabaseImportExportAndBestOnTheServer) {
+  Scratch s;
+  int port = free_port();
+  auto srv = start_server(s, port, s.path("dbsvc.db"), "server.log");
+  std::string addr = fmt::format("127.0.0.1:{}", port);
+  std::string logs = std::string(TUNER_SOURCE_DIR) + "/tuning_logs/llvm-x86_64-znver5.jsonl";
+  auto cmd = [&](const std::string& args, const std::string& token_file) {
+    return run(fmt::format("{} db {} --server {} --token-file {}", TUNER_CLI_EXE, args, addr,
+                           token_file));
+  };
+  std::pair<int, std::string> r;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        r = cmd("import " + logs, s.client_token_file);
+        return r.first == 0;
+      },
+      30))
+      << r.second;
+  EXPECT_NE(r.second.find("imported 40 new records"), std::string::npos) << r.second;
+  auto again = cmd("import " + logs, s.client_token_file);
+  EXPECT_NE(again.second.find("imported 0 new records"), std::string::npos) << again.second;
+  auto exp = cmd("export -o " + s.path("out.jsonl"), s.client_token_file);
+  ASSERT_EQ(exp.first, 0) << exp.second;
+  EXPECT_NE(exp.second.find("exported 40 records"), std::string::npos) << exp.second;
+  std::string out = read_file(s.path("out.jsonl"));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 40);
+  auto best = cmd("best aeffcf3fcdf5e24c --target 'llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver5' -k 2",
+                  s.client_token_file);
+  EXPECT_EQ(best.first, 0) << best.second;
+  EXPECT_NE(best.second.find("   1  record"), std::string::npos) << best.second;
+  // A worker token may not export.
+  auto refused = cmd("export -o " + s.path("no.jsonl"), s.worker_token_file);
+  EXPECT_EQ(refused.first, 1) << refused.second;
+  EXPECT_NE(refused.second.find("refused the token"), std::string::npos) << refused.second;
+}
+
 TEST(ServiceCli, CtrlCDetachesUnlessCancelOnExit) {
   Scratch s;
   int port = free_port();

@@ -1,6 +1,9 @@
 // An in-process server (port 0 on 127.0.0.1): token refusals, faulty candidates measured by a
 // real tuner-worker process, and a job for a target no worker serves.
+#include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
+
+#include <future>
 
 #include "server/remote_runner.h"
 #include "server/server.h"
@@ -77,6 +80,26 @@ TEST(ServiceAuth, RefusesMissingWrongAndCrossedTokens) {
   // The right tokens work.
   ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rrep).ok());
   EXPECT_FALSE(rrep.worker_id().empty());
+}
+
+// grpc.health.v1.Health/Check through a generic stub (no generated health code needed): an
+// empty request, the reply {status: SERVING} is the bytes 08 01. No token required.
+TEST(ServiceHealth, ReportsServingWithoutAToken) {
+  InProcess s;
+  grpc::GenericStub stub(channel(s.port()));
+  grpc::Slice empty("");
+  grpc::ByteBuffer req(&empty, 1), rep;
+  auto c = ctx("", 10);
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(c.get(), "/grpc.health.v1.Health/Check", grpc::StubOptions(), &req, &rep,
+                 [&](grpc::Status st) { done.set_value(st); });
+  grpc::Status st = done.get_future().get();
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(rep.Dump(&slices).ok());
+  std::string bytes;
+  for (auto& sl : slices) bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
 }
 
 TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "codegen/target.h"
 #include "measure/artifact.h"
 #include "server/auth.h"
 #include "server/wire.h"
@@ -49,7 +48,9 @@ std::string hardware() {
 }  // namespace
 
 Worker::Worker(WorkerOptions opts) : opts_(std::move(opts)) {
-  opts_.target = codegen::Target::parse(opts_.target).str();
+  // The server parses and canonicalizes the target (the worker has no compiler): "llvm" means
+  // the server's host CPU, so a board unlike the server passes its full target string.
+  USER_CHECK(!opts_.target.empty()) << "--target is required";
   USER_CHECK(opts_.max_parallel >= 1) << "--max-parallel must be at least 1";
   USER_CHECK(!opts_.token.empty()) << "the worker needs a token (--token-file)";
   if (opts_.device_key.empty()) opts_.device_key = hostname();
@@ -207,7 +208,7 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
   return t;
 }
 
-void Worker::measure(const std::string& id, measure::LocalRunner& runner, const rpc::Lease& lease) {
+void Worker::measure(const std::string& id, measure::SandboxRunner& runner, const rpc::Lease& lease) {
   measure::MeasureResult r;
   std::string error;
   auto task = task_of(lease, &error);
@@ -259,7 +260,7 @@ void Worker::measure(const std::string& id, measure::LocalRunner& runner, const 
 }
 
 void Worker::slot_loop(int slot) {
-  measure::LocalRunner runner(opts_.runner);
+  measure::SandboxRunner runner(opts_.runner);
   double delay = opts_.initial_backoff_s;
   while (!stop_) {
     std::string id = worker_id();

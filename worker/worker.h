@@ -1,6 +1,6 @@
 // tuner-worker: dials out to the server (so it works behind NAT), registers its target,
 // heartbeats on a thread, pulls leases and measures each candidate with the sandboxed
-// LocalRunner (child process, time and memory limits, cache flush), then reports. Artifacts
+// SandboxRunner (child process, time and memory limits, cache flush), then reports. Artifacts
 // come built from the server; their SHA-256 is checked before anything is loaded. A server
 // that is down is retried with exponential backoff; a server that forgot the worker (restart,
 // declared lost) gets a new registration.
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-#include "measure/local_runner.h"
+#include "measure/sandbox_runner.h"
 #include "tuner.grpc.pb.h"
 
 namespace tuner::worker {
@@ -61,7 +61,7 @@ class Worker {
   void forget(const std::string& id);
   void backoff(double* delay);
   void fatal_if_refused(const grpc::Status& s);
-  void measure(const std::string& id, measure::LocalRunner& runner, const rpc::Lease& lease);
+  void measure(const std::string& id, measure::SandboxRunner& runner, const rpc::Lease& lease);
   std::shared_ptr<const measure::TaskData> task_of(const rpc::Lease& lease, std::string* error);
   std::unique_ptr<grpc::ClientContext> context(double timeout_s);
 

@@ -179,6 +179,15 @@ std::pair<int, std::string> run(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
+// Workers receive built artifacts, so tuner-worker must not depend on LLVM (small, easy to
+// deploy on boards).
+TEST(ServiceWorker, LinksNoCompiler) {
+  auto [code, out] = run(fmt::format("ldd {}", TUNER_WORKER_EXE));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out.find("libLLVM"), std::string::npos) << out;
+  EXPECT_NE(out.find("libgrpc++"), std::string::npos) << out;
+}
+
 TEST(ServiceCli, UnreachableServerIsOneErrorLine) {
   Scratch s;
   int port = free_port();  // nobody listens there

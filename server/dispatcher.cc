@@ -160,7 +160,7 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
 
 ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string& job,
                                  const std::string& candidate, int attempt,
-                                 measure::MeasureResult r) {
+                                 measure::MeasureResult r, bool task_missing) {
   std::lock_guard lk(mu_);
   auto wf = workers_.find(worker_id);
   if (wf != workers_.end() && wf->second.alive) wf->second.last_seen = Clock::now();
@@ -169,6 +169,11 @@ ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string
   Item& it = items_.at(k->second);
   if (it.attempt != attempt || it.leased_to != worker_id)
     return {false, fmt::format("late report: attempt {} is not the current lease", attempt)};
+  if (task_missing) {
+    if (wf != workers_.end()) wf->second.tasks_sent.erase(it.work.task->key());
+    revoke(it, false, "");
+    return {false, "the task's data will be sent again"};
+  }
   if (wf != workers_.end()) ++wf->second.view.measurements;
   finish(it.id, std::move(r));
   return {true, ""};

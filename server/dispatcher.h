@@ -98,8 +98,11 @@ class Dispatcher {
   /// when the worker is unknown or lost.
   std::optional<std::vector<rpc::Lease>> pull(const std::string& worker_id, int max, double wait_s);
   /// Delivers a result; a duplicate, late or foreign report is refused and changes nothing.
+  /// With task_missing the candidate is re-queued (no result) and the worker gets the task's
+  /// data again.
   ReportOutcome report(const std::string& worker_id, const std::string& job,
-                       const std::string& candidate, int attempt, measure::MeasureResult r);
+                       const std::string& candidate, int attempt, measure::MeasureResult r,
+                       bool task_missing = false);
   /// The worker leaves; its leases re-queue without counting against the candidates.
   void deregister(const std::string& worker_id);
 

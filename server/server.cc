@@ -102,7 +102,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
                             rpc::ReportReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
     auto out = d_.report(req->worker_id(), req->job(), req->candidate(), req->attempt(),
-                         from_proto(req->result()));
+                         from_proto(req->result()), req->task_missing());
     rep->set_accepted(out.accepted);
     rep->set_reason(out.reason);
     return grpc::Status::OK;

@@ -203,7 +203,9 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
   }
   t->reference_so = fmt::format("{}/reference-{}.so", dir_->path(), ++next_file_);
   std::ofstream(t->reference_so, std::ios::binary) << p.reference_so();
-  if (tasks_.size() >= 8) tasks_.erase(tasks_.begin());  // a bound, not an LRU: rarely hit
+  // A bound on memory; a lease of a dropped task is reported task_missing and comes back with
+  // the data.
+  if (tasks_.size() >= 32) tasks_.erase(tasks_.begin());
   tasks_[t->key] = t;
   return t;
 }
@@ -212,6 +214,7 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
   measure::MeasureResult r;
   std::string error;
   auto task = task_of(lease, &error);
+  bool task_missing = !task && !lease.has_task();
   if (!task) {
     r = measure::make_error(db::MeasureStatus::Unknown, error);
   } else if (lease.artifact().size() > server::kMaxArtifactBytes ||
@@ -239,6 +242,7 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
   req.set_candidate(lease.candidate());
   req.set_attempt(lease.attempt());
   *req.mutable_result() = to_proto(r);
+  req.set_task_missing(task_missing);
   // Retried while the server is unreachable; reports are idempotent, so a retry of one that
   // did arrive adds nothing.
   double delay = opts_.initial_backoff_s;

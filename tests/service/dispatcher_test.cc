@@ -63,6 +63,25 @@ TEST(Dispatcher, LeasesOnlyForTheTargetAndTaskSentOnce) {
   EXPECT_DOUBLE_EQ(f[1].get().median(), 2e-3);
 }
 
+TEST(Dispatcher, TaskMissingRequeuesAndResendsTheTask) {
+  Dispatcher d(fast());
+  std::string w = d.register_worker("llvm", "a", "", "");
+  auto f = d.submit({work("j", "a"), work("j", "b")});
+  auto l = d.pull(w, 2, 0.05);
+  ASSERT_EQ(l->size(), 2u);
+  EXPECT_FALSE((*l)[1].has_task());
+  // The worker lost the task's data: no result, the candidate comes back with the data.
+  EXPECT_FALSE(d.report(w, "j", "b", 1, {}, /*task_missing=*/true).accepted);
+  auto again = d.pull(w, 1, 0.05);
+  ASSERT_EQ(again->size(), 1u);
+  EXPECT_EQ((*again)[0].candidate(), "b");
+  EXPECT_EQ((*again)[0].attempt(), 2);
+  EXPECT_TRUE((*again)[0].has_task());
+  EXPECT_TRUE(d.report(w, "j", "b", 2, ok(1e-3)).accepted);
+  EXPECT_TRUE(d.report(w, "j", "a", 1, ok(1e-3)).accepted);
+  EXPECT_TRUE(f[1].get().ok());
+}
+
 TEST(Dispatcher, DuplicateAndForeignReportsAddNothing) {
   Dispatcher d(fast());
   std::string w1 = d.register_worker("llvm", "a", "", "");

@@ -5,6 +5,8 @@
 
 #include <future>
 
+#include <fmt/format.h>
+
 #include "server/remote_runner.h"
 #include "server/server.h"
 #include "service/service_util.h"
@@ -100,6 +102,42 @@ TEST(ServiceHealth, ReportsServingWithoutAToken) {
   std::string bytes;
   for (auto& sl : slices) bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
   EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+}
+
+TEST(ServiceTls, WorkerAndClientOverTlsPlaintextRefused) {
+  Scratch scratch;
+  std::string key = scratch.path("key.pem"), cert = scratch.path("cert.pem");
+  int rc = std::system(fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -keyout {} -out {} "
+                                   "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 "
+                                   "-days 1 >/dev/null 2>&1",
+                                   key, cert)
+                           .c_str());
+  if (rc != 0) GTEST_SKIP() << "the openssl command cannot make a test certificate";
+  ServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.db_path = scratch.path("tls.db");
+  o.tokens = {kClientToken, kWorkerToken};
+  o.tls_cert = cert;
+  o.tls_key = key;
+  Server srv(o);
+  std::string addr = fmt::format("127.0.0.1:{}", srv.port());
+  Proc w({TUNER_WORKER_EXE, "--server", addr, "--target=llvm", "--token-file",
+          scratch.worker_token_file, "--tls-ca", cert, "--max-backoff", "0.5"},
+         scratch.path("tls-worker.log"));
+  grpc::SslCredentialsOptions so;
+  so.pem_root_certs = read_file(cert);
+  auto tls = rpc::TuningService::NewStub(grpc::CreateChannel(addr, grpc::SslCredentials(so)));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        rpc::ListWorkersReply r;
+        return tls->ListWorkers(ctx(kClientToken).get(), {}, &r).ok() && r.workers_size() == 1 &&
+               r.workers(0).state() == "alive";
+      },
+      20))
+      << read_file(scratch.path("tls-worker.log"));
+  auto plain = rpc::TuningService::NewStub(channel(srv.port()));
+  rpc::ListWorkersReply r;
+  EXPECT_FALSE(plain->ListWorkers(ctx(kClientToken, 3).get(), {}, &r).ok());
 }
 
 TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {

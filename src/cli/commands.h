@@ -22,7 +22,7 @@ void add_model_tune_command(CLI::App& app);
 
 /// What `tuner tune MODEL --server` and `tuner op tune OP --server` submit.
 struct RemoteTuneArgs {
-  std::string server, token_file;
+  std::string server, token_file, tls_ca;
   std::string op;                   // an op job when set, else a model job
   std::vector<std::string> params;  // the op's key=value parameters
   std::string model;
@@ -38,7 +38,7 @@ struct RemoteTuneArgs {
 void remote_tune(const RemoteTuneArgs& a);
 /// What `tuner db best|export|import --server` needs.
 struct RemoteDbArgs {
-  std::string server, token_file;
+  std::string server, token_file, tls_ca;
   std::string workload, target, file, output;
   int top = 1;
   bool json = false;

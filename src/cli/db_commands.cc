@@ -30,15 +30,15 @@ struct DbOptions {
   int top = 1;
   int keep = 0;
   int64_t record = 0;
-  std::string server, token_file;  // query a tuner-server's database instead
+  std::string server, token_file, tls_ca;  // query a tuner-server's database instead
 };
 
 // Runs `command` on the server's database when --server is given; true if it did.
 bool on_server(const std::string& command, const DbOptions& o) {
   if (o.server.empty()) return false;
   USER_CHECK(!o.token_file.empty()) << "--server needs --token-file";
-  remote_db(command, {o.server, o.token_file, o.workload, o.target, o.file, o.output, o.top,
-                      o.json});
+  remote_db(command, {o.server, o.token_file, o.tls_ca, o.workload, o.target, o.file, o.output,
+                      o.top, o.json});
   return true;
 }
 
@@ -418,6 +418,7 @@ void add_db_commands(CLI::App& app) {
   for (auto* c : {best}) {
     c->add_option("--server", o->server, "query a tuner-server's database (HOST:PORT)");
     c->add_option("--token-file", o->token_file, "the client token of --server");
+    c->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   }
   best->callback([o] { cmd_best(*o); });
 
@@ -433,12 +434,14 @@ void add_db_commands(CLI::App& app) {
   exp->add_option("--target", o->target, "only this target (its canonical string)");
   exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
   exp->add_option("--token-file", o->token_file, "the client token of --server");
+  exp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   exp->callback([o] { cmd_export(*o); });
 
   auto* imp = db->add_subcommand("import", "add the records of a JSON-lines file");
   imp->add_option("file", o->file, "a file written by `tuner db export` (- for stdin)")->required();
   imp->add_option("--server", o->server, "import into a tuner-server's database (HOST:PORT)");
   imp->add_option("--token-file", o->token_file, "the client token of --server");
+  imp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   imp->callback([o] { cmd_import(*o); });
 
   auto* prune = db->add_subcommand("prune", "keep only the fastest records");

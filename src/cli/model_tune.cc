@@ -45,7 +45,7 @@ struct TuneModelArgs {
   int threads = 2;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
-  std::string server, token_file;
+  std::string server, token_file, tls_ca;
   bool cancel_on_exit = false;
 };
 
@@ -57,6 +57,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     RemoteTuneArgs r;
     r.server = a.server;
     r.token_file = a.token_file;
+    r.tls_ca = a.tls_ca;
     r.model = a.m.model;
     r.input_shapes = a.m.input_shapes;
     r.no_fuse = a.m.no_fuse;
@@ -263,6 +264,7 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
   cmd->add_option("--server", a->server, "tune on a tuner-server (HOST:PORT) and its workers");
   cmd->add_option("--token-file", a->token_file, "the client token of --server");
+  cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
   cmd->add_flag("--cancel-on-exit", a->cancel_on_exit,
                 "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
   cmd->callback([a] { cmd_tune_model(*a); });

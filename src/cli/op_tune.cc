@@ -41,7 +41,7 @@ struct TuneArgs {
   uint64_t seed = 0;
   bool json = false;
   bool verbose = false;
-  std::string server, token_file;
+  std::string server, token_file, tls_ca;
   bool cancel_on_exit = false;
 };
 
@@ -60,6 +60,7 @@ void cmd_tune(const TuneArgs& a) {
     RemoteTuneArgs r;
     r.server = a.server;
     r.token_file = a.token_file;
+    r.tls_ca = a.tls_ca;
     r.op = a.op;
     r.params = a.params;
     r.target = a.target;
@@ -204,6 +205,7 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
   tune->add_option("--server", a.server, "tune on a tuner-server (HOST:PORT) and its workers");
   tune->add_option("--token-file", a.token_file, "the client token of --server");
+  tune->add_option("--tls-ca", a.tls_ca, "CA certificate (PEM) of a TLS server");
   tune->add_flag("--cancel-on-exit", a.cancel_on_exit,
                  "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
   tune->callback([] { cmd_tune(a); });

@@ -26,12 +26,21 @@ namespace {
 std::atomic<bool> g_detach{false};
 void on_sigint(int) { g_detach.store(true); }
 
-std::shared_ptr<grpc::Channel> channel(const std::string& server) {
+// Plaintext, or TLS when tls_ca names the CA certificate (PEM) of the server.
+std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::string& tls_ca) {
   USER_CHECK(!server.empty()) << "--server HOST:PORT is required";
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(server::kMaxMessageBytes);
   args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);
-  return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
+  if (!tls_ca.empty()) {
+    std::ifstream in(tls_ca);
+    USER_CHECK(in) << "cannot read " << tls_ca;
+    grpc::SslCredentialsOptions so;
+    so.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    creds = grpc::SslCredentials(so);
+  }
+  return grpc::CreateCustomChannel(server, creds, args);
 }
 
 std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s) {
@@ -78,7 +87,7 @@ void remote_tune(const RemoteTuneArgs& a) {
   req.set_seed(a.seed);
   req.set_batch(a.batch);
   req.set_early_stop(a.early_stop);
-  auto stub = rpc::TuningService::NewStub(channel(a.server));
+  auto stub = rpc::TuningService::NewStub(channel(a.server, a.tls_ca));
   rpc::SubmitReply rep;
   auto ctx = context(token, 30);
   if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
@@ -161,7 +170,7 @@ void remote_tune(const RemoteTuneArgs& a) {
 
 void remote_db(const std::string& command, const RemoteDbArgs& a) {
   std::string token = server::read_token_file(a.token_file);
-  auto stub = rpc::DatabaseService::NewStub(channel(a.server));
+  auto stub = rpc::DatabaseService::NewStub(channel(a.server, a.tls_ca));
   if (command == "best") {
     rpc::TopKRequest req;
     req.set_workload(a.workload);
@@ -251,15 +260,16 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
 
 void add_remote_commands(CLI::App& app) {
   struct Args {
-    std::string server, token_file;
+    std::string server, token_file, tls_ca;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("workers", "list the workers of a tuner-server");
   cmd->add_option("--server", a->server, "HOST:PORT of the tuner-server")->required();
   cmd->add_option("--token-file", a->token_file, "the client token")->required();
+  cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
   cmd->callback([a] {
     std::string token = server::read_token_file(a->token_file);
-    auto stub = rpc::TuningService::NewStub(channel(a->server));
+    auto stub = rpc::TuningService::NewStub(channel(a->server, a->tls_ca));
     rpc::ListWorkersReply rep;
     auto ctx = context(token, 10);
     if (auto s = stub->ListWorkers(ctx.get(), {}, &rep); !s.ok()) fail(a->server, s);

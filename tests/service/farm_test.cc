@@ -118,6 +118,16 @@ TEST(ServiceFarm, KilledAndStoppedWorkersLoseAndDuplicateNothing) {
   int lost = 0;
   for (const auto& w : workers(*stub)) lost += w.state() == "lost";
   EXPECT_GE(lost, 2);
+  // The stopped worker, continued, notices it was dropped and registers again.
+  ws[by_device[stopped]]->signal(SIGCONT);
+  EXPECT_TRUE(wait_until(
+      [&] {
+        for (const auto& w : workers(*stub))
+          if (w.device_key() == stopped && w.state() == "alive") return true;
+        return false;
+      },
+      20))
+      << read_file(s.path(stopped + ".log"));
   srv->terminate();
   auto [records, distinct] = run_records(db, std::stoll(rep.job()));
   EXPECT_EQ(records, trials);   // nothing lost

@@ -138,6 +138,13 @@ TEST(ServiceTls, WorkerAndClientOverTlsPlaintextRefused) {
   auto plain = rpc::TuningService::NewStub(channel(srv.port()));
   rpc::ListWorkersReply r;
   EXPECT_FALSE(plain->ListWorkers(ctx(kClientToken, 3).get(), {}, &r).ok());
+  // The CLI over TLS.
+  std::string out = scratch.path("workers.txt");
+  int code = std::system(fmt::format("{} workers --server {} --token-file {} --tls-ca {} >{} 2>&1",
+                                     TUNER_CLI_EXE, addr, scratch.client_token_file, cert, out)
+                             .c_str());
+  EXPECT_EQ(code, 0) << read_file(out);
+  EXPECT_NE(read_file(out).find("alive"), std::string::npos) << read_file(out);
 }
 
 TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -272,6 +273,53 @@ TEST(ServiceCli, DatabaseImportExportAndBestOnTheServer) {
   auto refused = cmd("export -o " + s.path("no.jsonl"), s.worker_token_file);
   EXPECT_EQ(refused.first, 1) << refused.second;
   EXPECT_NE(refused.second.find("refused the token"), std::string::npos) << refused.second;
+}
+
+TEST(ServiceCli, TuneAModelOnTheServer) {
+  Scratch s;
+  int port = free_port();
+  auto srv = start_server(s, port, s.path("model.db"), "server.log");
+  auto w = start_worker(s, port, "model-w");
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  ASSERT_TRUE(wait_until([&] { return workers(*stub).size() == 1; }, 30))
+      << read_file(s.path("server.log"));
+  std::string model = std::string(TUNER_SOURCE_DIR) + "/examples/small_cnn/model.onnx";
+  auto [code, out] = run(fmt::format("{} tune {} --trials 16 --server 127.0.0.1:{} --token-file {} --json",
+                                     TUNER_CLI_EXE, model, port, s.client_token_file));
+  ASSERT_EQ(code, 0) << out << read_file(s.path("server.log"));
+  EXPECT_NE(out.find("\"state\":\"finished\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"trials\":16"), std::string::npos) << out;
+  srv->terminate();
+  // Every trial is a record of the job's run, measured remotely.
+  auto db = db::SqliteDatabase::open(s.path("model.db"));
+  db::RecordFilter f;
+  f.run_id = 1;
+  EXPECT_EQ(db->count_records(f), 16);
+  EXPECT_TRUE(std::filesystem::exists(s.path("model.db.jobs/run-1.onnx")));
+}
+
+TEST(ServiceServer, BadStartIsOneErrorLine) {
+  Scratch s;
+  auto same = run(fmt::format("{} --listen 127.0.0.1:0 --db {} --client-token-file {} "
+                              "--worker-token-file {}",
+                              TUNER_SERVER_EXE, s.path("x.db"), s.client_token_file,
+                              s.client_token_file));
+  EXPECT_EQ(same.first, 1) << same.second;
+  EXPECT_EQ(same.second, "error: the client and worker tokens must differ\n");
+  auto missing = run(fmt::format("{} --listen 127.0.0.1:0 --db {} --client-token-file {} "
+                                 "--worker-token-file {}",
+                                 TUNER_SERVER_EXE, s.path("x.db"), s.path("nope"),
+                                 s.worker_token_file));
+  EXPECT_EQ(missing.first, 1) << missing.second;
+  EXPECT_NE(missing.second.find("error: cannot read the token file"), std::string::npos)
+      << missing.second;
+  auto bad_addr = run(fmt::format("{} --listen 256.1.1.1:99999 --db {} --client-token-file {} "
+                                  "--worker-token-file {}",
+                                  TUNER_SERVER_EXE, s.path("x.db"), s.client_token_file,
+                                  s.worker_token_file));
+  EXPECT_EQ(bad_addr.first, 1) << bad_addr.second;
+  EXPECT_NE(bad_addr.second.find("error: cannot listen on 256.1.1.1:99999"), std::string::npos)
+      << bad_addr.second;
 }
 
 TEST(ServiceCli, CtrlCDetachesUnlessCancelOnExit) {

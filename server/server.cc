@@ -297,6 +297,8 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
   b.RegisterService(database_.get());
   b.SetMaxReceiveMessageSize(kMaxMessageBytes);
   b.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Accept the CLI's keepalive pings (every 20 s while it follows a job).
+  b.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   server_ = b.BuildAndStart();
   USER_CHECK(server_ && port_ > 0) << "cannot listen on " << opts_.listen
                                    << " (address in use or invalid?)";

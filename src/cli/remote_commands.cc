@@ -32,6 +32,10 @@ std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::str
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(server::kMaxMessageBytes);
   args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);
+  // Pings notice a server that vanished without closing the connection (the Watch stream
+  // has no deadline).
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
   if (!tls_ca.empty()) {
     std::ifstream in(tls_ca);
@@ -99,7 +103,8 @@ void remote_tune(const RemoteTuneArgs& a) {
   auto old = std::signal(SIGINT, on_sigint);
   rpc::JobInfo last;
   bool ended = false;
-  int reconnects = 0;
+  // A server restart breaks the stream: follow again, for up to a minute without contact.
+  auto last_contact = std::chrono::steady_clock::now();
   while (!ended && !g_detach) {
     auto wctx = context(token, 0);
     std::atomic<bool> done{false};
@@ -114,7 +119,7 @@ void remote_tune(const RemoteTuneArgs& a) {
     bool tty = isatty(2) && !a.json;
     while (reader->Read(&info)) {
       last = info;
-      reconnects = 0;
+      last_contact = std::chrono::steady_clock::now();
       if (!a.json) {
         std::string errs;
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
@@ -133,8 +138,8 @@ void remote_tune(const RemoteTuneArgs& a) {
     watcher.join();
     if (tty) fmt::print(stderr, "\n");
     if (ended || g_detach) break;
-    // The stream broke (server restarted?): retry a few times, then give up with one line.
-    if (++reconnects > 10) {
+    // The stream broke (server restarted?): follow again; one error line after a minute.
+    if (std::chrono::steady_clock::now() - last_contact > std::chrono::seconds(60)) {
       std::signal(SIGINT, old);
       fail(a.server, s);
     }

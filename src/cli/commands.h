@@ -45,7 +45,8 @@ struct RemoteDbArgs {
 };
 /// `tuner db best|export|import` against the server's database ("best", "export", "import").
 void remote_db(const std::string& command, const RemoteDbArgs& a);
-/// `tuner workers --server ...` (remote_commands.cc; absent without gRPC).
+/// `tuner workers --server ...` and `tuner jobs --server ... [--cancel ID]`
+/// (remote_commands.cc; absent without gRPC).
 void add_remote_commands(CLI::App& app);
 
 }  // namespace tuner::cli

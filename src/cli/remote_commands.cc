@@ -286,6 +286,35 @@ void add_remote_commands(CLI::App& app) {
                  w.leases());
     if (rep.workers().empty()) fmt::print("(no workers have registered)\n");
   });
+
+  auto j = std::make_shared<Args>();
+  auto cancel = std::make_shared<std::string>();
+  auto* jobs = app.add_subcommand("jobs", "list the jobs of a tuner-server, or cancel one");
+  jobs->add_option("--server", j->server, "HOST:PORT of the tuner-server")->required();
+  jobs->add_option("--token-file", j->token_file, "the client token")->required();
+  jobs->add_option("--tls-ca", j->tls_ca, "CA certificate (PEM) of a TLS server");
+  jobs->add_option("--cancel", *cancel, "cancel this job");
+  jobs->callback([j, cancel] {
+    std::string token = server::read_token_file(j->token_file);
+    auto stub = rpc::TuningService::NewStub(channel(j->server, j->tls_ca));
+    if (!cancel->empty()) {
+      rpc::CancelRequest req;
+      req.set_job(*cancel);
+      rpc::CancelReply rep;
+      auto ctx = context(token, 10);
+      if (auto s = stub->Cancel(ctx.get(), req, &rep); !s.ok()) fail(j->server, s);
+      fmt::print("cancelling job {}\n", *cancel);
+      return;
+    }
+    rpc::ListJobsReply rep;
+    auto ctx = context(token, 10);
+    if (auto s = stub->List(ctx.get(), {}, &rep); !s.ok()) fail(j->server, s);
+    fmt::print("{:<6} {:<10} {:>11} {:<40} {}\n", "job", "state", "trials", "what", "message");
+    for (const auto& x : rep.jobs())
+      fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {}\n", x.job(), x.state(), x.trials(),
+                 x.budget(), x.what().substr(0, 40), x.message());
+    if (rep.jobs().empty()) fmt::print("(no jobs since the server started)\n");
+  });
 }
 
 }  // namespace tuner::cli

@@ -227,6 +227,11 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   ASSERT_EQ(code, 0) << out << read_file(s.path("server.log"));
   EXPECT_NE(out.find("\"state\":\"finished\""), std::string::npos) << out;
   EXPECT_NE(out.find("\"trials\":10"), std::string::npos) << out;
+  auto [cj, jobs] = run(fmt::format("{} jobs --server {} --token-file {}", TUNER_CLI_EXE, addr,
+                                    s.client_token_file));
+  EXPECT_EQ(cj, 0) << jobs;
+  EXPECT_NE(jobs.find("finished"), std::string::npos) << jobs;
+  EXPECT_NE(jobs.find("op matmul m=16 n=16 k=16"), std::string::npos) << jobs;
   auto [c2, list] = run(fmt::format("{} workers --server {} --token-file {}", TUNER_CLI_EXE, addr,
                                     s.client_token_file));
   EXPECT_EQ(c2, 0) << list;

@@ -3,6 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace tuner::cli {
 
 /// `tuner op list|show|run ...` (op_commands.cc).
@@ -17,5 +21,34 @@ void add_model_commands(CLI::App& app);
 void add_model_tune_command(CLI::App& app);
 /// `tuner report [RUN]`: an HTML page about a tuning run (report_command.cc).
 void add_report_command(CLI::App& app);
+
+/// What `tuner tune MODEL --server` and `tuner op tune OP --server` submit.
+struct RemoteTuneArgs {
+  std::string server, token_file, tls_ca;
+  std::string op;                   // an op job when set, else a model job
+  std::vector<std::string> params;  // the op's key=value parameters
+  std::string model;
+  std::vector<std::string> input_shapes;
+  bool no_fuse = false;
+  std::string target = "llvm";
+  int trials = 0, batch = 0, early_stop = 0;
+  uint64_t seed = 0;
+  bool cancel_on_exit = false, json = false;
+};
+/// Submits a job to the server and follows it to its end (Ctrl-C detaches, or cancels with
+/// cancel_on_exit); remote_commands.cc, a UserError when built without gRPC.
+void remote_tune(const RemoteTuneArgs& a);
+/// What `tuner db best|export|import --server` needs.
+struct RemoteDbArgs {
+  std::string server, token_file, tls_ca;
+  std::string workload, target, file, output;
+  int top = 1;
+  bool json = false;
+};
+/// `tuner db best|export|import` against the server's database ("best", "export", "import").
+void remote_db(const std::string& command, const RemoteDbArgs& a);
+/// `tuner workers --server ...` and `tuner jobs --server ... [--cancel ID]`
+/// (remote_commands.cc; absent without gRPC).
+void add_remote_commands(CLI::App& app);
 
 }  // namespace tuner::cli

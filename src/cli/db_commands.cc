@@ -30,7 +30,17 @@ struct DbOptions {
   int top = 1;
   int keep = 0;
   int64_t record = 0;
+  std::string server, token_file, tls_ca;  // query a tuner-server's database instead
 };
+
+// Runs `command` on the server's database when --server is given; true if it did.
+bool on_server(const std::string& command, const DbOptions& o) {
+  if (o.server.empty()) return false;
+  USER_CHECK(!o.token_file.empty()) << "--server needs --token-file";
+  remote_db(command, {o.server, o.token_file, o.tls_ca, o.workload, o.target, o.file, o.output,
+                      o.top, o.json});
+  return true;
+}
 
 std::unique_ptr<SqliteDatabase> open_db(const DbOptions& o, db::OpenMode mode) {
   return SqliteDatabase::open(o.path, {.mode = mode});
@@ -209,6 +219,7 @@ void cmd_list(const DbOptions& o) {
 
 void cmd_best(const DbOptions& o) {
   USER_CHECK(o.top >= 1) << "--top must be at least 1";
+  if (on_server("best", o)) return;
   auto d = open_db(o, db::OpenMode::ReadOnly);
   db::Workload w = resolve_workload(*d, o.workload);
   std::string target = resolve_target(*d, w, o.target);
@@ -304,6 +315,7 @@ void cmd_stats(const DbOptions& o) {
 }
 
 void cmd_export(const DbOptions& o) {
+  if (on_server("export", o)) return;
   auto d = open_db(o, db::OpenMode::ReadOnly);
   db::ExportOptions eo;
   if (!o.target.empty()) eo.target = o.target;
@@ -333,6 +345,7 @@ void cmd_export(const DbOptions& o) {
 }
 
 void cmd_import(const DbOptions& o) {
+  if (on_server("import", o)) return;
   std::ifstream file;
   if (o.file != "-") {
     file.open(o.file, std::ios::binary);
@@ -402,6 +415,11 @@ void add_db_commands(CLI::App& app) {
   best->add_option("workload", o->workload, "workload hash, hash prefix or op name")->required();
   best->add_option("--target", o->target, "target (needed when several have records)");
   best->add_option("-k,--top", o->top, "how many records")->capture_default_str();
+  for (auto* c : {best}) {
+    c->add_option("--server", o->server, "query a tuner-server's database (HOST:PORT)");
+    c->add_option("--token-file", o->token_file, "the client token of --server");
+    c->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
+  }
   best->callback([o] { cmd_best(*o); });
 
   auto* show = db->add_subcommand("show", "one record in full, with its trace");
@@ -414,10 +432,16 @@ void add_db_commands(CLI::App& app) {
   auto* exp = db->add_subcommand("export", "write records as JSON lines");
   exp->add_option("-o,--output", o->output, "output file (- for stdout)")->required();
   exp->add_option("--target", o->target, "only this target (its canonical string)");
+  exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
+  exp->add_option("--token-file", o->token_file, "the client token of --server");
+  exp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   exp->callback([o] { cmd_export(*o); });
 
   auto* imp = db->add_subcommand("import", "add the records of a JSON-lines file");
   imp->add_option("file", o->file, "a file written by `tuner db export` (- for stdin)")->required();
+  imp->add_option("--server", o->server, "import into a tuner-server's database (HOST:PORT)");
+  imp->add_option("--token-file", o->token_file, "the client token of --server");
+  imp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   imp->callback([o] { cmd_import(*o); });
 
   auto* prune = db->add_subcommand("prune", "keep only the fastest records");

@@ -8,6 +8,15 @@
 #include "support/error.h"
 #include "support/log.h"
 
+#ifndef TUNER_HAVE_GRPC
+void tuner::cli::remote_tune(const RemoteTuneArgs&) {
+  USER_ERROR() << "this tuner was built without gRPC: --server is not available";
+}
+void tuner::cli::remote_db(const std::string&, const RemoteDbArgs&) {
+  USER_ERROR() << "this tuner was built without gRPC: --server is not available";
+}
+#endif
+
 int main(int argc, char** argv) {
   CLI::App app{"tuner: an autotuning tensor-operator compiler"};
   app.set_version_flag("--version", std::string("tuner ") + TUNER_VERSION);
@@ -25,6 +34,9 @@ int main(int argc, char** argv) {
   tuner::cli::add_op_commands(app);
   tuner::cli::add_db_commands(app);
   tuner::cli::add_costmodel_commands(app);
+#ifdef TUNER_HAVE_GRPC
+  tuner::cli::add_remote_commands(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

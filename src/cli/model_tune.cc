@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <limits>
 
 #include "cli/commands.h"
 #include "cli/model_common.h"
@@ -22,7 +23,7 @@
 #include "measure/builder.h"
 #include "measure/local_runner.h"
 #include "ops/registry.h"
-#include "search/task_scheduler.h"
+#include "search/multi_task.h"
 #include "search/task_tuner.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -46,6 +47,8 @@ struct TuneModelArgs {
   int threads = 2;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
+  std::string server, token_file, tls_ca;
+  bool cancel_on_exit = false;
 };
 
 std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
@@ -53,6 +56,25 @@ std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
+  if (!a.server.empty()) {
+    USER_CHECK(!a.token_file.empty()) << "--server needs --token-file";
+    RemoteTuneArgs r;
+    r.server = a.server;
+    r.token_file = a.token_file;
+    r.tls_ca = a.tls_ca;
+    r.model = a.m.model;
+    r.input_shapes = a.m.input_shapes;
+    r.no_fuse = a.m.no_fuse;
+    r.target = a.m.target;
+    r.trials = a.trials;
+    r.batch = a.batch;
+    r.early_stop = a.early_stop;
+    r.seed = a.seed;
+    r.cancel_on_exit = a.cancel_on_exit;
+    r.json = a.json;
+    remote_tune(r);
+    return;
+  }
   auto t_start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -128,42 +150,34 @@ void cmd_tune_model(const TuneModelArgs& a) {
                      target, ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
     weights.push_back(t.weight);
   }
-  search::TaskScheduler sched(weights);
-  // Rounds small enough that the warm-up gives every task a turn within half the budget.
-  int batch = std::clamp(a.trials / std::max<int>(1, 2 * int(tasks.size())), 8, a.batch);
-  std::vector<double> best(tasks.size(), std::numeric_limits<double>::infinity());
-  std::vector<double> baseline(tasks.size(), 0);
-  std::vector<int> since_improvement(tasks.size(), 0);
-  std::map<std::string, int> errors;
-  // Wall seconds spent in each task's rounds, kept in the run for `tuner report`.
-  std::vector<double> seconds(tasks.size(), 0);
-  int spent = 0, round = 0;
-  if (resumed) {
-    if (stored.contains("tasks") && stored["tasks"].is_array())
-      for (const auto& t : stored["tasks"])
-        for (size_t i = 0; i < tasks.size(); ++i)
-          if (t.value("workload", "") == tasks[i].dag.hash_hex()) {
-            seconds[i] = t.value("seconds", 0.0);
-            baseline[i] = t.value("baseline_ms", 0.0) * 1e-3;
-          }
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      auto w = db->find_workload(tasks[i].dag.hash_hex());
-      if (!w) continue;
-      db::RecordFilter f;
-      f.workload_id = w->id;
-      f.target = target.str();
-      f.run_id = run_id;
-      int n = int(db->count_records(f));
-      if (n == 0) continue;
-      auto top = db->top_k(w->id, target.str(), 1);
-      if (!top.empty()) best[i] = *top[0].median;
-      sched.update(int(i), n, best[i], false);
-      spent += n;
-      round += (n + batch - 1) / batch;
-    }
-    if (chatty)
-      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id, spent, a.trials);
-  }
+  search::MultiTuneOptions mo;
+  mo.trials = a.trials;
+  mo.batch = a.batch;
+  mo.early_stop = a.early_stop;
+  mo.seed = a.seed;
+  mo.num_cores = a.threads;
+  mo.run_id = run_id;
+  // The state shown and kept: the last round's progress plus what an earlier process of a
+  // resumed run stored (its wall seconds and default-schedule times per task).
+  search::MultiTuneProgress prog;
+  prog.budget = a.trials;
+  prog.best.assign(tasks.size(), std::numeric_limits<double>::infinity());
+  prog.baseline.assign(tasks.size(), 0);
+  prog.trials.assign(tasks.size(), 0);
+  prog.seconds.assign(tasks.size(), 0);
+  prog.done.assign(tasks.size(), false);
+  std::vector<double> stored_seconds(tasks.size(), 0), stored_baseline(tasks.size(), 0);
+  if (resumed && stored.contains("tasks") && stored["tasks"].is_array())
+    for (const auto& t : stored["tasks"])
+      for (size_t i = 0; i < tasks.size(); ++i)
+        if (t.value("workload", "") == tasks[i].dag.hash_hex()) {
+          stored_seconds[i] = t.value("seconds", 0.0);
+          stored_baseline[i] = t.value("baseline_ms", 0.0) * 1e-3;
+        }
+  auto seconds_of = [&](size_t i) { return stored_seconds[i] + prog.seconds[i]; };
+  auto baseline_of = [&](size_t i) {
+    return prog.baseline[i] > 0 ? prog.baseline[i] : stored_baseline[i];
+  };
   // What the run keeps in the database after every round: the tasks (workload, operators,
   // weight) tie the run's records to the model, so `tuner report` can draw its curves.
   auto progress_json = [&] {
@@ -173,34 +187,34 @@ void cmd_tune_model(const TuneModelArgs& a) {
                     {"name", ts.tasks[i].ops},
                     {"weight", ts.tasks[i].weight},
                     {"flops", tasks[i].dag.flops()},
-                    {"trials", sched.trials(int(i))},
-                    {"seconds", seconds[i]},
-                    {"baseline_ms", baseline[i] * 1e3},
-                    {"best_ms", finite_or_zero(best[i]) * 1e3}});
+                    {"trials", prog.trials[i]},
+                    {"seconds", seconds_of(i)},
+                    {"baseline_ms", baseline_of(i) * 1e3},
+                    {"best_ms", finite_or_zero(prog.best[i]) * 1e3}});
     Json p = stored;
     p["model"] = g.name;
-    p["trials"] = spent;
+    p["trials"] = prog.spent;
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;
   };
-  const int spent_at_start = spent;
-  const double loop_start = elapsed();
+  int spent_at_start = -1;
+  double loop_start = 0;
   auto snapshot = [&](int current) {
     TuneSnapshot s;
     s.model = g.name;
     s.target = target.str();
-    s.trials = spent;
+    s.trials = prog.spent;
     s.budget = a.trials;
     s.elapsed_seconds = elapsed();
-    if (spent > spent_at_start)
-      s.seconds_per_trial = (elapsed() - loop_start) / (spent - spent_at_start);
+    if (spent_at_start >= 0 && prog.spent > spent_at_start)
+      s.seconds_per_trial = (elapsed() - loop_start) / (prog.spent - spent_at_start);
     s.current = current;
-    s.errors = errors;
+    s.errors = prog.errors;
     for (size_t i = 0; i < tasks.size(); ++i)
       s.tasks.push_back({ts.tasks[i].ops, double(ts.tasks[i].weight), tasks[i].dag.flops(),
-                         sched.trials(int(i)), finite_or_zero(best[i]), baseline[i],
-                         sched.done(int(i))});
+                         prog.trials[i], finite_or_zero(prog.best[i]), baseline_of(i),
+                         bool(prog.done[i])});
     return s;
   };
   db->update_run(run_id, db::RunState::Running, progress_json());
@@ -208,39 +222,25 @@ void cmd_tune_model(const TuneModelArgs& a) {
   bool live = chatty && isatty(2);
   LiveView view(stderr);
   if (live) view.draw(snapshot(-1), true);
+  bool resume_printed = false;
+  loop_start = elapsed();
+  auto on_round = [&](const search::MultiTuneProgress& p) {
+    prog = p;
+    if (spent_at_start < 0) spent_at_start = p.spent - p.trials[size_t(p.last_task)];
+    db->update_run(run_id, db::RunState::Running, progress_json());
+    if (!chatty) return;
+    if (!resume_printed && p.resumed_trials > 0 && !live)
+      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id,
+                 p.resumed_trials, a.trials);
+    resume_printed = true;
+    if (live) view.draw(snapshot(p.last_task), p.spent >= a.trials);
+    else fmt::print(stderr, "{}\n", render_line(snapshot(p.last_task)));
+  };
   g_stop = false;
   auto old = std::signal(SIGINT, on_sigint);
   try {
-    while (spent < a.trials && !g_stop) {
-      int i = sched.next();
-      if (i < 0) break;
-      search::TuneOptions opts;
-      opts.trials = std::min(batch, a.trials - spent);
-      opts.batch = batch;
-      opts.early_stop = 0;
-      opts.seed = a.seed * 1000003 + uint64_t(round);
-      opts.space.vector_lanes = target.vector_lanes();
-      opts.space.num_cores = a.threads;
-      opts.run_id = run_id;
-      double round_start = elapsed();
-      search::TuneResult r = search::tune_task(tasks[size_t(i)], opts, *db, builder, runner,
-                                               *model, {}, [] { return g_stop.load(); });
-      seconds[size_t(i)] += elapsed() - round_start;
-      const auto& p = r.progress;
-      spent += p.trials;
-      ++round;
-      if (p.baseline_seconds > 0) baseline[size_t(i)] = p.baseline_seconds;
-      bool improved = p.best_seconds > 0 && p.best_seconds < best[size_t(i)] * 0.99;
-      if (p.best_seconds > 0) best[size_t(i)] = std::min(best[size_t(i)], p.best_seconds);
-      for (auto& [k, v] : p.errors) errors[k] += v;
-      // A task whose last early_stop trials brought no improvement is finished.
-      since_improvement[size_t(i)] = improved ? 0 : since_improvement[size_t(i)] + p.trials;
-      bool finished = p.trials == 0 || (a.early_stop > 0 && since_improvement[size_t(i)] >= a.early_stop);
-      sched.update(i, p.trials, best[size_t(i)], finished);
-      db->update_run(run_id, db::RunState::Running, progress_json());
-      if (live) view.draw(snapshot(i), spent >= a.trials);
-      else if (chatty) fmt::print(stderr, "{}\n", render_line(snapshot(i)));
-    }
+    prog = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
+                              [] { return g_stop.load(); });
   } catch (...) {
     std::signal(SIGINT, old);
     db->update_run(run_id, db::RunState::Failed, progress_json());
@@ -249,9 +249,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
   std::signal(SIGINT, old);
   // The summary below repeats the table when it goes to the same terminal.
   if (live && isatty(1)) view.clear();
-  Json final_progress = progress_json();
+  const int spent = prog.spent;
   db::RunState end_state = g_stop ? db::RunState::Interrupted : db::RunState::Finished;
-  db->update_run(run_id, end_state, final_progress);
+  db->update_run(run_id, end_state, progress_json());
   if (xgb && xgb->trained())
     db->save_cost_model({target.str(), costmodel::kFeatureVersion, "xgboost", xgb->save(),
                          int64_t(xgb->num_programs())});
@@ -266,6 +266,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
     art.save(out);
     after = measure_latency(std::move(art), a.threads);
+    Json final_progress = progress_json();
     final_progress["latency_after_ms"] = after * 1e3;
     db->update_run(run_id, end_state, final_progress);
   }
@@ -275,11 +276,11 @@ void cmd_tune_model(const TuneModelArgs& a) {
       tj.push_back({{"task", i},
                     {"ops", ts.tasks[i].ops},
                     {"weight", ts.tasks[i].weight},
-                    {"trials", sched.trials(int(i))},
-                    {"baseline_ms", baseline[i] * 1e3},
-                    {"best_ms", std::isfinite(best[i]) ? best[i] * 1e3 : 0.0}});
+                    {"trials", prog.trials[i]},
+                    {"baseline_ms", baseline_of(i) * 1e3},
+                    {"best_ms", finite_or_zero(prog.best[i]) * 1e3}});
     Json e = Json::object();
-    for (auto& [k, v] : errors) e[k] = v;
+    for (auto& [k, v] : prog.errors) e[k] = v;
     fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"trials", spent},
                             {"run", run_id}, {"resumed", resumed},
                             {"seconds", elapsed()}, {"interrupted", g_stop.load()},
@@ -323,6 +324,11 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
+  cmd->add_option("--server", a->server, "tune on a tuner-server (HOST:PORT) and its workers");
+  cmd->add_option("--token-file", a->token_file, "the client token of --server");
+  cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
+  cmd->add_flag("--cancel-on-exit", a->cancel_on_exit,
+                "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
   cmd->callback([a] { cmd_tune_model(*a); });
 }
 

@@ -41,6 +41,8 @@ struct TuneArgs {
   uint64_t seed = 0;
   bool json = false;
   bool verbose = false;
+  std::string server, token_file, tls_ca;
+  bool cancel_on_exit = false;
 };
 
 std::string status_line(const search::TuneProgress& p) {
@@ -53,6 +55,24 @@ std::string status_line(const search::TuneProgress& p) {
 }
 
 void cmd_tune(const TuneArgs& a) {
+  if (!a.server.empty()) {
+    USER_CHECK(!a.token_file.empty()) << "--server needs --token-file";
+    RemoteTuneArgs r;
+    r.server = a.server;
+    r.token_file = a.token_file;
+    r.tls_ca = a.tls_ca;
+    r.op = a.op;
+    r.params = a.params;
+    r.target = a.target;
+    r.trials = a.trials;
+    r.batch = a.batch;
+    r.early_stop = a.early_stop;
+    r.seed = a.seed;
+    r.cancel_on_exit = a.cancel_on_exit;
+    r.json = a.json;
+    remote_tune(r);
+    return;
+  }
   OpWorkload w = prepare_op(a.op, a.params, a.target);
   USER_CHECK(w.target.runs_on_host())
       << "tuning for " << w.target.str()
@@ -183,6 +203,11 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
+  tune->add_option("--server", a.server, "tune on a tuner-server (HOST:PORT) and its workers");
+  tune->add_option("--token-file", a.token_file, "the client token of --server");
+  tune->add_option("--tls-ca", a.tls_ca, "CA certificate (PEM) of a TLS server");
+  tune->add_flag("--cancel-on-exit", a.cancel_on_exit,
+                 "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
   tune->callback([] { cmd_tune(a); });
 }
 

@@ -2,14 +2,27 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
 #include <filesystem>
 #include <system_error>
 
-#include "codegen/build.h"
+#include "support/error.h"
 
 namespace tuner::measure {
 
-TempDir::TempDir(const std::string& prefix) : path_(codegen::make_temp_dir(prefix)) {}
+TempDir::TempDir(const std::string& prefix) {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + prefix + "-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  USER_CHECK(mkdtemp(buf.data())) << "cannot create a temporary directory under " << tmpl << ": "
+                                  << std::strerror(errno);
+  path_ = buf.data();
+}
 
 TempDir::~TempDir() {
   std::error_code ec;  // best effort: never throw from a destructor

@@ -58,15 +58,6 @@ void run_step(StepResult& r, F&& f) {
 
 }  // namespace
 
-BuiltCandidate BuiltCandidate::from_file(std::string so_path, std::string symbol) {
-  BuiltCandidate c;
-  c.status = MeasureStatus::Ok;
-  c.so_path = std::move(so_path);
-  c.symbol = std::move(symbol);
-  c.program_hash = fnv1a64(c.so_path);
-  return c;
-}
-
 Builder::Builder(BuilderOptions opts)
     : opts_(std::move(opts)),
       dir_(std::make_shared<TempDir>("tuner-build")),

@@ -1,0 +1,56 @@
+#include "server/auth.h"
+
+#include <openssl/crypto.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace tuner::server {
+
+namespace {
+
+// Constant-time comparison, so response times do not reveal how much of a token matched.
+bool same_token(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && !a.empty() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+std::string read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  USER_CHECK(in) << "cannot read the token file " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string t = ss.str();
+  size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+  USER_CHECK(b != std::string::npos) << "the token file " << path << " is empty";
+  return t.substr(b, e - b + 1);
+}
+
+grpc::Status check_token(const grpc::ServerContext& ctx, const Tokens& tokens, Role role) {
+  const auto& md = ctx.client_metadata();
+  auto it = md.find("authorization");
+  if (it == md.end())
+    return {grpc::StatusCode::UNAUTHENTICATED, "missing authorization: Bearer <token>"};
+  std::string v(it->second.data(), it->second.size());
+  const std::string prefix = "Bearer ";
+  if (v.rfind(prefix, 0) != 0)
+    return {grpc::StatusCode::UNAUTHENTICATED, "authorization must be Bearer <token>"};
+  std::string token = v.substr(prefix.size());
+  const std::string& mine = role == Role::Client ? tokens.client : tokens.worker;
+  const std::string& other = role == Role::Client ? tokens.worker : tokens.client;
+  if (same_token(token, mine)) return grpc::Status::OK;
+  if (same_token(token, other))
+    return {grpc::StatusCode::PERMISSION_DENIED,
+            role == Role::Client ? "a worker token cannot use the client services"
+                                 : "a client token cannot act as a worker"};
+  return {grpc::StatusCode::UNAUTHENTICATED, "unknown token"};
+}
+
+void add_token(grpc::ClientContext& ctx, const std::string& token) {
+  ctx.AddMetadata("authorization", "Bearer " + token);
+}
+
+}  // namespace tuner::server

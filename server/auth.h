@@ -1,0 +1,28 @@
+// Bearer tokens: every call carries `authorization: Bearer <token>`; the client token opens
+// TuningService and DatabaseService, the worker token opens WorkerService.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <string>
+
+namespace tuner::server {
+
+enum class Role { Client, Worker };
+
+/// The token in a file (surrounding whitespace removed); UserError when missing or empty.
+std::string read_token_file(const std::string& path);
+
+/// The tokens the server accepts.
+struct Tokens {
+  std::string client, worker;
+};
+
+/// OK when the call carries the token of `role`; UNAUTHENTICATED without a known token;
+/// PERMISSION_DENIED for the other role's token.
+grpc::Status check_token(const grpc::ServerContext& ctx, const Tokens& tokens, Role role);
+
+/// Adds the token to a client call.
+void add_token(grpc::ClientContext& ctx, const std::string& token);
+
+}  // namespace tuner::server

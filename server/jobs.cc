@@ -1,0 +1,267 @@
+#include "server/jobs.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "costmodel/xgb_model.h"
+#include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "graph/tasks.h"
+#include "measure/builder.h"
+#include "ops/registry.h"
+#include "search/multi_task.h"
+#include "support/error.h"
+#include "support/log.h"
+
+namespace tuner::server {
+
+namespace {
+
+const char* kJobPrefix = "job ";
+
+std::string describe(const rpc::SubmitRequest& r) {
+  if (r.has_op()) {
+    std::string s = "op " + r.op().op();
+    for (const auto& p : r.op().params()) s += " " + p;
+    return s;
+  }
+  return "model " + r.model().name();
+}
+
+std::string model_path(const std::string& dir, int64_t run_id) {
+  return fmt::format("{}/run-{}.onnx", dir, run_id);
+}
+
+// The tasks of a job and their weights (an op: one task of weight 1).
+void job_tasks(const rpc::SubmitRequest& spec, const std::string& model_file,
+               std::vector<search::TuneTask>* tasks, std::vector<double>* weights) {
+  codegen::Target target = codegen::Target::parse(spec.target());
+  if (spec.has_op()) {
+    const ops::OpDef& def = ops::find_op(spec.op().op());
+    ops::Params p = ops::parse_params(
+        def, std::vector<std::string>(spec.op().params().begin(), spec.op().params().end()));
+    te::ComputeDAG dag = def.build(p);
+    tasks->push_back({dag, def.name, p.str(), target, def.make_inputs(p, dag, spec.seed())});
+    weights->push_back(1);
+    return;
+  }
+  graph::ImportOptions io;
+  for (const auto& s : spec.model().input_shapes()) graph::parse_input_shape(s, io);
+  graph::Graph g = graph::import_onnx(model_file, io);
+  graph::run_passes(g, {});
+  graph::FuseOptions fo;
+  fo.enabled = !spec.model().no_fuse();
+  graph::TaskSet ts = graph::extract_tasks(g, fo);
+  for (size_t i = 0; i < ts.tasks.size(); ++i) {
+    const auto& t = ts.tasks[i];
+    tasks->push_back({t.dag, "model:" + t.ops, "model=" + g.name + " task=" + std::to_string(i),
+                      target, ops::random_inputs(t.dag, spec.seed() + i, -1.0, 1.0, 0, 1)});
+    weights->push_back(t.weight);
+  }
+}
+
+}  // namespace
+
+JobManager::JobManager(db::SqliteDatabase& db, Dispatcher& dispatcher, JobOptions opts)
+    : db_(db), dispatcher_(dispatcher), opts_(std::move(opts)) {
+  std::filesystem::create_directories(opts_.jobs_dir);
+}
+
+JobManager::~JobManager() {
+  stopping_ = true;
+  std::map<int64_t, std::shared_ptr<Job>> jobs;
+  {
+    std::lock_guard lk(mu_);
+    jobs = jobs_;
+  }
+  for (auto& [id, j] : jobs) {
+    dispatcher_.cancel_job(j->info.job());
+    if (j->thread.joinable()) j->thread.join();
+  }
+}
+
+bool JobManager::terminal(const rpc::JobInfo& j) {
+  return j.state() == "finished" || j.state() == "failed" || j.state() == "cancelled";
+}
+
+std::string JobManager::submit(const rpc::SubmitRequest& req) {
+  USER_CHECK(req.has_op() || req.has_model()) << "a job needs an op or a model";
+  USER_CHECK(req.trials() > 0) << "trials must be positive";
+  codegen::Target target = codegen::Target::parse(req.target());
+  rpc::SubmitRequest spec = req;
+  spec.set_target(target.str());
+  if (spec.has_op()) {  // validate now: a bad op is the caller's error, not a failed job
+    const ops::OpDef& def = ops::find_op(spec.op().op());
+    ops::parse_params(def, std::vector<std::string>(spec.op().params().begin(),
+                                                    spec.op().params().end()));
+  } else {
+    USER_CHECK(!spec.model().onnx().empty()) << "the model file is empty";
+    USER_CHECK(spec.model().onnx().size() <= opts_.max_model_bytes)
+        << "the model is over the limit of " << opts_.max_model_bytes << " bytes";
+  }
+  {
+    std::lock_guard lk(mu_);
+    int active = 0;
+    for (auto& [id, j] : jobs_) active += !terminal(j->info);
+    if (active >= opts_.max_active_jobs)
+      throw TooManyJobs(fmt::format("{} jobs are running (the limit)", active));
+  }
+  std::string model_bytes;
+  if (spec.has_model()) model_bytes = std::move(*spec.mutable_model()->mutable_onnx());
+  std::string spec_json;
+  google::protobuf::util::MessageToJsonString(spec, &spec_json);
+  int64_t run_id = db_.create_run(kJobPrefix + describe(spec), Json{{"spec", Json::parse(spec_json)}});
+  if (spec.has_model()) {
+    std::string path = model_path(opts_.jobs_dir, run_id);
+    std::ofstream out(path, std::ios::binary);
+    out.write(model_bytes.data(), std::streamsize(model_bytes.size()));
+    out.close();
+    if (!out) {
+      db_.update_run(run_id, db::RunState::Failed, Json{{"error", "cannot write " + path}});
+      USER_ERROR() << "cannot write " << path;
+    }
+  }
+  auto job = std::make_shared<Job>();
+  job->spec = std::move(spec);
+  job->run_id = run_id;
+  start(job);
+  return job->info.job();
+}
+
+int JobManager::resume_all() {
+  int n = 0;
+  for (const auto& r : db_.runs()) {
+    if (r.state != db::RunState::Running || r.what.rfind(kJobPrefix, 0) != 0) continue;
+    auto job = std::make_shared<Job>();
+    job->run_id = r.id;
+    if (!r.args.contains("spec") ||
+        !google::protobuf::util::JsonStringToMessage(r.args["spec"].dump(), &job->spec).ok()) {
+      db_.update_run(r.id, db::RunState::Failed, Json{{"error", "unreadable job spec"}});
+      continue;
+    }
+    tuner::log(LogLevel::Info, "resuming job {} ({})", r.id, r.what);
+    start(job);
+    ++n;
+  }
+  return n;
+}
+
+void JobManager::start(std::shared_ptr<Job> job) {
+  job->info.set_job(std::to_string(job->run_id));
+  job->info.set_what(describe(job->spec));
+  job->info.set_target(job->spec.target());
+  job->info.set_state("queued");
+  job->info.set_budget(job->spec.trials());
+  {
+    std::lock_guard lk(mu_);
+    jobs_[job->run_id] = job;
+  }
+  job->thread = std::thread([this, job] { run(*job); });
+}
+
+void JobManager::update(Job& job, const std::function<void(rpc::JobInfo&)>& f) {
+  {
+    std::lock_guard lk(mu_);
+    f(job.info);
+    ++job.version;
+  }
+  cv_.notify_all();
+}
+
+void JobManager::run(Job& job) {
+  const std::string id = job.info.job();
+  auto stop = [&] { return job.cancel.load() || stopping_.load(); };
+  update(job, [](rpc::JobInfo& i) { i.set_state("running"); });
+  try {
+    std::vector<search::TuneTask> tasks;
+    std::vector<double> weights;
+    job_tasks(job.spec, model_path(opts_.jobs_dir, job.run_id), &tasks, &weights);
+    codegen::Target target = codegen::Target::parse(job.spec.target());
+    costmodel::XGBModel model(costmodel::XGBOptions{}, job.spec.seed());
+    measure::BuilderOptions bo;
+    bo.threads = opts_.builder_threads;
+    measure::Builder builder(bo);
+    RemoteRunner runner(dispatcher_, id, opts_.runner, stop);
+    search::MultiTuneOptions mo;
+    mo.trials = job.spec.trials();
+    if (job.spec.batch() > 0) mo.batch = job.spec.batch();
+    mo.early_stop = job.spec.early_stop();
+    mo.seed = job.spec.seed();
+    mo.run_id = job.run_id;
+    mo.worker = "remote";
+    auto p = search::tune_tasks(
+        tasks, weights, mo, db_, builder, runner, model,
+        [&](const search::MultiTuneProgress& p) {
+          update(job, [&](rpc::JobInfo& i) {
+            i.set_trials(p.spent);
+            double b = p.best[size_t(p.last_task)];
+            i.set_best_seconds(std::isfinite(b) ? b : 0);
+            i.mutable_errors()->clear();
+            for (auto& [k, v] : p.errors) (*i.mutable_errors())[k] = v;
+            i.set_message(fmt::format("task {} of {}", p.last_task + 1, tasks.size()));
+          });
+        },
+        stop);
+    if (stopping_ && !job.cancel) return;  // server shutting down: the run stays resumable
+    db_.update_run(job.run_id, job.cancel ? db::RunState::Interrupted : db::RunState::Finished,
+                   Json{{"trials", p.spent}});
+    update(job, [&](rpc::JobInfo& i) {
+      i.set_trials(p.spent);
+      i.set_state(job.cancel ? "cancelled" : "finished");
+    });
+  } catch (const JobCancelled&) {
+    if (stopping_ && !job.cancel) return;
+    db_.update_run(job.run_id, db::RunState::Interrupted, Json::object());
+    update(job, [](rpc::JobInfo& i) { i.set_state("cancelled"); });
+  } catch (const std::exception& e) {
+    if (stopping_ && !job.cancel) return;
+    tuner::log(LogLevel::Info, "job {} failed: {}", id, e.what());
+    db_.update_run(job.run_id, db::RunState::Failed, Json{{"error", e.what()}});
+    update(job, [&](rpc::JobInfo& i) {
+      i.set_state("failed");
+      i.set_message(e.what());
+    });
+  }
+}
+
+bool JobManager::cancel(const std::string& job) {
+  std::lock_guard lk(mu_);
+  for (auto& [id, j] : jobs_)
+    if (j->info.job() == job) {
+      j->cancel = true;
+      return true;
+    }
+  return false;
+}
+
+std::optional<rpc::JobInfo> JobManager::info(const std::string& job) {
+  std::lock_guard lk(mu_);
+  for (auto& [id, j] : jobs_)
+    if (j->info.job() == job) return j->info;
+  return std::nullopt;
+}
+
+bool JobManager::wait_change(const std::string& job, uint64_t* version, double timeout_s) {
+  std::unique_lock lk(mu_);
+  std::shared_ptr<Job> j;
+  for (auto& [id, x] : jobs_)
+    if (x->info.job() == job) j = x;
+  if (!j) return true;
+  cv_.wait_for(lk, std::chrono::duration<double>(timeout_s), [&] { return j->version != *version; });
+  bool changed = j->version != *version;
+  *version = j->version;
+  return changed;
+}
+
+std::vector<rpc::JobInfo> JobManager::list() {
+  std::lock_guard lk(mu_);
+  std::vector<rpc::JobInfo> out;
+  for (auto& [id, j] : jobs_) out.push_back(j->info);
+  return out;
+}
+
+}  // namespace tuner::server

@@ -1,0 +1,56 @@
+// RemoteRunner: the measure::Runner of server jobs. A round of built candidates becomes work
+// items for the dispatcher (each shared object read, size-capped and digested; the task's
+// inputs and reference kernel prepared once per task), and run() waits for the workers'
+// results. The search sees a Runner like any other.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "measure/runner.h"
+#include "server/dispatcher.h"
+
+namespace tuner::server {
+
+struct RemoteRunnerOptions {
+  /// The kernel's time limit on the worker, seconds.
+  double kernel_timeout_s = 10;
+  /// A round fails when no worker of the target is alive for this long (at the start or
+  /// while waiting for results).
+  double wait_for_workers_s = 60;
+  /// The server's address, for the message telling how to start a worker.
+  std::string server_address = "HOST:PORT";
+};
+
+/// Thrown out of run() when the job is cancelled mid-round.
+class JobCancelled : public std::runtime_error {
+ public:
+  JobCancelled() : std::runtime_error("cancelled") {}
+};
+
+class RemoteRunner : public measure::Runner {
+ public:
+  /// `cancelled` is polled while waiting for results.
+  RemoteRunner(Dispatcher& dispatcher, std::string job, RemoteRunnerOptions opts,
+               std::function<bool()> cancelled = {});
+
+  /// Measures the candidates on workers of task.target; results in candidate order. Throws
+  /// UserError when no worker serves the target, JobCancelled when the job is cancelled.
+  std::vector<measure::MeasureResult> run(const measure::MeasureTask& task,
+                                          const std::vector<measure::BuiltCandidate>& cands) override;
+
+ private:
+  std::shared_ptr<const rpc::TaskPayload> payload(const measure::MeasureTask& task);
+  void wait_for_workers(const std::string& target);
+
+  Dispatcher& dispatcher_;
+  std::string job_;
+  RemoteRunnerOptions opts_;
+  std::function<bool()> cancelled_;
+  std::map<std::string, std::shared_ptr<const rpc::TaskPayload>> tasks_;  // by task key
+};
+
+}  // namespace tuner::server

@@ -1,0 +1,322 @@
+#include "server/server.h"
+
+#include <fmt/format.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/target.h"
+#include "db/jsonl.h"
+
+#include "server/wire.h"
+#include "support/error.h"
+#include "support/log.h"
+#include "tuner.grpc.pb.h"
+
+namespace tuner::server {
+
+namespace {
+
+grpc::Status user_error(const std::exception& e) {
+  return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
+}
+
+constexpr size_t kMaxImportBytes = size_t(1) << 30;
+
+// A streambuf sending what is written as RecordLines messages of about 256 KiB, cut at line
+// ends, so an export never holds the whole database in memory.
+class ChunkWriter : public std::streambuf {
+ public:
+  explicit ChunkWriter(grpc::ServerWriter<rpc::RecordLines>* out) : out_(out) {}
+  ~ChunkWriter() override { sync(); }
+  bool ok() const { return ok_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c == traits_type::eof()) return c;
+    buf_ += char(c);
+    if (c == '\n' && buf_.size() >= (256u << 10)) send();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(traits_type::to_int_type(s[i]));
+    return n;
+  }
+  int sync() override {
+    if (!buf_.empty()) send();
+    return ok_ ? 0 : -1;
+  }
+
+ private:
+  void send() {
+    rpc::RecordLines m;
+    m.set_lines(std::move(buf_));
+    buf_.clear();
+    if (ok_) ok_ = out_->Write(m);
+  }
+  grpc::ServerWriter<rpc::RecordLines>* out_;
+  std::string buf_;
+  bool ok_ = true;
+};
+
+class WorkerServiceImpl final : public rpc::WorkerService::Service {
+ public:
+  WorkerServiceImpl(const Tokens& t, Dispatcher& d) : tokens_(t), d_(d) {}
+
+  grpc::Status Register(grpc::ServerContext* ctx, const rpc::RegisterRequest* req,
+                        rpc::RegisterReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
+    std::string target;
+    try {
+      target = codegen::Target::parse(req->target()).str();
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    rep->set_worker_id(d_.register_worker(target, req->device_key(), req->hardware(), req->version()));
+    rep->set_heartbeat_interval_s(std::max(0.05, d_.options().heartbeat_timeout_s / 5));
+    return grpc::Status::OK;
+  }
+  grpc::Status Heartbeat(grpc::ServerContext* ctx, const rpc::HeartbeatRequest* req,
+                         rpc::HeartbeatReply*) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
+    if (!d_.heartbeat(req->worker_id()))
+      return {grpc::StatusCode::NOT_FOUND, "unknown or lost worker: register again"};
+    return grpc::Status::OK;
+  }
+  grpc::Status PullWork(grpc::ServerContext* ctx, const rpc::PullRequest* req,
+                        rpc::PullReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
+    // Never hold the call past the client's deadline.
+    double wait = req->wait_s();
+    auto left = std::chrono::duration<double>(ctx->deadline() - std::chrono::system_clock::now());
+    wait = std::min(wait, left.count() - 0.5);
+    auto leases = d_.pull(req->worker_id(), std::max(1, req->max_leases()), wait);
+    if (!leases) return {grpc::StatusCode::NOT_FOUND, "unknown or lost worker: register again"};
+    for (auto& l : *leases) *rep->add_leases() = std::move(l);
+    return grpc::Status::OK;
+  }
+  grpc::Status ReportResult(grpc::ServerContext* ctx, const rpc::ReportRequest* req,
+                            rpc::ReportReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
+    auto out = d_.report(req->worker_id(), req->job(), req->candidate(), req->attempt(),
+                         from_proto(req->result()), req->task_missing());
+    rep->set_accepted(out.accepted);
+    rep->set_reason(out.reason);
+    return grpc::Status::OK;
+  }
+  grpc::Status Deregister(grpc::ServerContext* ctx, const rpc::DeregisterRequest* req,
+                          rpc::DeregisterReply*) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
+    d_.deregister(req->worker_id());
+    return grpc::Status::OK;
+  }
+
+ private:
+  const Tokens& tokens_;
+  Dispatcher& d_;
+};
+
+class TuningServiceImpl final : public rpc::TuningService::Service {
+ public:
+  TuningServiceImpl(const Tokens& t, Dispatcher& d, JobManager& j) : tokens_(t), d_(d), jobs_(j) {}
+
+  grpc::Status Submit(grpc::ServerContext* ctx, const rpc::SubmitRequest* req,
+                      rpc::SubmitReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    try {
+      rep->set_job(jobs_.submit(*req));
+    } catch (const TooManyJobs& e) {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, e.what()};
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Watch(grpc::ServerContext* ctx, const rpc::WatchRequest* req,
+                     grpc::ServerWriter<rpc::JobInfo>* out) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    uint64_t version = 0;
+    bool changed = true;
+    while (!ctx->IsCancelled()) {
+      auto info = jobs_.info(req->job());
+      if (!info) return {grpc::StatusCode::NOT_FOUND, "no job " + req->job()};
+      if (changed && !out->Write(*info)) break;
+      if (JobManager::terminal(*info)) break;
+      // Wakes at least every second to notice a client that went away.
+      changed = jobs_.wait_change(req->job(), &version, 1.0);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Cancel(grpc::ServerContext* ctx, const rpc::CancelRequest* req,
+                      rpc::CancelReply*) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    if (!jobs_.cancel(req->job())) return {grpc::StatusCode::NOT_FOUND, "no job " + req->job()};
+    return grpc::Status::OK;
+  }
+  grpc::Status List(grpc::ServerContext* ctx, const rpc::ListJobsRequest*,
+                    rpc::ListJobsReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    for (auto& j : jobs_.list()) *rep->add_jobs() = std::move(j);
+    return grpc::Status::OK;
+  }
+  grpc::Status ListWorkers(grpc::ServerContext* ctx, const rpc::ListWorkersRequest*,
+                           rpc::ListWorkersReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    for (const auto& w : d_.workers()) {
+      auto* o = rep->add_workers();
+      o->set_worker_id(w.id);
+      o->set_target(w.target);
+      o->set_device_key(w.device_key);
+      o->set_state(w.state);
+      o->set_seconds_since_heartbeat(w.seconds_since_heartbeat);
+      o->set_measurements(w.measurements);
+      o->set_leases(w.leases);
+      o->set_version(w.version);
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const Tokens& tokens_;
+  Dispatcher& d_;
+  JobManager& jobs_;
+};
+
+class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
+ public:
+  DatabaseServiceImpl(const Tokens& t, db::Database& db) : tokens_(t), db_(db) {}
+
+  grpc::Status Export(grpc::ServerContext* ctx, const rpc::ExportRequest* req,
+                      grpc::ServerWriter<rpc::RecordLines>* out) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    try {
+      db::ExportOptions eo;
+      if (!req->target().empty()) eo.target = codegen::Target::parse(req->target()).str();
+      ChunkWriter buf(out);
+      std::ostream os(&buf);
+      db::export_jsonl(db_, os, eo);
+      os.flush();
+      if (!buf.ok()) return {grpc::StatusCode::CANCELLED, "the client went away"};
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Import(grpc::ServerContext* ctx, grpc::ServerReader<rpc::RecordLines>* in,
+                      rpc::ImportReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    std::string all;
+    rpc::RecordLines chunk;
+    while (in->Read(&chunk)) {
+      all += chunk.lines();
+      if (all.size() > kMaxImportBytes)
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED, "an import is limited to 1 GiB"};
+    }
+    try {
+      std::istringstream is(all);
+      db::ImportReport r = db::import_jsonl(db_, is);
+      rep->set_lines(r.lines);
+      rep->set_inserted(r.inserted);
+      rep->set_duplicates(r.duplicates);
+      for (const auto& b : r.bad) rep->add_bad(fmt::format("line {}: {}", b.line, b.reason));
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status TopK(grpc::ServerContext* ctx, const rpc::TopKRequest* req,
+                    rpc::TopKReply* rep) override {
+    if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    try {
+      auto w = db_.find_workload(req->workload());
+      if (!w) return {grpc::StatusCode::NOT_FOUND, "no workload " + req->workload()};
+      std::string target = codegen::Target::parse(req->target()).str();
+      for (const auto& r : db_.top_k(w->id, target, std::clamp(req->k(), 1, 1000))) {
+        auto* o = rep->add_records();
+        o->set_id(r.id);
+        o->set_trace(r.trace);
+        o->set_median_seconds(r.median.value_or(0));
+        o->set_worker(r.worker);
+      }
+    } catch (const UserError& e) {
+      return user_error(e);
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const Tokens& tokens_;
+  db::Database& db_;
+};
+
+std::string read_pem(const std::string& path) {
+  std::ifstream in(path);
+  USER_CHECK(in) << "cannot read " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
+  USER_CHECK(!opts_.tokens.client.empty() && !opts_.tokens.worker.empty())
+      << "the server needs a client token and a worker token";
+  USER_CHECK(opts_.tokens.client != opts_.tokens.worker)
+      << "the client and worker tokens must differ";
+  std::filesystem::path dbp(opts_.db_path);
+  if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
+  db_ = db::SqliteDatabase::open(opts_.db_path);
+  if (opts_.jobs.jobs_dir.empty()) opts_.jobs.jobs_dir = opts_.db_path + ".jobs";
+  dispatcher_ = std::make_unique<Dispatcher>(opts_.dispatch);
+  opts_.jobs.runner.server_address = opts_.listen;
+  jobs_ = std::make_unique<JobManager>(*db_, *dispatcher_, opts_.jobs);
+  worker_ = std::make_unique<WorkerServiceImpl>(opts_.tokens, *dispatcher_);
+  tuning_ = std::make_unique<TuningServiceImpl>(opts_.tokens, *dispatcher_, *jobs_);
+  database_ = std::make_unique<DatabaseServiceImpl>(opts_.tokens, *db_);
+
+  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+  if (!opts_.tls_cert.empty() || !opts_.tls_key.empty()) {
+    USER_CHECK(!opts_.tls_cert.empty() && !opts_.tls_key.empty())
+        << "TLS needs both --tls-cert and --tls-key";
+    grpc::SslServerCredentialsOptions so(
+        opts_.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                    : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    so.pem_key_cert_pairs.push_back({read_pem(opts_.tls_key), read_pem(opts_.tls_cert)});
+    if (!opts_.tls_client_ca.empty()) so.pem_root_certs = read_pem(opts_.tls_client_ca);
+    creds = grpc::SslServerCredentials(so);
+  }
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder b;
+  b.AddListeningPort(opts_.listen, creds, &port_);
+  b.RegisterService(worker_.get());
+  b.RegisterService(tuning_.get());
+  b.RegisterService(database_.get());
+  b.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  b.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Accept the CLI's keepalive pings (every 20 s while it follows a job).
+  b.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  server_ = b.BuildAndStart();
+  USER_CHECK(server_ && port_ > 0) << "cannot listen on " << opts_.listen
+                                   << " (address in use or invalid?)";
+  std::string addr = opts_.listen.substr(0, opts_.listen.rfind(':'));
+  jobs_->set_server_address(fmt::format("{}:{}", addr, port_));
+  resumed_ = jobs_->resume_all();
+}
+
+Server::~Server() {
+  shutdown();
+  jobs_.reset();  // jobs stop before the dispatcher and the database go
+  dispatcher_.reset();
+}
+
+void Server::wait() { server_->Wait(); }
+
+void Server::shutdown() {
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+}  // namespace tuner::server

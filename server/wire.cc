@@ -1,0 +1,60 @@
+#include "server/wire.h"
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "support/error.h"
+
+namespace tuner::server {
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  INTERNAL_CHECK(EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) == 1);
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", md[i]);
+  return out;
+}
+
+std::string read_file_bytes(const std::string& path, size_t max_bytes) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  USER_CHECK(!ec) << "cannot read " << path << ": " << ec.message();
+  USER_CHECK(size <= max_bytes) << path << " is " << size << " bytes, over the limit of "
+                                << max_bytes;
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  USER_CHECK(in.good() || in.eof()) << "cannot read " << path;
+  return s;
+}
+
+rpc::Result to_proto(const measure::MeasureResult& r) {
+  rpc::Result p;
+  p.set_status(db::status_name(r.status));
+  p.set_error(r.error);
+  for (double t : r.times) p.add_times(t);
+  p.set_run_seconds(r.run_seconds);
+  p.set_kernel_seconds(r.kernel_seconds);
+  p.set_calls_per_repeat(r.calls_per_repeat);
+  return p;
+}
+
+measure::MeasureResult from_proto(const rpc::Result& p) {
+  measure::MeasureResult r;
+  auto s = db::parse_status(p.status());
+  r.status = s ? *s : db::MeasureStatus::Unknown;
+  r.error = p.error();
+  r.times.assign(p.times().begin(), p.times().end());
+  r.run_seconds = p.run_seconds();
+  r.kernel_seconds = p.kernel_seconds();
+  r.calls_per_repeat = p.calls_per_repeat();
+  if (r.ok() && r.times.empty()) r = measure::make_error(db::MeasureStatus::Unknown, "ok without times");
+  return r;
+}
+
+}  // namespace tuner::server

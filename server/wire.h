@@ -1,0 +1,28 @@
+// What the server and the worker share on the wire: size limits, SHA-256 digests (OpenSSL),
+// bounded file reading, and results to and from their protobuf form.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "measure/measure_result.h"
+#include "tuner.pb.h"
+
+namespace tuner::server {
+
+/// Largest shared object the server sends or a worker accepts.
+inline constexpr size_t kMaxArtifactBytes = 32u << 20;
+/// Largest gRPC message either side accepts (a lease with its task's inputs).
+inline constexpr int kMaxMessageBytes = 256 << 20;
+
+/// Lower-case hex SHA-256 of the bytes.
+std::string sha256_hex(std::string_view bytes);
+/// The whole file; UserError if it cannot be read or is larger than max_bytes.
+std::string read_file_bytes(const std::string& path, size_t max_bytes);
+
+/// A result in its wire form and back (an unknown status name becomes UNKNOWN).
+rpc::Result to_proto(const measure::MeasureResult& r);
+measure::MeasureResult from_proto(const rpc::Result& r);
+
+}  // namespace tuner::server

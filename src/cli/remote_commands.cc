@@ -1,0 +1,320 @@
+// The CLI's side of the service: `tuner tune MODEL --server ...` / `tuner op tune OP --server
+// ...` submit a job and follow it; `tuner workers --server ...` lists the workers. Every call
+// has a deadline, so an unreachable server is one error line, never a hang.
+#include <fmt/core.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "server/auth.h"
+#include "server/wire.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "tuner.grpc.pb.h"
+
+namespace tuner::cli {
+
+namespace {
+
+std::atomic<bool> g_detach{false};
+void on_sigint(int) { g_detach.store(true); }
+
+// Plaintext, or TLS when tls_ca names the CA certificate (PEM) of the server.
+std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::string& tls_ca) {
+  USER_CHECK(!server.empty()) << "--server HOST:PORT is required";
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(server::kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);
+  // Pings notice a server that vanished without closing the connection (the Watch stream
+  // has no deadline).
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
+  if (!tls_ca.empty()) {
+    std::ifstream in(tls_ca);
+    USER_CHECK(in) << "cannot read " << tls_ca;
+    grpc::SslCredentialsOptions so;
+    so.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    creds = grpc::SslCredentials(so);
+  }
+  return grpc::CreateCustomChannel(server, creds, args);
+}
+
+std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  server::add_token(*ctx, token);
+  if (timeout_s > 0)
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::milliseconds(int64_t(timeout_s * 1000)));
+  return ctx;
+}
+
+// One clear line for a failed call.
+[[noreturn]] void fail(const std::string& server, const grpc::Status& s) {
+  auto code = s.error_code();
+  USER_CHECK(code != grpc::StatusCode::UNAVAILABLE && code != grpc::StatusCode::DEADLINE_EXCEEDED)
+      << "cannot reach the tuner-server at " << server << ": " << s.error_message();
+  USER_CHECK(code != grpc::StatusCode::UNAUTHENTICATED &&
+             code != grpc::StatusCode::PERMISSION_DENIED)
+      << "the tuner-server at " << server << " refused the token: " << s.error_message();
+  USER_ERROR() << "the tuner-server at " << server << ": " << s.error_message();
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-"; }
+
+}  // namespace
+
+void remote_tune(const RemoteTuneArgs& a) {
+  std::string token = server::read_token_file(a.token_file);
+  rpc::SubmitRequest req;
+  if (!a.op.empty()) {
+    req.mutable_op()->set_op(a.op);
+    for (const auto& p : a.params) req.mutable_op()->add_params(p);
+  } else {
+    auto* m = req.mutable_model();
+    m->set_name(std::filesystem::path(a.model).filename().string());
+    std::ifstream in(a.model, std::ios::binary);
+    USER_CHECK(in) << "cannot read " << a.model;
+    m->set_onnx(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    for (const auto& s : a.input_shapes) m->add_input_shapes(s);
+    m->set_no_fuse(a.no_fuse);
+  }
+  req.set_target(a.target);
+  req.set_trials(a.trials);
+  req.set_seed(a.seed);
+  req.set_batch(a.batch);
+  req.set_early_stop(a.early_stop);
+  auto stub = rpc::TuningService::NewStub(channel(a.server, a.tls_ca));
+  rpc::SubmitReply rep;
+  auto ctx = context(token, 30);
+  if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
+  const std::string job = rep.job();
+  if (!a.json) fmt::print(stderr, "submitted job {} to {}\n", job, a.server);
+
+  // Follow the job until it ends or Ctrl-C. A watcher thread cancels the stream on Ctrl-C.
+  g_detach = false;
+  auto old = std::signal(SIGINT, on_sigint);
+  rpc::JobInfo last;
+  bool ended = false;
+  // A server restart breaks the stream: follow again, for up to a minute without contact.
+  auto last_contact = std::chrono::steady_clock::now();
+  while (!ended && !g_detach) {
+    auto wctx = context(token, 0);
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done && !g_detach) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (g_detach) wctx->TryCancel();
+    });
+    rpc::WatchRequest wr;
+    wr.set_job(job);
+    auto reader = stub->Watch(wctx.get(), wr);
+    rpc::JobInfo info;
+    bool tty = isatty(2) && !a.json;
+    while (reader->Read(&info)) {
+      last = info;
+      last_contact = std::chrono::steady_clock::now();
+      if (!a.json) {
+        std::string errs;
+        for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
+        std::string line = fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job,
+                                       info.state(), info.trials(), info.budget(),
+                                       info.message(), ms(info.best_seconds()),
+                                       errs.empty() ? " none" : errs);
+        if (tty) fmt::print(stderr, "\r\033[K{}", line);
+        else fmt::print(stderr, "{}\n", line);
+      }
+      if (info.state() == "finished" || info.state() == "failed" || info.state() == "cancelled")
+        ended = true;
+    }
+    grpc::Status s = reader->Finish();
+    done = true;
+    watcher.join();
+    if (tty) fmt::print(stderr, "\n");
+    if (ended || g_detach) break;
+    // The stream broke (server restarted?): follow again; one error line after a minute.
+    if (std::chrono::steady_clock::now() - last_contact > std::chrono::seconds(60)) {
+      std::signal(SIGINT, old);
+      fail(a.server, s);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  std::signal(SIGINT, old);
+  if (g_detach) {
+    if (a.cancel_on_exit) {
+      rpc::CancelRequest cr;
+      cr.set_job(job);
+      rpc::CancelReply crep;
+      auto cctx = context(token, 10);
+      if (auto s = stub->Cancel(cctx.get(), cr, &crep); !s.ok()) fail(a.server, s);
+      fmt::print(stderr, "cancelled job {}\n", job);
+    } else {
+      fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.server);
+    }
+    return;
+  }
+  if (a.json) {
+    Json e = Json::object();
+    for (auto& [k, v] : last.errors()) e[k] = v;
+    fmt::print("{}\n", Json{{"job", job}, {"state", last.state()}, {"trials", last.trials()},
+                            {"budget", last.budget()}, {"best_seconds", last.best_seconds()},
+                            {"errors", e}, {"message", last.message()}}
+                           .dump());
+  } else {
+    fmt::print("job {} {}: {} trials{}\n", job, last.state(), last.trials(),
+               last.state() == "failed" ? ": " + last.message() : "");
+  }
+  USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
+}
+
+void remote_db(const std::string& command, const RemoteDbArgs& a) {
+  std::string token = server::read_token_file(a.token_file);
+  auto stub = rpc::DatabaseService::NewStub(channel(a.server, a.tls_ca));
+  if (command == "best") {
+    rpc::TopKRequest req;
+    req.set_workload(a.workload);
+    req.set_target(a.target.empty() ? "llvm" : a.target);
+    req.set_k(a.top);
+    rpc::TopKReply rep;
+    auto ctx = context(token, 30);
+    if (auto s = stub->TopK(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
+    if (a.json) {
+      Json recs = Json::array();
+      for (const auto& r : rep.records())
+        recs.push_back({{"id", r.id()}, {"median", r.median_seconds()}, {"worker", r.worker()},
+                        {"trace", Json::parse(r.trace(), nullptr, false)}});
+      fmt::print("{}\n", Json{{"workload", a.workload}, {"records", recs}}.dump(2));
+      return;
+    }
+    if (rep.records().empty()) return fmt::print("no successful measurement yet\n");
+    for (int i = 0; i < rep.records_size(); ++i)
+      fmt::print("{:>4}  record {:<8} {:>14}  {}\n", i + 1, rep.records(i).id(),
+                 ms(rep.records(i).median_seconds()), rep.records(i).worker());
+    return;
+  }
+  if (command == "export") {
+    rpc::ExportRequest req;
+    req.set_target(a.target);
+    auto ctx = context(token, 600);
+    auto reader = stub->Export(ctx.get(), req);
+    bool to_stdout = a.output == "-";
+    std::string tmp = a.output + ".partial";
+    std::ofstream file;
+    if (!to_stdout) {
+      file.open(tmp, std::ios::binary | std::ios::trunc);
+      USER_CHECK(file) << "cannot write '" << tmp << "'";
+    }
+    int64_t lines = 0;
+    rpc::RecordLines chunk;
+    while (reader->Read(&chunk)) {
+      lines += std::count(chunk.lines().begin(), chunk.lines().end(), '\n');
+      if (to_stdout) fmt::print("{}", chunk.lines());
+      else file << chunk.lines();
+    }
+    grpc::Status s = reader->Finish();
+    if (!to_stdout) {
+      file.close();
+      if (!s.ok() || !file) std::filesystem::remove(tmp);
+      if (!s.ok()) fail(a.server, s);
+      USER_CHECK(file) << "cannot write '" << tmp << "'";
+      std::filesystem::rename(tmp, a.output);
+      fmt::print("exported {} records from {} to {}\n", lines, a.server, a.output);
+    } else if (!s.ok()) {
+      fail(a.server, s);
+    }
+    return;
+  }
+  USER_CHECK(command == "import") << "unknown remote db command " << command;
+  std::ifstream in(a.file, std::ios::binary);
+  USER_CHECK(in) << "cannot read '" << a.file << "'";
+  rpc::ImportReply rep;
+  auto ctx = context(token, 600);
+  auto writer = stub->Import(ctx.get(), &rep);
+  std::string line, buf;
+  while (std::getline(in, line)) {
+    buf += line;
+    buf += '\n';
+    if (buf.size() >= (256u << 10)) {
+      rpc::RecordLines m;
+      m.set_lines(std::move(buf));
+      buf.clear();
+      if (!writer->Write(m)) break;
+    }
+  }
+  if (!buf.empty()) {
+    rpc::RecordLines m;
+    m.set_lines(std::move(buf));
+    writer->Write(m);
+  }
+  writer->WritesDone();
+  if (auto s = writer->Finish(); !s.ok()) fail(a.server, s);
+  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, b);
+  if (a.json)
+    return fmt::print("{}\n", Json{{"file", a.file}, {"lines", rep.lines()},
+                                   {"inserted", rep.inserted()}, {"duplicates", rep.duplicates()}}
+                                  .dump(2));
+  fmt::print("imported {} new records from {} into {} ({} already present, {} bad lines skipped)\n",
+             rep.inserted(), a.file, a.server, rep.duplicates(), rep.bad_size());
+}
+
+void add_remote_commands(CLI::App& app) {
+  struct Args {
+    std::string server, token_file, tls_ca;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("workers", "list the workers of a tuner-server");
+  cmd->add_option("--server", a->server, "HOST:PORT of the tuner-server")->required();
+  cmd->add_option("--token-file", a->token_file, "the client token")->required();
+  cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
+  cmd->callback([a] {
+    std::string token = server::read_token_file(a->token_file);
+    auto stub = rpc::TuningService::NewStub(channel(a->server, a->tls_ca));
+    rpc::ListWorkersReply rep;
+    auto ctx = context(token, 10);
+    if (auto s = stub->ListWorkers(ctx.get(), {}, &rep); !s.ok()) fail(a->server, s);
+    fmt::print("{:<14} {:<6} {:<16} {:<20} {:>14} {:>12} {:>6}\n", "worker", "state", "target",
+               "device", "last heartbeat", "measurements", "leases");
+    for (const auto& w : rep.workers())
+      fmt::print("{:<14} {:<6} {:<16} {:<20} {:>12.1f} s {:>12} {:>6}\n", w.worker_id(), w.state(),
+                 w.target(), w.device_key(), w.seconds_since_heartbeat(), w.measurements(),
+                 w.leases());
+    if (rep.workers().empty()) fmt::print("(no workers have registered)\n");
+  });
+
+  auto j = std::make_shared<Args>();
+  auto cancel = std::make_shared<std::string>();
+  auto* jobs = app.add_subcommand("jobs", "list the jobs of a tuner-server, or cancel one");
+  jobs->add_option("--server", j->server, "HOST:PORT of the tuner-server")->required();
+  jobs->add_option("--token-file", j->token_file, "the client token")->required();
+  jobs->add_option("--tls-ca", j->tls_ca, "CA certificate (PEM) of a TLS server");
+  jobs->add_option("--cancel", *cancel, "cancel this job");
+  jobs->callback([j, cancel] {
+    std::string token = server::read_token_file(j->token_file);
+    auto stub = rpc::TuningService::NewStub(channel(j->server, j->tls_ca));
+    if (!cancel->empty()) {
+      rpc::CancelRequest req;
+      req.set_job(*cancel);
+      rpc::CancelReply rep;
+      auto ctx = context(token, 10);
+      if (auto s = stub->Cancel(ctx.get(), req, &rep); !s.ok()) fail(j->server, s);
+      fmt::print("cancelling job {}\n", *cancel);
+      return;
+    }
+    rpc::ListJobsReply rep;
+    auto ctx = context(token, 10);
+    if (auto s = stub->List(ctx.get(), {}, &rep); !s.ok()) fail(j->server, s);
+    fmt::print("{:<6} {:<10} {:>11} {:<40} {}\n", "job", "state", "trials", "what", "message");
+    for (const auto& x : rep.jobs())
+      fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {}\n", x.job(), x.state(), x.trials(),
+                 x.budget(), x.what().substr(0, 40), x.message());
+    if (rep.jobs().empty()) fmt::print("(no jobs since the server started)\n");
+  });
+}
+
+}  // namespace tuner::cli

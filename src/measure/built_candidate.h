@@ -1,0 +1,36 @@
+// What a Runner measures: a built shared object (or the error that prevented building it).
+// Kept apart from the Builder so code that only measures (tuner-worker) needs no compiler.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "db/measure_status.h"
+#include "measure/artifact.h"
+
+namespace tuner::measure {
+
+/// A built candidate: a shared object exporting the kernel `symbol`, or a typed error.
+struct BuiltCandidate {
+  db::MeasureStatus status = db::MeasureStatus::Unknown;
+  std::string error;
+  std::string so_path;
+  std::string symbol;
+  /// FNV-1a of the printed loop IR and the target string: equal for identical programs (0 when
+  /// lowering failed). Lets the search skip binaries it has already measured.
+  uint64_t program_hash = 0;
+  /// Index in the batch of the earlier candidate whose binary this one shares, or -1.
+  int duplicate_of = -1;
+  /// Seconds spent on this candidate: its lowering, plus codegen and link unless a duplicate.
+  double build_seconds = 0;
+  /// Keeps so_path on disk while any candidate refers to it.
+  std::shared_ptr<const Artifact> artifact;
+
+  /// True when so_path holds a built kernel.
+  bool ok() const { return status == db::MeasureStatus::Ok; }
+  /// A candidate for an existing shared object (hand-written kernels, tests); not owned.
+  static BuiltCandidate from_file(std::string so_path, std::string symbol);
+};
+
+}  // namespace tuner::measure

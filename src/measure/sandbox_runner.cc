@@ -1,0 +1,253 @@
+#include "measure/sandbox_runner.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "support/error.h"
+
+namespace tuner::measure {
+
+namespace {
+
+using db::MeasureStatus;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Json tensor_spec(const std::string& path, te::DataType dtype, const std::vector<int64_t>& shape) {
+  return Json{{"path", path}, {"dtype", dtype.str()}, {"shape", shape}};
+}
+
+void write_raw(const ops::HostTensor& t, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(t.raw()), std::streamsize(t.bytes()));
+  USER_CHECK(out.good()) << "cannot write " << path;
+}
+
+}  // namespace
+
+SandboxRunner::SandboxRunner(LocalRunnerOptions opts)
+    : opts_(std::move(opts)),
+      child_path_(opts_.child_path.empty() ? locate_measure_child() : opts_.child_path),
+      root_(std::make_shared<TempDir>("tuner-measure")) {
+  USER_CHECK(opts_.repeats >= 1) << "measurement repeats must be at least 1";
+  USER_CHECK(opts_.threads >= 1) << "measurement threads must be at least 1";
+  USER_CHECK(opts_.timeout_s > 0) << "the run timeout must be positive";
+}
+
+SandboxRunner::~SandboxRunner() { child_.reset(); }
+
+void SandboxRunner::ensure_child() {
+  if (child_ && child_->alive()) return;
+  child_.reset();  // reaps a dead one
+  child_ = std::make_unique<ChildProcess>(
+      child_path_,
+      std::vector<std::string>{"--fd", std::to_string(protocol::kChildFd), "--memory-limit-mb",
+                               std::to_string(opts_.memory_limit_mb)});
+  ++children_started_;
+}
+
+MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = req.dump();
+  std::string text;
+  // Send, then wait for the acknowledgement. A child found dead before acknowledging died
+  // before the request (killed while idle): not the candidate's fault, retry on a fresh one.
+  protocol::ReadStatus st = protocol::ReadStatus::Error;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ensure_child();
+    st = child_->send(msg) ? child_->receive(&text, timeout_s) : protocol::ReadStatus::Eof;
+    if (st == protocol::ReadStatus::Ok || st == protocol::ReadStatus::Timeout) break;
+    child_.reset();
+  }
+  auto acked = std::chrono::steady_clock::now();
+  if (st == protocol::ReadStatus::Ok)
+    st = child_->receive(&text, std::max(0.0, timeout_s - seconds_since(t0)));
+  else if (st != protocol::ReadStatus::Timeout)
+    return make_error(MeasureStatus::Unknown, "the measurement child does not take requests");
+  MeasureResult r;
+  if (st == protocol::ReadStatus::Timeout) {
+    child_->kill_and_reap();
+    child_.reset();
+    r = make_error(MeasureStatus::RunTimeout,
+                   fmt::format("no result within {:.3g} s (child killed)", timeout_s));
+    // The kernel was running until the kill (loading and checking take milliseconds).
+    r.kernel_seconds = seconds_since(acked);
+  } else if (st != protocol::ReadStatus::Ok) {
+    // The child died mid-request: the candidate crashed it (or the OS killed it).
+    int status = child_->reap(1.0);
+    child_.reset();
+    std::string how = describe_exit(status);
+    MeasureStatus s = MeasureStatus::RuntimeDevice;
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      how += ": possibly out of memory (killed by the system)";
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+      s = MeasureStatus::RunTimeout;  // the child's own alarm fired first
+    r = make_error(s, "the kernel crashed the measurement child: " + how);
+  } else {
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) {
+      r = make_error(MeasureStatus::Unknown, "malformed reply from the measurement child");
+    } else {
+      auto status = db::parse_status(j.value("status", std::string("UNKNOWN")));
+      r.status = status ? *status : MeasureStatus::Unknown;
+      r.error = j.value("error", std::string());
+      if (auto it = j.find("times"); it != j.end() && it->is_array())
+        for (const auto& t : *it) r.times.push_back(t.is_number() ? t.get<double>() : 0.0);
+      r.calls_per_repeat = j.value("calls_per_repeat", int64_t(0));
+      r.kernel_seconds = j.value("kernel_seconds", 0.0);
+    }
+    if (j.is_object() && j.value("fatal", false)) {
+      child_->reap(1.0);  // it exits right after the reply
+      child_.reset();
+    } else if (!r.ok()) {
+      // A kernel that misbehaved may have scribbled over the child's memory: do not let it
+      // affect the next candidate's result.
+      child_.reset();
+    }
+  }
+  r.run_seconds = seconds_since(t0);
+  return r;
+}
+
+bool SandboxRunner::has_task(const std::string& key) {
+  std::lock_guard lk(mu_);
+  return tasks_.count(key) != 0;
+}
+
+SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
+  if (auto it = tasks_.find(task.key); it != tasks_.end()) {
+    it->second.last_used = ++use_counter_;
+    return it->second;
+  }
+  while (!tasks_.empty() && tasks_.size() >= std::max<size_t>(1, opts_.max_cached_tasks)) {
+    auto oldest = tasks_.begin();
+    for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
+      if (it->second.last_used < oldest->second.last_used) oldest = it;
+    std::error_code ec;
+    std::filesystem::remove_all(oldest->second.dir, ec);
+    tasks_.erase(oldest);
+  }
+
+  std::string dir = fmt::format("{}/task{}", root_->path(), ++use_counter_);
+  USER_CHECK(mkdir(dir.c_str(), 0700) == 0) << "cannot create " << dir;
+  struct RemoveOnError {
+    std::string dir;
+    bool armed = true;
+    ~RemoveOnError() {
+      std::error_code ec;
+      if (armed) std::filesystem::remove_all(dir, ec);
+    }
+  } guard{dir};
+
+  // Inputs, written once as raw files the child loads.
+  Json spec{{"id", dir}, {"inputs", Json::array()}, {"outputs", Json::array()}};
+  double mb = 0;
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
+    std::string path = fmt::format("{}/in{}.bin", dir, i);
+    write_raw(t, path);
+    spec["inputs"].push_back(tensor_spec(path, t.dtype, t.shape));
+    mb += double(t.bytes()) / 1e6;
+  }
+  for (size_t i = 0; i < task.outputs.size(); ++i) {
+    const auto& o = task.outputs[i];
+    spec["outputs"].push_back(
+        tensor_spec(fmt::format("{}/expected{}.bin", dir, i), o.dtype, o.shape));
+    int64_t n = 1;
+    for (int64_t d : o.shape) n *= d;
+    mb += double(n * o.dtype.bytes()) / 1e6;
+  }
+
+  Json req{{"cmd", "reference"},           {"task", spec},
+           {"so", task.reference_so},      {"symbol", task.reference_symbol},
+           {"threads", opts_.threads},     {"timeout_s", opts_.reference_timeout_s}};
+  MeasureResult r = request(req, opts_.reference_timeout_s);
+  USER_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
+                     << r.str();
+
+  guard.armed = false;
+  PreparedTask& pt = tasks_[task.key];
+  // Reading, poisoning, comparing: generously 5 ms per MB of inputs and outputs.
+  pt.load_seconds = 0.25 + 5e-3 * mb;
+  pt.dir = dir;
+  pt.spec = std::move(spec);
+  pt.last_used = use_counter_;
+  return pt;
+}
+
+MeasureResult SandboxRunner::measure_one(PreparedTask& pt, const BuiltCandidate& c) {
+  Json req{{"cmd", "run"},
+           {"task", pt.spec},
+           {"so", c.so_path},
+           {"symbol", c.symbol},
+           {"threads", opts_.threads},
+           {"warmup", opts_.warmup},
+           {"repeats", opts_.repeats},
+           {"min_repeat_ms", opts_.min_repeat_ms},
+           {"flush", opts_.flush_cache},
+           {"rtol", opts_.rtol},
+           {"atol", opts_.atol}};
+  double timeout_s = opts_.timeout_s;
+  bool adaptive = false;
+  if (opts_.give_up_factor > 0 && std::isfinite(pt.best_seconds)) {
+    // Not below one repeat: a kernel faster than that is cheap to time anyway, and a first
+    // call of a microsecond kernel is noisy (cold caches, waking the pool's threads).
+    double give_up_s =
+        std::max(opts_.give_up_factor * pt.best_seconds, opts_.min_repeat_ms * 1e-3);
+    // Every call the child goes on timing is under give_up_s, so a request lasting longer
+    // than this is hopeless: kill it early. (A cold first call and a second one, warm-up
+    // under a repeat, the repeats, loading and checking.)
+    double bound = double(3 + opts_.repeats) * give_up_s +
+                   (opts_.repeats + 0.5) * opts_.min_repeat_ms * 1e-3 + pt.load_seconds;
+    req["give_up_s"] = give_up_s;
+    adaptive = bound < timeout_s;
+    timeout_s = std::min(timeout_s, bound);
+  }
+  req["timeout_s"] = timeout_s;
+  MeasureResult r = request(req, timeout_s);
+  if (r.status == MeasureStatus::RunTimeout && adaptive)
+    r.error += fmt::format(": more than {:g}x slower than the best so far ({:.4g} ms)",
+                           opts_.give_up_factor, pt.best_seconds * 1e3);
+  if (r.ok()) pt.best_seconds = std::min(pt.best_seconds, r.median());
+  return r;
+}
+
+std::vector<MeasureResult> SandboxRunner::run(const TaskData& task,
+                                            const std::vector<BuiltCandidate>& cands) {
+  std::lock_guard lk(mu_);
+  return run_prepared(prepare(task), cands);
+}
+
+std::vector<MeasureResult> SandboxRunner::run_prepared(PreparedTask& pt,
+                                                     const std::vector<BuiltCandidate>& cands) {
+  std::vector<MeasureResult> results(cands.size());
+  std::map<std::pair<std::string, std::string>, size_t> measured;  // same binary: measure once
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const BuiltCandidate& c = cands[i];
+    if (!c.ok()) {
+      results[i] = make_error(c.status, c.error);
+    } else if (auto it = measured.find({c.so_path, c.symbol}); it != measured.end()) {
+      results[i] = results[it->second];
+      results[i].run_seconds = results[i].kernel_seconds = 0;
+    } else {
+      results[i] = measure_one(pt, c);
+      measured.emplace(std::pair{c.so_path, c.symbol}, i);
+    }
+    results[i].build_seconds = c.build_seconds;
+  }
+  return results;
+}
+
+}  // namespace tuner::measure

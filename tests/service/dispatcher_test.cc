@@ -1,0 +1,188 @@
+// The dispatcher's rules without a network: leases, idempotent reports, lost workers,
+// expired leases, quarantine, bounded queue.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "server/dispatcher.h"
+#include "service/service_util.h"
+
+namespace tuner::server {
+namespace {
+
+Work work(const std::string& job, const std::string& cand) {
+  static auto task = [] {
+    auto t = std::make_shared<rpc::TaskPayload>();
+    t->set_key("task-1");
+    return t;
+  }();
+  Work w;
+  w.job = job;
+  w.target = "llvm";
+  w.candidate = cand;
+  w.symbol = "kernel";
+  w.timeout_s = 0.2;
+  w.task = task;
+  w.artifact = std::make_shared<const std::string>("bytes of " + cand);
+  return w;
+}
+
+measure::MeasureResult ok(double t) {
+  measure::MeasureResult r;
+  r.status = db::MeasureStatus::Ok;
+  r.times = {t, t, t};
+  return r;
+}
+
+DispatcherOptions fast() {
+  DispatcherOptions o;
+  o.heartbeat_timeout_s = 0.3;
+  o.lease_margin_s = 0.2;
+  o.prepare_allowance_s = 0;
+  o.reap_interval_s = 0.02;
+  return o;
+}
+
+TEST(Dispatcher, LeasesOnlyForTheTargetAndTaskSentOnce) {
+  Dispatcher d(fast());
+  std::string cuda = d.register_worker("cuda", "gpu", "", "");
+  std::string w = d.register_worker("llvm", "cpu", "", "");
+  auto f = d.submit({work("j", "a"), work("j", "b")});
+  auto none = d.pull(cuda, 4, 0.05);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  auto l = d.pull(w, 4, 0.05);
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->size(), 2u);
+  EXPECT_TRUE((*l)[0].has_task());   // first lease of the task carries its data
+  EXPECT_FALSE((*l)[1].has_task());  // the worker has it now
+  EXPECT_EQ((*l)[0].attempt(), 1);
+  EXPECT_TRUE(d.report(w, "j", "a", 1, ok(1e-3)).accepted);
+  EXPECT_TRUE(d.report(w, "j", "b", 1, ok(2e-3)).accepted);
+  EXPECT_DOUBLE_EQ(f[0].get().median(), 1e-3);
+  EXPECT_DOUBLE_EQ(f[1].get().median(), 2e-3);
+}
+
+TEST(Dispatcher, TaskMissingRequeuesAndResendsTheTask) {
+  Dispatcher d(fast());
+  std::string w = d.register_worker("llvm", "a", "", "");
+  auto f = d.submit({work("j", "a"), work("j", "b")});
+  auto l = d.pull(w, 2, 0.05);
+  ASSERT_EQ(l->size(), 2u);
+  EXPECT_FALSE((*l)[1].has_task());
+  // The worker lost the task's data: no result, the candidate comes back with the data.
+  EXPECT_FALSE(d.report(w, "j", "b", 1, {}, /*task_missing=*/true).accepted);
+  auto again = d.pull(w, 1, 0.05);
+  ASSERT_EQ(again->size(), 1u);
+  EXPECT_EQ((*again)[0].candidate(), "b");
+  EXPECT_EQ((*again)[0].attempt(), 2);
+  EXPECT_TRUE((*again)[0].has_task());
+  EXPECT_TRUE(d.report(w, "j", "b", 2, ok(1e-3)).accepted);
+  EXPECT_TRUE(d.report(w, "j", "a", 1, ok(1e-3)).accepted);
+  EXPECT_TRUE(f[1].get().ok());
+}
+
+TEST(Dispatcher, DuplicateAndForeignReportsAddNothing) {
+  Dispatcher d(fast());
+  std::string w1 = d.register_worker("llvm", "a", "", "");
+  std::string w2 = d.register_worker("llvm", "b", "", "");
+  auto f = d.submit({work("j", "a")});
+  auto l = d.pull(w1, 1, 0.05);
+  ASSERT_EQ(l->size(), 1u);
+  EXPECT_FALSE(d.report(w2, "j", "a", 1, ok(5e-3)).accepted);  // not its lease
+  EXPECT_FALSE(d.report(w1, "j", "a", 2, ok(5e-3)).accepted);  // not the current attempt
+  EXPECT_TRUE(d.report(w1, "j", "a", 1, ok(1e-3)).accepted);
+  EXPECT_FALSE(d.report(w1, "j", "a", 1, ok(9e-3)).accepted);  // duplicate
+  EXPECT_DOUBLE_EQ(f[0].get().median(), 1e-3);
+  int64_t total = 0;
+  for (auto& v : d.workers()) total += v.measurements;
+  EXPECT_EQ(total, 1);
+}
+
+TEST(Dispatcher, LostWorkerLeasesAreRequeuedAndLateReportIgnored) {
+  Dispatcher d(fast());
+  std::string w1 = d.register_worker("llvm", "a", "", "");
+  auto f = d.submit({work("j", "a")});
+  ASSERT_EQ(d.pull(w1, 1, 0.05)->size(), 1u);
+  std::string w2 = d.register_worker("llvm", "b", "", "");
+  // w1 goes silent; w2 keeps heartbeating and gets the candidate again as attempt 2.
+  std::vector<rpc::Lease> again;
+  ASSERT_TRUE(service_test::wait_until(
+      [&] {
+        d.heartbeat(w2);
+        auto l = d.pull(w2, 1, 0.05);
+        if (l && !l->empty()) again = *l;
+        return !again.empty();
+      },
+      5));
+  EXPECT_EQ(again[0].attempt(), 2);
+  EXPECT_TRUE(again[0].has_task());  // w2 had never received the task
+  EXPECT_FALSE(d.heartbeat(w1));     // lost: must register again
+  EXPECT_FALSE(d.report(w1, "j", "a", 1, ok(1e-3)).accepted);
+  EXPECT_TRUE(d.report(w2, "j", "a", 2, ok(2e-3)).accepted);
+  EXPECT_DOUBLE_EQ(f[0].get().median(), 2e-3);
+}
+
+TEST(Dispatcher, CandidateThatTakesDownThreeWorkersIsQuarantined) {
+  Dispatcher d(fast());
+  auto f = d.submit({work("j", "killer")});
+  for (int i = 0; i < 3; ++i) {
+    std::string w = d.register_worker("llvm", "w" + std::to_string(i), "", "");
+    auto l = d.pull(w, 1, 2);
+    ASSERT_TRUE(l);
+    ASSERT_EQ(l->size(), 1u) << "attempt " << i + 1;
+    EXPECT_EQ((*l)[0].attempt(), i + 1);
+    // The worker dies: no heartbeat, no report.
+    ASSERT_TRUE(service_test::wait_until([&] { return d.alive_workers("llvm") == 0; }, 5));
+  }
+  ASSERT_EQ(f[0].wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  auto r = f[0].get();
+  EXPECT_EQ(r.status, db::MeasureStatus::RuntimeDevice);
+  EXPECT_NE(r.error.find("quarantined"), std::string::npos) << r.error;
+}
+
+TEST(Dispatcher, ExpiredLeaseIsRequeued) {
+  Dispatcher d(fast());
+  std::string w = d.register_worker("llvm", "a", "", "");
+  auto f = d.submit({work("j", "slow")});
+  ASSERT_EQ(d.pull(w, 1, 0.05)->size(), 1u);
+  // Alive (heartbeats) but never reports: the lease (0.2 s + 0.2 s margin) expires.
+  std::vector<rpc::Lease> again;
+  ASSERT_TRUE(service_test::wait_until(
+      [&] {
+        d.heartbeat(w);
+        auto l = d.pull(w, 1, 0.02);
+        if (l && !l->empty()) again = *l;
+        return !again.empty();
+      },
+      5));
+  EXPECT_EQ(again[0].attempt(), 2);
+  EXPECT_FALSE(d.report(w, "j", "slow", 1, ok(1e-3)).accepted);  // the expired lease
+  EXPECT_TRUE(d.report(w, "j", "slow", 2, ok(3e-3)).accepted);
+  EXPECT_DOUBLE_EQ(f[0].get().median(), 3e-3);
+}
+
+TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {
+  DispatcherOptions o = fast();
+  o.max_queue = 3;
+  Dispatcher d(o);
+  auto f = d.submit({work("j", "a"), work("j", "b")});
+  auto same = d.submit({work("j", "a")});  // already queued: no new item
+  EXPECT_EQ(d.queued(), 2u);
+  EXPECT_THROW(d.submit({work("j", "c"), work("j", "d")}), QueueFull);
+  EXPECT_EQ(d.queued(), 2u);  // all or nothing
+  d.cancel_job("j");
+  EXPECT_EQ(f[0].get().status, db::MeasureStatus::Unknown);
+  // The artifact bytes are bounded too.
+  DispatcherOptions ob = fast();
+  ob.max_queue_bytes = 20;
+  Dispatcher small(ob);
+  small.submit({work("j", "a")});  // "bytes of a": 10 bytes
+  EXPECT_THROW(small.submit({work("j", "bb"), work("j", "cc")}), QueueFull);
+  EXPECT_NO_THROW(small.submit({work("j", "b")}));
+  EXPECT_EQ(same[0].get().error, "cancelled");
+  EXPECT_EQ(d.queued(), 0u);
+}
+
+}  // namespace
+}  // namespace tuner::server

@@ -1,0 +1,250 @@
+// An in-process server (port 0 on 127.0.0.1): token refusals, faulty candidates measured by a
+// real tuner-worker process, and a job for a target no worker serves.
+#include <grpcpp/generic/generic_stub.h>
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include <fmt/format.h>
+
+#include "server/remote_runner.h"
+#include "server/server.h"
+#include "service/service_util.h"
+#include "unit/measure/measure_test_util.h"
+
+namespace tuner::server {
+namespace {
+
+using namespace service_test;
+
+struct InProcess {
+  Scratch scratch;
+  std::unique_ptr<Server> server;
+  explicit InProcess(double wait_for_workers_s = 30, int max_jobs = 8) {
+    ServerOptions o;
+    o.listen = "127.0.0.1:0";
+    o.db_path = scratch.path("tuning.db");
+    o.tokens = {kClientToken, kWorkerToken};
+    o.dispatch.heartbeat_timeout_s = 2;
+    o.jobs.runner.wait_for_workers_s = wait_for_workers_s;
+    o.jobs.runner.kernel_timeout_s = 2;
+    o.jobs.max_active_jobs = max_jobs;
+    server = std::make_unique<Server>(o);
+  }
+  int port() const { return server->port(); }
+};
+
+TEST(ServiceAuth, RefusesMissingWrongAndCrossedTokens) {
+  InProcess s;
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  auto db = rpc::DatabaseService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  sub.mutable_op()->add_params("m=8");
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply srep;
+  rpc::RegisterRequest reg;
+  reg.set_target("llvm");
+  rpc::RegisterReply rrep;
+
+  EXPECT_EQ(tuning->Submit(ctx("").get(), sub, &srep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(tuning->Submit(ctx("not-a-token").get(), sub, &srep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(tuning->Submit(ctx(kWorkerToken).get(), sub, &srep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::ListWorkersReply lw;
+  EXPECT_EQ(tuning->ListWorkers(ctx(kWorkerToken).get(), {}, &lw).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::TopKRequest tk;
+  rpc::TopKReply tkr;
+  EXPECT_EQ(db->TopK(ctx(kWorkerToken).get(), tk, &tkr).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(worker->Register(ctx("").get(), reg, &rrep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(worker->Register(ctx("wrong").get(), reg, &rrep).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(worker->Register(ctx(kClientToken).get(), reg, &rrep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  rpc::PullRequest pr;
+  pr.set_worker_id("w1");
+  rpc::PullReply prep;
+  EXPECT_EQ(worker->PullWork(ctx(kClientToken).get(), pr, &prep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // Nothing got through: no job, no worker.
+  rpc::ListJobsReply jobs;
+  ASSERT_TRUE(tuning->List(ctx(kClientToken).get(), {}, &jobs).ok());
+  EXPECT_EQ(jobs.jobs_size(), 0);
+  ASSERT_TRUE(tuning->ListWorkers(ctx(kClientToken).get(), {}, &lw).ok());
+  EXPECT_EQ(lw.workers_size(), 0);
+  // The right tokens work.
+  ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rrep).ok());
+  EXPECT_FALSE(rrep.worker_id().empty());
+}
+
+// grpc.health.v1.Health/Check through a generic stub (no generated health code needed): an
+// empty request, the reply {status: SERVING} is the bytes 08 01. No token required.
+TEST(ServiceHealth, ReportsServingWithoutAToken) {
+  InProcess s;
+  grpc::GenericStub stub(channel(s.port()));
+  grpc::Slice empty("");
+  grpc::ByteBuffer req(&empty, 1), rep;
+  auto c = ctx("", 10);
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(c.get(), "/grpc.health.v1.Health/Check", grpc::StubOptions(), &req, &rep,
+                 [&](grpc::Status st) { done.set_value(st); });
+  grpc::Status st = done.get_future().get();
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(rep.Dump(&slices).ok());
+  std::string bytes;
+  for (auto& sl : slices) bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+}
+
+TEST(ServiceTls, WorkerAndClientOverTlsPlaintextRefused) {
+  Scratch scratch;
+  std::string key = scratch.path("key.pem"), cert = scratch.path("cert.pem");
+  int rc = std::system(fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -keyout {} -out {} "
+                                   "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 "
+                                   "-days 1 >/dev/null 2>&1",
+                                   key, cert)
+                           .c_str());
+  if (rc != 0) GTEST_SKIP() << "the openssl command cannot make a test certificate";
+  ServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.db_path = scratch.path("tls.db");
+  o.tokens = {kClientToken, kWorkerToken};
+  o.tls_cert = cert;
+  o.tls_key = key;
+  Server srv(o);
+  std::string addr = fmt::format("127.0.0.1:{}", srv.port());
+  Proc w({TUNER_WORKER_EXE, "--server", addr, "--target=llvm", "--token-file",
+          scratch.worker_token_file, "--tls-ca", cert, "--max-backoff", "0.5"},
+         scratch.path("tls-worker.log"));
+  grpc::SslCredentialsOptions so;
+  so.pem_root_certs = read_file(cert);
+  auto tls = rpc::TuningService::NewStub(grpc::CreateChannel(addr, grpc::SslCredentials(so)));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        rpc::ListWorkersReply r;
+        return tls->ListWorkers(ctx(kClientToken).get(), {}, &r).ok() && r.workers_size() == 1 &&
+               r.workers(0).state() == "alive";
+      },
+      20))
+      << read_file(scratch.path("tls-worker.log"));
+  auto plain = rpc::TuningService::NewStub(channel(srv.port()));
+  rpc::ListWorkersReply r;
+  EXPECT_FALSE(plain->ListWorkers(ctx(kClientToken, 3).get(), {}, &r).ok());
+  // The CLI over TLS.
+  std::string out = scratch.path("workers.txt");
+  int code = std::system(fmt::format("{} workers --server {} --token-file {} --tls-ca {} >{} 2>&1",
+                                     TUNER_CLI_EXE, addr, scratch.client_token_file, cert, out)
+                             .c_str());
+  EXPECT_EQ(code, 0) << read_file(out);
+  EXPECT_NE(read_file(out).find("alive"), std::string::npos) << read_file(out);
+}
+
+TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {
+  InProcess s;
+  auto w = start_worker(s.scratch, s.port(), "faulty-w");
+  const std::string llvm = codegen::Target::parse("llvm").str();
+  ASSERT_TRUE(wait_until([&] { return s.server->dispatcher().alive_workers(llvm) == 1; }, 20))
+      << read_file(s.scratch.path("faulty-w.log"));
+  RemoteRunnerOptions ro;
+  ro.kernel_timeout_s = 1.5;
+  ro.wait_for_workers_s = 10;
+  RemoteRunner runner(s.server->dispatcher(), "faults", ro);
+  using measure::test::fixture;
+  auto results = runner.run(measure::test::task_of(measure::test::add_dag()),
+                            {fixture("segv"), fixture("hang"), fixture("good")});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, db::MeasureStatus::RuntimeDevice) << results[0].str();
+  EXPECT_NE(results[0].error.find("SIGSEGV"), std::string::npos) << results[0].error;
+  EXPECT_EQ(results[1].status, db::MeasureStatus::RunTimeout) << results[1].str();
+  EXPECT_TRUE(results[2].ok()) << results[2].str();
+  // The worker process survived both and measured all three.
+  EXPECT_TRUE(w->alive());
+  auto ws = s.server->dispatcher().workers();
+  ASSERT_EQ(ws.size(), 1u);
+  EXPECT_EQ(ws[0].state, "alive");
+  EXPECT_EQ(ws[0].measurements, 3);
+}
+
+TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
+  InProcess s(/*wait_for_workers_s=*/1.0);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply rep;
+  ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
+  rpc::WatchRequest wr;
+  wr.set_job(rep.job());
+  auto c = ctx(kClientToken, 60);
+  auto reader = tuning->Watch(c.get(), wr);
+  rpc::JobInfo info, last;
+  while (reader->Read(&info)) last = info;
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(last.state(), "failed");
+  EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
+      << last.message();
+  EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+}
+
+rpc::SubmitRequest small_job() {
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("matmul");
+  for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  return sub;
+}
+
+TEST(ServiceJobs, TooManyJobsIsResourceExhaustedAndCancelEndsOne) {
+  InProcess s(/*wait_for_workers_s=*/30, /*max_jobs=*/1);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitReply first, second;
+  ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), small_job(), &first).ok());
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), small_job(), &second).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // The first waits for a worker; cancelling ends it, and then there is room again.
+  rpc::CancelRequest cr;
+  cr.set_job(first.job());
+  rpc::CancelReply crep;
+  ASSERT_TRUE(tuning->Cancel(ctx(kClientToken).get(), cr, &crep).ok());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        rpc::ListJobsReply l;
+        return tuning->List(ctx(kClientToken).get(), {}, &l).ok() && l.jobs_size() == 1 &&
+               l.jobs(0).state() == "cancelled";
+      },
+      20));
+  EXPECT_TRUE(tuning->Submit(ctx(kClientToken).get(), small_job(), &second).ok());
+  cr.set_job("no-such-job");
+  EXPECT_EQ(tuning->Cancel(ctx(kClientToken).get(), cr, &crep).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
+  InProcess s;
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub;
+  sub.mutable_op()->set_op("no-such-op");
+  sub.set_target("llvm");
+  sub.set_trials(8);
+  rpc::SubmitReply rep;
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  sub.mutable_op()->set_op("matmul");
+  sub.set_target("no-such-target");
+  EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace tuner::server

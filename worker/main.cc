@@ -1,0 +1,61 @@
+// tuner-worker --server HOST:PORT --target=llvm --token-file F [--max-parallel 1]
+// Measures candidates for a tuner-server until SIGINT/SIGTERM.
+#include <fmt/core.h>
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <thread>
+
+#include "server/auth.h"
+#include "support/error.h"
+#include "worker/worker.h"
+
+int main(int argc, char** argv) {
+  using namespace tuner;
+  CLI::App app{"tuner-worker: measures tuning candidates for a tuner-server"};
+  app.set_version_flag("--version", std::string("tuner-worker ") + TUNER_VERSION_STRING);
+  worker::WorkerOptions o;
+  std::string token_file;
+  app.add_option("--server", o.server, "HOST:PORT of the tuner-server")->required();
+  app.add_option("--target", o.target, "the target this machine measures")->capture_default_str();
+  app.add_option("--token-file", token_file, "the worker token")->required();
+  app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str();
+  app.add_option("--device-key", o.device_key, "this board's name (default: host name)");
+  app.add_option("--threads", o.runner.threads, "threads of a measured kernel")
+      ->capture_default_str();
+  app.add_option("--memory-limit-mb", o.runner.memory_limit_mb,
+                 "address-space limit of the measurement child")->capture_default_str();
+  app.add_option("--min-repeat-ms", o.runner.min_repeat_ms, "minimum duration of a timed repeat")
+      ->capture_default_str();
+  app.add_option("--tls-ca", o.tls_ca, "CA certificate of a TLS server (PEM)");
+  app.add_option("--max-backoff", o.max_backoff_s, "longest wait between reconnection attempts, s")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  try {
+    o.token = server::read_token_file(token_file);
+    worker::Worker w(o);
+    std::thread waiter([&] {
+      int sig = 0;
+      sigwait(&set, &sig);
+      w.stop();
+    });
+    waiter.detach();  // the process ends with run(); the waiter needs no join
+    w.run();
+  } catch (const UserError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

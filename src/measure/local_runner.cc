@@ -1,6 +1,7 @@
 #include "measure/local_runner.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,7 +45,8 @@ void write_raw(const ops::HostTensor& t, const std::string& path) {
 
 LocalRunner::LocalRunner(LocalRunnerOptions opts)
     : opts_(std::move(opts)),
-      child_path_(opts_.child_path.empty() ? locate_measure_child() : opts_.child_path),
+      launcher_(opts_.launcher.command.empty() ? native_launcher(opts_.child_path)
+                                               : opts_.launcher),
       root_(std::make_shared<TempDir>("tuner-measure")) {
   USER_CHECK(opts_.repeats >= 1) << "measurement repeats must be at least 1";
   USER_CHECK(opts_.threads >= 1) << "measurement threads must be at least 1";
@@ -56,11 +58,24 @@ LocalRunner::~LocalRunner() { child_.reset(); }
 void LocalRunner::ensure_child() {
   if (child_ && child_->alive()) return;
   child_.reset();  // reaps a dead one
-  child_ = std::make_unique<ChildProcess>(
-      child_path_,
-      std::vector<std::string>{"--fd", std::to_string(protocol::kChildFd), "--memory-limit-mb",
-                               std::to_string(opts_.memory_limit_mb)});
+  std::vector<std::string> args(launcher_.command.begin() + 1, launcher_.command.end());
+  args.insert(args.end(), {"--fd", std::to_string(protocol::kChildFd), "--memory-limit-mb",
+                           std::to_string(opts_.memory_limit_mb)});
+  // An emulator prints its own report of a crashing guest: the runner reports it already.
+  child_ = std::make_unique<ChildProcess>(launcher_.command[0], args, /*start_timeout_s=*/10,
+                                          /*quiet=*/launcher_.emulated);
   ++children_started_;
+  if (launcher_.emulated) {
+    // The emulator ignores the guest's own RLIMIT_AS: limit the emulator's process (it has
+    // not run a request yet). No core files of crashing guests in the working directory.
+    if (opts_.memory_limit_mb > 0) {
+      rlim_t lim = rlim_t(opts_.memory_limit_mb + launcher_.overhead_mb) << 20;
+      rlimit rl{lim, lim};
+      prlimit(child_->pid(), RLIMIT_AS, &rl, nullptr);
+    }
+    rlimit no_core{0, 0};
+    prlimit(child_->pid(), RLIMIT_CORE, &no_core, nullptr);
+  }
 }
 
 MeasureResult LocalRunner::request(const Json& req, double timeout_s) {
@@ -175,20 +190,34 @@ LocalRunner::PreparedTask& LocalRunner::prepare(const MeasureTask& task) {
     spec["outputs"].push_back(tensor_spec(fmt::format("{}/expected{}.bin", dir, i),
                                           dag.outputs()[i]));
 
-  // The reference: the untransformed schedule (simple loops, correct by construction), built
-  // at opt level 1 and run once in the child, which writes the expected outputs.
-  std::string so = dir + "/reference.so";
-  codegen::BuildOptions bo;
-  bo.opt_level = 1;
-  codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")}, task.target,
-                               so, bo);
-  Json req{{"cmd", "reference"},       {"task", spec},
-           {"so", so},                   {"symbol", "reference"},
-           {"threads", opts_.threads},   {"timeout_s", opts_.reference_timeout_s}};
-  MeasureResult r = request(req, opts_.reference_timeout_s);
-  unlink(so.c_str());
-  USER_CHECK(r.ok()) << "cannot compute the reference outputs of workload " << dag.hash_hex()
-                     << ": " << r.str();
+  if (!task.expected.empty()) {
+    // Given by the caller (e.g. the op's naive reference computed on this host).
+    USER_CHECK(!task.inputs.empty()) << "expected outputs need explicit inputs";
+    USER_CHECK(task.expected.size() == dag.outputs().size())
+        << "the task has " << task.expected.size() << " expected outputs, the workload "
+        << dag.outputs().size();
+    for (size_t i = 0; i < task.expected.size(); ++i) {
+      const auto& t = dag.outputs()[i];
+      USER_CHECK(task.expected[i].shape == t->shape && task.expected[i].dtype == t->dtype)
+          << "expected output " << i << " of the task does not match the workload's " << t->name;
+      write_raw(task.expected[i], spec["outputs"][i]["path"].get<std::string>());
+    }
+  } else {
+    // The reference: the untransformed schedule (simple loops, correct by construction),
+    // built at opt level 1 and run once in the child, which writes the expected outputs.
+    std::string so = dir + "/reference.so";
+    codegen::BuildOptions bo;
+    bo.opt_level = 1;
+    codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")},
+                                 task.target, so, bo);
+    Json req{{"cmd", "reference"},     {"task", spec},
+             {"so", so},                 {"symbol", "reference"},
+             {"threads", opts_.threads}, {"timeout_s", opts_.reference_timeout_s}};
+    MeasureResult r = request(req, opts_.reference_timeout_s);
+    unlink(so.c_str());
+    USER_CHECK(r.ok()) << "cannot compute the reference outputs of workload " << dag.hash_hex()
+                       << ": " << r.str();
+  }
 
   guard.armed = false;
   PreparedTask& pt = tasks_[key];
@@ -243,8 +272,10 @@ MeasureResult LocalRunner::measure_one(PreparedTask& pt, const BuiltCandidate& c
 std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
                                             const std::vector<BuiltCandidate>& cands) {
   std::lock_guard lk(mu_);
-  USER_CHECK(task.target.runs_on_host())
-      << "kernels for " << task.target.str() << " cannot be measured on this machine";
+  USER_CHECK(task.target.is_llvm() && task.target.llvm_arch() == launcher_.arch)
+      << "kernels for " << task.target.str() << " cannot be measured by this runner (its "
+      << (launcher_.emulated ? launcher_.device + " " : "") << "child runs " << launcher_.arch
+      << " code)";
   PreparedTask& pt = prepare(task);
   std::vector<MeasureResult> results(cands.size());
   std::map<std::pair<std::string, std::string>, size_t> measured;  // same binary: measure once

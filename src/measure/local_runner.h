@@ -3,7 +3,9 @@
 // process start-up; a child that crashed, overran its time or hit its memory limit is killed
 // (if needed), reaped and replaced on the next request; so is a child after any failed
 // candidate (a wrong answer may come from a kernel writing out of bounds). Candidates run one
-// at a time, so they do not disturb each other's timings.
+// at a time, so they do not disturb each other's timings. The child may be the native one or,
+// for another architecture's kernels, an emulated one (ChildLauncher): same protocol, same
+// limits.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "measure/artifact.h"
+#include "measure/child_launcher.h"
 #include "measure/child_process.h"
 #include "measure/runner.h"
 #include "support/json.h"
@@ -50,8 +53,11 @@ struct LocalRunnerOptions {
   double reference_timeout_s = 600;
   /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
   size_t max_cached_tasks = 4;
-  /// The child executable; empty: locate_measure_child().
+  /// The child executable; empty: locate_measure_child(). Ignored when launcher is set.
   std::string child_path;
+  /// How the child is started (an emulated child for another architecture, see
+  /// child_launcher.h); empty command: the native child at child_path.
+  ChildLauncher launcher;
 };
 
 class LocalRunner : public Runner {
@@ -72,6 +78,9 @@ class LocalRunner : public Runner {
 
   /// The options the runner was made with.
   const LocalRunnerOptions& options() const { return opts_; }
+  /// How the child is started; its device names where results come from ("local",
+  /// "qemu-aarch64"), and `emulated` says the timings are not performance figures.
+  const ChildLauncher& launcher() const { return launcher_; }
   /// Children started so far (1 + replacements after crashes and timeouts).
   int children_started() const { return children_started_; }
   /// Pid of the current child, or -1 when none is running.
@@ -94,7 +103,7 @@ class LocalRunner : public Runner {
   void ensure_child();
 
   LocalRunnerOptions opts_;
-  std::string child_path_;
+  ChildLauncher launcher_;
   std::shared_ptr<TempDir> root_;
   std::unique_ptr<ChildProcess> child_;
   std::map<std::string, PreparedTask> tasks_;

@@ -29,6 +29,8 @@ measure::LocalRunnerOptions sandbox_options() {
   return o;
 }
 
+// No expected outputs given: the runner computes them as a worker would, with the
+// untransformed schedule cross-compiled and run under qemu.
 measure::MeasureTask aarch64_task(te::ComputeDAG dag) {
   measure::MeasureTask t = measure::test::task_of(std::move(dag));
   t.target = aarch64_target();

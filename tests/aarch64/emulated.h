@@ -20,8 +20,8 @@ inline const codegen::Target& aarch64_target() {
 
 /// Skips the test (reported as skipped by ctest) when aarch64 kernels cannot run here, e.g.
 /// "skipped: qemu-aarch64 not found on PATH (install the Debian package qemu-user)".
-#define SKIP_WITHOUT_AARCH64_EMULATION()                                                     \
-  do {                                                                                       \
+#define SKIP_WITHOUT_AARCH64_EMULATION()                                                          \
+  do {                                                                                            \
     std::string why = ::tuner::measure::launcher_unavailable(::tuner::testing::aarch64_target()); \
-    if (!why.empty()) GTEST_SKIP() << "skipped: " << why;                                   \
+    if (!why.empty()) GTEST_SKIP() << "skipped: " << why;                                         \
   } while (0)

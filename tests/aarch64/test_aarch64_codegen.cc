@@ -1,8 +1,7 @@
 // AArch64 code generation (no emulator needed): NEON vector widths for ARM cores, NEON
 // instructions for vectorized loops, and aarch64 ELF shared objects linked by ld.lld.
-#include <gtest/gtest.h>
-
 #include <elf.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -34,8 +33,8 @@ std::string fallback_asm(const std::string& op, const std::vector<std::string>& 
 
 int count_matches(const std::string& text, const std::string& re) {
   std::regex r(re);
-  return int(std::distance(std::sregex_iterator(text.begin(), text.end(), r),
-                           std::sregex_iterator()));
+  return int(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), r), std::sregex_iterator()));
 }
 
 }  // namespace
@@ -50,9 +49,9 @@ TEST(Aarch64Target, NeonLanesForArmCores) {
     EXPECT_EQ(codegen::Target::parse(t.str()).str(), t.str()) << cpu;
   }
   // Lanes come from the CPU's features, whatever the host: an AVX-512 x86 CPU has 16.
-  EXPECT_EQ(codegen::Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512")
-                .vector_lanes(),
-            16);
+  EXPECT_EQ(
+      codegen::Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").vector_lanes(),
+      16);
   EXPECT_EQ(codegen::Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").vector_lanes(),
             8);
   EXPECT_EQ(codegen::Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64").vector_lanes(),

@@ -95,8 +95,9 @@ TEST_P(Aarch64Ops, FallbackAndRandomTracesMatchReference) {
     std::set<uint64_t> programs;
     for (size_t k = 0; k < results.size(); ++k) {
       programs.insert(built[k].program_hash);
-      EXPECT_TRUE(results[k].ok()) << c.str() << " " << labels[k] << ": " << results[k].str()
-                                   << "\n" << traces[k].pretty();
+      EXPECT_TRUE(results[k].ok())
+          << c.str() << " " << labels[k] << ": " << results[k].str() << "\n"
+          << traces[k].pretty();
     }
     if (ci == 0) {
       // The random traces really are different programs (not 20 times the same loop nest).

@@ -63,7 +63,8 @@ TEST(Aarch64Sandbox, FaultsAreTypedUnderEmulation) {
     ASSERT_TRUE(first[0].ok()) << first[0].str();
     for (const Fault& f : faults) {
       int started = runner.children_started();
-      auto r = runner.run(task, {measure::test::fixture(f.fixture), measure::test::fixture("good")});
+      auto r =
+          runner.run(task, {measure::test::fixture(f.fixture), measure::test::fixture("good")});
       ASSERT_EQ(r.size(), 2u);
       EXPECT_EQ(r[0].status, f.status) << f.fixture << ": " << r[0].str();
       EXPECT_NE(r[0].error.find(f.message), std::string::npos) << f.fixture << ": " << r[0].str();
@@ -88,10 +89,10 @@ TEST(Aarch64Sandbox, ASecondKernelIsNotTheFirstOnesStaleCode) {
   measure::LocalRunner runner(sandbox_options());
   measure::MeasureTask task = aarch64_task(dag_of("add"));
   for (int round = 0; round < 3; ++round) {
-    auto add = builder.build(dag_of("add"), {schedule::Schedule(dag_of("add")).trace()},
-                             aarch64_target());
-    auto sub = builder.build(dag_of("sub"), {schedule::Schedule(dag_of("sub")).trace()},
-                             aarch64_target());
+    auto add =
+        builder.build(dag_of("add"), {schedule::Schedule(dag_of("add")).trace()}, aarch64_target());
+    auto sub =
+        builder.build(dag_of("sub"), {schedule::Schedule(dag_of("sub")).trace()}, aarch64_target());
     auto r = runner.run(task, {add[0], sub[0]});
     ASSERT_TRUE(r[0].ok()) << r[0].str();
     EXPECT_EQ(r[1].status, MeasureStatus::WrongAnswer) << "round " << round << ": " << r[1].str();

@@ -56,6 +56,13 @@ j = json.load(open(sys.argv[1]))
 assert j["ok"] is True and j["emulated"] is True and j["device"] == "qemu-aarch64", j
 assert j["target"].startswith("llvm -mtriple=aarch64"), j
 PY
+# Other ARM cores LLVM knows (a53: in-order, neoverse-v1 and a64fx: with SVE; qemu's default
+# CPU implements them all).
+for cpu in cortex-a53 neoverse-v1 a64fx; do
+  "$TUNER" op run layer_norm shape=6x37 --target "llvm -mtriple=aarch64-linux-gnu -mcpu=$cpu" \
+    >"$tmp/$cpu.txt" 2>&1
+  check "op run -mcpu=$cpu under qemu: checked" grep -q "check against reference: ok" "$tmp/$cpu.txt"
+done
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"

@@ -16,6 +16,7 @@ PKGS=(
   libopenblas-dev libdnnl-dev                # peers in benchmarks
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
   chromium                                   # renders tuner report pages in tests/cli
+  qemu-user g++-aarch64-linux-gnu libc6-dev-arm64-cross  # aarch64 child, run under qemu
 )
 
 # The ONNX backend node tests (tests/onnx) read their models and data from the Python onnx

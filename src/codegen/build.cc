@@ -103,6 +103,17 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// ld.lld's emulation for the target's architecture: explicit, so an object of another
+// architecture is refused instead of silently defining the output's format.
+std::string lld_emulation(const Target& t) {
+  std::string a = t.llvm_arch();
+  if (a == "x86_64") return "elf_x86_64";
+  if (a == "aarch64") return "aarch64linux";
+  USER_ERROR() << "cannot link shared objects for " << t.str()
+               << " (supported architectures: x86_64, aarch64)";
+  return {};
+}
+
 }  // namespace
 
 std::string make_temp_dir(const std::string& prefix) {
@@ -119,6 +130,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
                                 const Target& target, const std::string& so_path,
                                 const BuildOptions& opts) {
   USER_CHECK(target.is_llvm()) << "target " << target.str() << " is not built with LLVM";
+  const std::string emulation = lld_emulation(target);
   init_llvm();
   BuildResult res;
   res.so_path = so_path;
@@ -155,8 +167,10 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
   res.codegen_seconds = seconds_since(t0);
   auto t1 = std::chrono::steady_clock::now();
   std::string out;
-  int rc = run_program({TUNER_LLD_PATH, "-shared", "--no-undefined-version", "-O1", "-o", so_path,
-                        obj_path},
+  // No libraries: kernels only reference libm/libc symbols, which the loading process (of
+  // the target's architecture) provides, so cross-linking needs no target sysroot.
+  int rc = run_program({TUNER_LLD_PATH, "-m", emulation, "-shared",
+                        "--no-undefined-version", "-O1", "-o", so_path, obj_path},
                        &out);
   std::remove(obj_path.c_str());
   USER_CHECK(rc == 0) << "linking " << so_path << " with " << TUNER_LLD_PATH << " failed: " << out;

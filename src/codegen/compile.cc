@@ -6,6 +6,25 @@
 
 namespace tuner::codegen {
 
+BuildResult build_kernel(const schedule::State& state, const Target& target,
+                         const std::string& name, const CompileOptions& opts) {
+  schedule::LoweredFunc lowered = schedule::lower(state, name, opts.lower);
+  std::string dir = make_temp_dir();
+  std::string so = dir + "/" + name + ".so";
+  BuildResult r;
+  try {
+    r = build_shared_object({lowered}, target, so, opts.build);
+  } catch (...) {
+    unlink(so.c_str());
+    rmdir(dir.c_str());
+    throw;
+  }
+  unlink(so.c_str());
+  rmdir(dir.c_str());
+  r.so_path.clear();
+  return r;
+}
+
 CompiledKernel compile_kernel(const schedule::State& state, const Target& target,
                               const std::string& name, const CompileOptions& opts) {
   USER_CHECK(target.runs_on_host())

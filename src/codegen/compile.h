@@ -27,6 +27,11 @@ struct CompileOptions {
   BuildOptions build;
 };
 
+/// Lowers and builds a kernel for any LLVM target (e.g. a cross target) without loading it:
+/// for its LLVM IR / assembly text (BuildOptions) and timings; the shared object is removed.
+BuildResult build_kernel(const schedule::State& state, const Target& target,
+                         const std::string& name = "kernel", const CompileOptions& opts = {});
+
 /// Lowers, builds and loads a kernel for a target that runs on this machine.
 CompiledKernel compile_kernel(const schedule::State& state, const Target& target,
                               const std::string& name = "kernel", const CompileOptions& opts = {});

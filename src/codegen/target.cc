@@ -113,11 +113,27 @@ bool Target::runs_on_host() const {
 int Target::vector_lanes(te::DataType t) const {
   int bits = 128;
   if (kind == "llvm") {
-    auto has = [&](const char* f) { return features.find(std::string("+") + f) != std::string::npos; };
-    if (has("avx512f")) bits = 512;
-    else if (has("avx2") || has("avx")) bits = 256;
+    // The CPU's own features (e.g. -mcpu=skylake-avx512 on any host) plus the explicit ones.
+    init_llvm();
+    std::string err;
+    const llvm::Target* lt = llvm::TargetRegistry::lookupTarget(triple, err);
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        lt ? lt->createMCSubtargetInfo(triple, cpu, features) : nullptr);
+    auto has = [&](const char* f) { return sti && sti->checkFeatures(std::string("+") + f); };
+    llvm::Triple::ArchType a = llvm::Triple(triple).getArch();
+    if (a == llvm::Triple::x86_64 || a == llvm::Triple::x86) {
+      if (has("avx512f")) bits = 512;
+      else if (has("avx2") || has("avx")) bits = 256;
+    }
+    // AArch64: NEON registers are 128 bits; LLVM's fixed-width vectors stay 128 bits with SVE
+    // unless the vector length is pinned, so 128 is right for every ARM core.
   }
   return std::max(1, bits / std::max(8, int(t.bits)));
+}
+
+std::string Target::llvm_arch() const {
+  if (kind != "llvm") return "";
+  return llvm::Triple::getArchTypeName(llvm::Triple(triple).getArch()).str();
 }
 
 }  // namespace tuner::codegen

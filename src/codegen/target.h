@@ -24,8 +24,11 @@ struct Target {
   std::string str() const;
   /// True when kernels for this target run on this machine.
   bool runs_on_host() const;
-  /// Vector lanes of the widest native SIMD register for elements of type t.
+  /// Vector lanes of the widest native SIMD register for elements of type t: from the CPU's
+  /// features (x86: AVX-512 / AVX / SSE; AArch64: 128-bit NEON, also with SVE).
   int vector_lanes(te::DataType t = te::DataType::f32()) const;
+  /// LLVM's name of the triple's architecture ("x86_64", "aarch64"); empty for cuda.
+  std::string llvm_arch() const;
   bool is_llvm() const { return kind == "llvm"; }
   bool is_cuda() const { return kind == "cuda"; }
 };

@@ -52,7 +52,7 @@ std::vector<std::string> child_environment() {
 }  // namespace
 
 ChildProcess::ChildProcess(const std::string& exe, const std::vector<std::string>& args,
-                           double start_timeout_s) {
+                           double start_timeout_s, bool quiet) {
   int sv[2];
   USER_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0)
       << "cannot create a socket pair for the measurement child: " << std::strerror(errno);
@@ -66,6 +66,7 @@ ChildProcess::ChildProcess(const std::string& exe, const std::vector<std::string
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  if (quiet) posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, sv[1], protocol::kChildFd);
   // Descriptors the tuner opened without O_CLOEXEC (another thread's pipe to ld.lld, a
   // database) must not leak into a long-lived child, where they would never be closed.
@@ -165,25 +166,33 @@ int ChildProcess::reap(double timeout_s) {
   return status_;
 }
 
-std::string locate_measure_child() {
-  const char* name = "tuner-measure-child";
+std::string find_child_executable(const std::string& name, const char* env_var,
+                                  const std::string& build_tree_path) {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     std::string p = (self.parent_path() / name).string();
     if (is_executable(p)) return p;
   }
-  if (const char* env = std::getenv("TUNER_MEASURE_CHILD"); env && is_executable(env)) return env;
+  if (const char* env = std::getenv(env_var); env && is_executable(env)) return env;
+  if (is_executable(build_tree_path)) return build_tree_path;
+  return "";
+}
+
+std::string locate_measure_child() {
+  const char* name = "tuner-measure-child";
 #ifdef TUNER_MEASURE_CHILD_PATH
-  if (is_executable(TUNER_MEASURE_CHILD_PATH)) return TUNER_MEASURE_CHILD_PATH;
+  const std::string build_path = TUNER_MEASURE_CHILD_PATH;
+#else
+  const std::string build_path;
 #endif
-  USER_ERROR() << "cannot find " << name
-               << ": not next to the running executable, TUNER_MEASURE_CHILD is not set"
-#ifdef TUNER_MEASURE_CHILD_PATH
-               << ", and the build-tree copy " << TUNER_MEASURE_CHILD_PATH << " is missing"
-#endif
-      ;
-  return {};
+  std::string p = find_child_executable(name, "TUNER_MEASURE_CHILD", build_path);
+  USER_CHECK(!p.empty()) << "cannot find " << name
+                         << ": not next to the running executable, TUNER_MEASURE_CHILD is not set"
+                         << (build_path.empty() ? ""
+                                                : ", and the build-tree copy " + build_path +
+                                                      " is missing");
+  return p;
 }
 
 std::string describe_exit(int status) {

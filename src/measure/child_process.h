@@ -15,10 +15,11 @@ namespace tuner::measure {
 
 class ChildProcess {
  public:
-  /// Spawns `exe args...` with its end of the socket as fd 3, stdin and stdout on /dev/null,
-  /// and waits up to start_timeout_s for its ready message; throws UserError if it fails.
+  /// Spawns `exe args...` with its end of the socket as fd 3, stdin and stdout (and stderr
+  /// when quiet: an emulator's own crash reports) on /dev/null, and waits up to
+  /// start_timeout_s for its ready message; throws UserError if it fails.
   ChildProcess(const std::string& exe, const std::vector<std::string>& args,
-               double start_timeout_s = 10);
+               double start_timeout_s = 10, bool quiet = false);
   /// Kills (SIGKILL) and reaps the child if it is still there.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -47,6 +48,11 @@ class ChildProcess {
   int status_ = 0;
   bool reaped_ = false;
 };
+
+/// Path of a child executable: `name` next to the running executable, else $env_var, else
+/// build_tree_path; empty when none of them is executable.
+std::string find_child_executable(const std::string& name, const char* env_var,
+                                  const std::string& build_tree_path);
 
 /// Path of the tuner-measure-child executable: next to the running executable, else
 /// $TUNER_MEASURE_CHILD, else the build-tree path compiled in. Throws UserError if none exists.

@@ -11,14 +11,27 @@
 
 namespace tuner::measure {
 
+namespace {
+
+// The options with the launcher filled in: the native child unless one was given.
+LocalRunnerOptions with_launcher(LocalRunnerOptions o) {
+  if (o.launcher.command.empty()) o.launcher = native_launcher(o.child_path);
+  return o;
+}
+
+}  // namespace
+
 LocalRunner::LocalRunner(LocalRunnerOptions opts)
-    : sandbox_(std::move(opts)), dir_(std::make_shared<TempDir>("tuner-reference")) {}
+    : sandbox_(with_launcher(std::move(opts))),
+      dir_(std::make_shared<TempDir>("tuner-reference")) {}
 
 std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
                                             const std::vector<BuiltCandidate>& cands) {
   std::lock_guard lk(mu_);
-  USER_CHECK(task.target.runs_on_host())
-      << "kernels for " << task.target.str() << " cannot be measured on this machine";
+  const ChildLauncher& l = sandbox_.launcher();
+  USER_CHECK(task.target.is_llvm() && task.target.llvm_arch() == l.arch)
+      << "kernels for " << task.target.str() << " cannot be measured by this runner (its "
+      << (l.emulated ? l.device + " " : "") << "child runs " << l.arch << " code)";
   TaskData data;
   data.key = task.key();
   if (sandbox_.has_task(data.key)) return sandbox_.run(data, cands);  // prepared: key suffices
@@ -32,6 +45,11 @@ std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
         << "input " << i << " of the task does not match the workload's " << t->name;
   }
   for (const auto& t : dag.outputs()) data.outputs.push_back({t->dtype, t->shape});
+  if (!task.expected.empty()) {
+    USER_CHECK(!task.inputs.empty()) << "expected outputs need explicit inputs";
+    data.expected = task.expected;  // checked against the outputs by the sandbox
+    return sandbox_.run(data, cands);
+  }
   // The reference: the untransformed schedule (simple loops, correct by construction), built
   // at opt level 1 and run once in the child, which writes the expected outputs.
   data.reference_so = fmt::format("{}/reference{}.so", dir_->path(), ++next_);

@@ -36,6 +36,9 @@ class LocalRunner : public Runner {
 
   /// The options the runner was made with.
   const LocalRunnerOptions& options() const { return sandbox_.options(); }
+  /// How the child is started; its device names where results come from ("local",
+  /// "qemu-aarch64"), and `emulated` says the timings are not performance figures.
+  const ChildLauncher& launcher() const { return sandbox_.launcher(); }
   /// Children started so far (1 + replacements after crashes and timeouts).
   int children_started() const { return sandbox_.children_started(); }
   /// Pid of the current child, or -1 when none is running.

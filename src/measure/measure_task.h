@@ -20,8 +20,13 @@ struct MeasureTask {
   /// Explicit inputs in dag.inputs() order, used instead of random ones when not empty (ops
   /// whose valid inputs are constrained: gather indices, positive values for log, ...).
   std::vector<ops::HostTensor> inputs;
+  /// Expected outputs in dag.outputs() order (e.g. the op's naive reference computed on this
+  /// host); when empty, the runner computes them with the untransformed schedule in its child.
+  /// Requires explicit inputs.
+  std::vector<ops::HostTensor> expected;
 
-  /// Identity of the prepared data: workload hash, target, seed and (when given) the inputs.
+  /// Identity of the prepared data: workload hash, target, seed and (when given) the inputs
+  /// and expected outputs.
   std::string key() const;
 };
 

@@ -1,6 +1,7 @@
 #include "measure/sandbox_runner.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,11 +40,14 @@ void write_raw(const ops::HostTensor& t, const std::string& path) {
 
 SandboxRunner::SandboxRunner(LocalRunnerOptions opts)
     : opts_(std::move(opts)),
-      child_path_(opts_.child_path.empty() ? locate_measure_child() : opts_.child_path),
+      launcher_(opts_.launcher),
       root_(std::make_shared<TempDir>("tuner-measure")) {
   USER_CHECK(opts_.repeats >= 1) << "measurement repeats must be at least 1";
   USER_CHECK(opts_.threads >= 1) << "measurement threads must be at least 1";
   USER_CHECK(opts_.timeout_s > 0) << "the run timeout must be positive";
+  // The native child; its architecture is the caller's to check (LocalRunner knows targets).
+  if (launcher_.command.empty())
+    launcher_.command = {opts_.child_path.empty() ? locate_measure_child() : opts_.child_path};
 }
 
 SandboxRunner::~SandboxRunner() { child_.reset(); }
@@ -51,11 +55,24 @@ SandboxRunner::~SandboxRunner() { child_.reset(); }
 void SandboxRunner::ensure_child() {
   if (child_ && child_->alive()) return;
   child_.reset();  // reaps a dead one
-  child_ = std::make_unique<ChildProcess>(
-      child_path_,
-      std::vector<std::string>{"--fd", std::to_string(protocol::kChildFd), "--memory-limit-mb",
-                               std::to_string(opts_.memory_limit_mb)});
+  std::vector<std::string> args(launcher_.command.begin() + 1, launcher_.command.end());
+  args.insert(args.end(), {"--fd", std::to_string(protocol::kChildFd), "--memory-limit-mb",
+                           std::to_string(opts_.memory_limit_mb)});
+  // An emulator prints its own report of a crashing guest: the runner reports it already.
+  child_ = std::make_unique<ChildProcess>(launcher_.command[0], args, /*start_timeout_s=*/10,
+                                          /*quiet=*/launcher_.emulated);
   ++children_started_;
+  if (launcher_.emulated) {
+    // The emulator ignores the guest's own RLIMIT_AS: limit the emulator's process (it has
+    // not run a request yet). No core files of crashing guests in the working directory.
+    if (opts_.memory_limit_mb > 0) {
+      rlim_t lim = rlim_t(opts_.memory_limit_mb + launcher_.overhead_mb) << 20;
+      rlimit rl{lim, lim};
+      prlimit(child_->pid(), RLIMIT_AS, &rl, nullptr);
+    }
+    rlimit no_core{0, 0};
+    prlimit(child_->pid(), RLIMIT_CORE, &no_core, nullptr);
+  }
 }
 
 MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
@@ -170,12 +187,25 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
     mb += double(n * o.dtype.bytes()) / 1e6;
   }
 
-  Json req{{"cmd", "reference"},           {"task", spec},
-           {"so", task.reference_so},      {"symbol", task.reference_symbol},
-           {"threads", opts_.threads},     {"timeout_s", opts_.reference_timeout_s}};
-  MeasureResult r = request(req, opts_.reference_timeout_s);
-  USER_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
-                     << r.str();
+  if (!task.expected.empty()) {
+    // Given by the caller (e.g. the op's naive reference computed on this host).
+    USER_CHECK(task.expected.size() == task.outputs.size())
+        << "the task has " << task.expected.size() << " expected outputs and "
+        << task.outputs.size() << " outputs";
+    for (size_t i = 0; i < task.expected.size(); ++i) {
+      USER_CHECK(task.expected[i].shape == task.outputs[i].shape &&
+                 task.expected[i].dtype == task.outputs[i].dtype)
+          << "expected output " << i << " of task " << task.key << " has the wrong type or shape";
+      write_raw(task.expected[i], spec["outputs"][i]["path"].get<std::string>());
+    }
+  } else {
+    Json req{{"cmd", "reference"},           {"task", spec},
+             {"so", task.reference_so},      {"symbol", task.reference_symbol},
+             {"threads", opts_.threads},     {"timeout_s", opts_.reference_timeout_s}};
+    MeasureResult r = request(req, opts_.reference_timeout_s);
+    USER_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
+                       << r.str();
+  }
 
   guard.armed = false;
   PreparedTask& pt = tasks_[task.key];

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "measure/artifact.h"
+#include "measure/child_launcher.h"
 #include "measure/child_process.h"
 #include "measure/built_candidate.h"
 #include "measure/measure_result.h"
@@ -56,8 +57,11 @@ struct LocalRunnerOptions {
   double reference_timeout_s = 600;
   /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
   size_t max_cached_tasks = 4;
-  /// The child executable; empty: locate_measure_child().
+  /// The child executable; empty: locate_measure_child(). Ignored when launcher is set.
   std::string child_path;
+  /// How the child is started (an emulated child for another architecture, see
+  /// child_launcher.h); empty command: the native child at child_path.
+  ChildLauncher launcher;
 };
 
 /// A task given as data instead of a DAG (what a remote worker receives): the inputs, the
@@ -72,6 +76,9 @@ struct TaskData {
     std::vector<int64_t> shape;
   };
   std::vector<Output> outputs;
+  /// Expected outputs given by the caller (e.g. the op's reference computed on the host);
+  /// when empty, the reference kernel computes them in the child.
+  std::vector<ops::HostTensor> expected;
   /// The reference kernel (a shared object exporting `reference_symbol`).
   std::string reference_so;
   std::string reference_symbol = "reference";
@@ -101,6 +108,9 @@ class SandboxRunner {
 
   /// The options the runner was made with.
   const LocalRunnerOptions& options() const { return opts_; }
+  /// How the child is started; its device names where results come from ("local",
+  /// "qemu-aarch64"), and `emulated` says the timings are not performance figures.
+  const ChildLauncher& launcher() const { return launcher_; }
   /// Children started so far (1 + replacements after crashes and timeouts).
   int children_started() const { return children_started_; }
   /// Pid of the current child, or -1 when none is running.
@@ -124,7 +134,7 @@ class SandboxRunner {
   void ensure_child();
 
   LocalRunnerOptions opts_;
-  std::string child_path_;
+  ChildLauncher launcher_;
   std::shared_ptr<TempDir> root_;
   std::unique_ptr<ChildProcess> child_;
   std::map<std::string, PreparedTask> tasks_;

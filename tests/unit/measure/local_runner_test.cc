@@ -161,8 +161,37 @@ TEST(LocalRunner, MissingLibraryIsARuntimeError) {
 
 TEST(LocalRunner, RefusesTargetsThatDoNotRunHere) {
   LocalRunner runner(fast_options());
+  EXPECT_EQ(runner.launcher().device, "local");
+  EXPECT_FALSE(runner.launcher().emulated);
   MeasureTask task = test::task_of(test::add_dag());
   task.target = codegen::Target::parse("llvm -mtriple=aarch64-linux-gnu");
+  try {
+    runner.run(task, {test::fixture("good")});
+    ADD_FAILURE() << "an aarch64 task ran in the native child";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be measured by this runner"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Expected outputs given by the caller replace the reference run: the good kernel matches
+// a + b computed here, and the same kernel is a wrong answer against perturbed outputs.
+TEST(LocalRunner, ExpectedOutputsGivenByTheCaller) {
+  LocalRunner runner(fast_options());
+  MeasureTask task = test::task_of(test::add_dag());
+  task.inputs = ops::random_inputs(task.dag, 3);
+  ops::HostTensor sum(task.dag.outputs()[0]->shape, te::DataType::f32());
+  for (int64_t i = 0; i < tuner_fixture::kN; ++i)
+    sum.data<float>()[i] = task.inputs[0].data<float>()[i] + task.inputs[1].data<float>()[i];
+  task.expected = {sum};
+  auto r = runner.run(task, {test::fixture("good")});
+  EXPECT_TRUE(r[0].ok()) << r[0].str();
+  sum.data<float>()[100] += 1;
+  task.expected = {sum};
+  r = runner.run(task, {test::fixture("good")});
+  EXPECT_EQ(r[0].status, MeasureStatus::WrongAnswer) << r[0].str();
+  EXPECT_NE(r[0].error.find("at [100]"), std::string::npos) << r[0].error;
+  task.inputs.clear();  // expected outputs need the inputs they were computed from
   EXPECT_THROW(runner.run(task, {test::fixture("good")}), UserError);
 }
 

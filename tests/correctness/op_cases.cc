@@ -1,0 +1,79 @@
+#include "op_cases.h"
+
+#include "ops/registry.h"
+
+namespace tuner::testing {
+
+namespace {
+
+const OpCases kUnary = {{"shape=67"}, {"shape=1x1x7x1"}, {"shape=3x5x33"}};
+const OpCases kBinary = {{"a=5x67", "b=5x67"}, {"a=3x1x7", "b=1x4x1"}, {"a=2x3x17", "b=17"}};
+
+}  // namespace
+
+const std::map<std::string, OpCases>& op_cases() {
+  static const std::map<std::string, OpCases> m = {
+      {"abs", kUnary}, {"exp", kUnary}, {"log", kUnary}, {"sqrt", kUnary}, {"erf", kUnary},
+      {"gelu", kUnary}, {"relu", kUnary}, {"neg", kUnary}, {"sigmoid", kUnary}, {"silu", kUnary},
+      {"tanh", kUnary}, {"hardswish", kUnary},
+      {"hardsigmoid", {{"shape=67"}, {"shape=1x1x7x1", "alpha=0.3", "beta=0.4"}, {"shape=3x5x33"}}},
+      {"leaky_relu", {{"shape=67"}, {"shape=1x1x7x1", "alpha=0.2"}, {"shape=3x5x33"}}},
+      {"clip", {{"shape=67"}, {"shape=1x1x7x1", "min=-0.5", "max=0.25"}, {"shape=3x5x33"}}},
+      {"cast", {{"shape=67", "to=int32"}, {"shape=1x7x1", "from=int32", "to=float32"},
+                {"shape=3x5x33", "to=int8"}}},
+      {"add", kBinary}, {"sub", kBinary}, {"mul", kBinary}, {"div", kBinary}, {"pow", kBinary},
+      {"maximum", kBinary}, {"minimum", kBinary}, {"equal", kBinary}, {"less", kBinary},
+      {"greater", kBinary},
+      {"where", {{"cond=5x67", "a=5x67", "b=5x67"}, {"cond=3x1x7", "a=1x4x1", "b=7"},
+                 {"cond=1", "a=2x3x17", "b=17"}}},
+      {"matmul", {{"m=67", "n=129", "k=95"}, {"m=1", "n=1000", "k=512"},
+                  {"m=5", "n=7", "k=3", "batch=3"}, {"m=8", "n=33", "k=16", "transpose_b=1"}}},
+      {"dense", {{"m=1", "n=1000", "k=512"}, {"m=7", "n=33", "k=65", "bias=0"}, {"m=16", "n=16", "k=1"}}},
+      {"conv2d", {{"c=3", "h=17", "w=19", "k=5", "stride=2", "pad=1"},
+                  {"c=32", "h=28", "w=28", "k=64", "stride=2", "pad=1"},
+                  {"c=8", "h=9", "w=9", "k=8", "kh=1", "kw=1"},
+                  {"c=8", "h=11", "w=10", "k=4", "groups=2", "dilation=2", "pad=2", "bias=1"},
+                  {"n=2", "c=4", "h=7", "w=7", "k=6", "kh=7", "kw=7", "pad=3"},
+                  // Packed weights (the CPU layout of pack_conv_weights).
+                  {"c=3", "h=17", "w=19", "k=32", "stride=2", "pad=1", "wblock=32"},
+                  {"c=16", "h=14", "w=14", "k=48", "pad=1", "bias=1", "wblock=16"},
+                  {"c=8", "h=7", "w=5", "k=16", "kh=1", "kw=1", "wblock=8"}}},
+      {"depthwise_conv2d", {{"c=8", "h=15", "w=15", "stride=2", "pad=1"},
+                            {"c=3", "h=7", "w=9", "multiplier=2"}, {"c=1", "h=5", "w=5", "bias=1"}}},
+      {"max_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
+                      {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1"},
+                      {"n=2", "c=1", "h=1", "w=5", "kernel=1", "stride=1"}}},
+      {"avg_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
+                      {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1", "count_include_pad=1"},
+                      {"n=2", "c=1", "h=1", "w=5", "kernel=1", "stride=1"}}},
+      {"global_avg_pool", {{"c=5", "h=7", "w=7"}, {"n=2", "c=1", "h=1", "w=1"}, {"c=64", "h=3", "w=5"}}},
+      {"global_max_pool", {{"c=5", "h=7", "w=7"}, {"n=2", "c=1", "h=1", "w=1"}, {"c=64", "h=3", "w=5"}}},
+      {"softmax", {{"shape=8x67"}, {"shape=1x1"}, {"shape=3x5x7", "axis=1"}}},
+      {"log_softmax", {{"shape=8x67"}, {"shape=1x1"}, {"shape=3x5x7", "axis=1"}}},
+      {"layer_norm", {{"shape=8x67"}, {"shape=1x3"}, {"shape=2x3x5x7", "axes=-2,-1"}}},
+      {"softmax_layer_norm", {{"shape=8x67"}, {"shape=1x3"}, {"shape=2x3x17"}}},
+      // axes=all: a rank-0 result (a one-element buffer addressed with no indices).
+      {"reduce_sum", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"},
+                      {"shape=5x7", "axes=all"}}},
+      {"reduce_mean", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"},
+                       {"shape=5x7", "axes=all"}}},
+      {"reduce_max", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
+      {"reduce_min", {{"shape=8x67"}, {"shape=1x1x5", "axes=0,2", "keepdims=1"}, {"shape=3x5x7", "axes=1"}}},
+      {"transpose", {{"shape=5x67", "perm=1,0"}, {"shape=1x3x1x7", "perm=3,1,0,2"}, {"shape=2x3x4", "perm=0,2,1"}}},
+      {"reshape", {{"shape=5x67", "to=67,5"}, {"shape=1x3x1x7", "to=21"}, {"shape=2x3x4", "to=4,1,6"}}},
+      {"concat", {{"shapes=2x3,2x5", "axis=1"}, {"shapes=1x7,3x7,1x7", "axis=0"}, {"shapes=2x1x3,2x1x3", "axis=2"}}},
+      {"pad", {{"shape=5x7", "pads=1,2,3,0"}, {"shape=1x3x1", "pads=0,0,1,0,0,2", "value=1.5"}, {"shape=67", "pads=3,5"}}},
+      {"slice", {{"shape=10x20", "starts=1,2", "ends=8,19"}, {"shape=1x9", "starts=-5", "ends=100", "axes=1", "steps=2"},
+                 {"shape=6x7", "starts=5", "ends=-100", "axes=0", "steps=-2"}}},
+      {"gather", {{"shape=10x7", "indices=5"}, {"shape=3x9", "indices=2x4", "axis=1"}, {"shape=1x5", "indices=1"}}},
+  };
+  return m;
+}
+
+std::vector<std::string> all_op_names() {
+  std::vector<std::string> names;
+  for (auto& d : ops::op_registry()) names.push_back(d.name);
+  return names;
+}
+
+}  // namespace tuner::testing

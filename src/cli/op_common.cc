@@ -17,7 +17,7 @@ OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& par
   te::ComputeDAG dag = def.build(p);
   codegen::Target t = codegen::Target::parse(target);
   USER_CHECK(t.is_llvm()) << "`tuner op` compiles for llvm targets; " << t.str()
-                          << " needs a GPU worker (not available yet)";
+                          << " (the CUDA target is not built yet)";
   return {&def, std::move(p), std::move(dag), std::move(t)};
 }
 

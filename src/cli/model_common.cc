@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "codegen/target.h"
 #include "graph/onnx_import.h"
@@ -37,28 +38,51 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   return g;
 }
 
-double measure_latency(runtime::Artifact art, int threads, int min_runs, double min_seconds) {
-  runtime::Executor ex(std::move(art), threads);
-  Rng rng(0);
-  for (size_t i = 0; i < ex.num_inputs(); ++i) {
-    const auto& d = ex.input_desc(i);
-    te::DataType t = te::DataType::parse(d.dtype);
-    ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
-                                     : ops::HostTensor::random(d.shape, t, rng, 0, 1);
-    ex.set_input(i, x.raw(), x.bytes());
+std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
+                                      int min_runs, double min_seconds) {
+  std::vector<std::unique_ptr<runtime::Executor>> exs;
+  for (auto& art : arts) {
+    auto ex = std::make_unique<runtime::Executor>(std::move(art), threads);
+    Rng rng(0);
+    for (size_t i = 0; i < ex->num_inputs(); ++i) {
+      const auto& d = ex->input_desc(i);
+      te::DataType t = te::DataType::parse(d.dtype);
+      ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
+                                       : ops::HostTensor::random(d.shape, t, rng, 0, 1);
+      ex->set_input(i, x.raw(), x.bytes());
+    }
+    exs.push_back(std::move(ex));
   }
-  ex.run();  // warm-up
-  std::vector<double> times;
+  // Blocks of runs taken in turn, so a change of machine load hits every artifact alike; the
+  // first run of a block (the other pool's threads still spinning, caches cold) is not timed.
+  constexpr int kBlock = 5;
+  std::vector<std::vector<double>> times(exs.size());
   double total = 0;
-  while (int(times.size()) < min_runs || total < min_seconds) {
-    auto t0 = std::chrono::steady_clock::now();
-    ex.run();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    total += times.back();
-    if (times.size() >= 1000) break;
+  while (int(times[0].size()) < min_runs || total < min_seconds) {
+    for (size_t k = 0; k < exs.size(); ++k) {
+      exs[k]->run();
+      for (int r = 0; r < kBlock; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        exs[k]->run();
+        times[k].push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        total += times[k].back() / double(exs.size());
+      }
+    }
+    if (times[0].size() >= 1000) break;
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
+}
+
+double measure_latency(runtime::Artifact art, int threads, int min_runs, double min_seconds) {
+  std::vector<runtime::Artifact> one;
+  one.push_back(std::move(art));
+  return measure_latencies(std::move(one), threads, min_runs, min_seconds)[0];
 }
 
 std::string human_bytes(int64_t b) {

@@ -29,6 +29,10 @@ graph::Graph load_model(const ModelArgs& a, bool print = false);
 /// about `min_seconds` of running.
 double measure_latency(runtime::Artifact art, int threads, int min_runs = 10,
                        double min_seconds = 0.5);
+/// Median latencies of several artifacts measured in turn (blocks of runs interleaved), so
+/// their ratio holds on a machine whose load changes: for before/after comparisons.
+std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
+                                      int min_runs = 10, double min_seconds = 0.5);
 
 /// "3.2 MiB".
 std::string human_bytes(int64_t b);

@@ -96,7 +96,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   co.target = target;
   co.fuse = fo;
   co.db_path = "";
-  double before = measure_latency(compile::compile_model(g, co), a.threads);
+  runtime::Artifact untuned = compile::compile_model(g, co);
+  double before = measure_latency(untuned, a.threads);
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
                g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms(before));
@@ -266,7 +267,13 @@ void cmd_tune_model(const TuneModelArgs& a) {
     runtime::Artifact art = compile::compile_model(g, co, &rep);
     out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
     art.save(out);
-    after = measure_latency(std::move(art), a.threads);
+    // Both again, in turn: the machine's load may have changed since the first measurement.
+    std::vector<runtime::Artifact> pair;
+    pair.push_back(std::move(untuned));
+    pair.push_back(std::move(art));
+    std::vector<double> lat = measure_latencies(std::move(pair), a.threads);
+    before = lat[0];
+    after = lat[1];
     Json final_progress = progress_json();
     final_progress["latency_after_ms"] = after * 1e3;
     db->update_run(run_id, end_state, final_progress);

@@ -5,7 +5,8 @@ namespace tuner::schedule {
 bool is_tiled_reduction(const Stage& s) {
   const auto& op = *s.op;
   if (op.tag == "matmul") return op.axes.size() >= 2 && op.reduce_axes.size() == 1;
-  if (op.tag == "conv2d") return op.axes.size() == 4 && op.reduce_axes.size() == 3;
+  if (op.tag == "conv2d")
+    return op.axes.size() == 4 && (op.reduce_axes.size() == 3 || op.reduce_axes.size() == 2);
   return false;
 }
 

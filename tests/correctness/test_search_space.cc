@@ -39,5 +39,9 @@ TEST(SearchSpace, Conv2d) {
 TEST(SearchSpace, Conv2dPackedWeight) {
   check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);
 }
+TEST(SearchSpace, DepthwiseConv2d) {
+  check_space(OpCase("depthwise_conv2d", {"c=16", "h=14", "w=14", "stride=2", "pad=1", "bias=1"}),
+              10);
+}
 TEST(SearchSpace, Softmax) { check_space(OpCase("softmax", {"shape=6x200"}), 15); }
 TEST(SearchSpace, GlobalPool) { check_space(OpCase("global_avg_pool", {"c=4", "h=20", "w=20"}), 10); }

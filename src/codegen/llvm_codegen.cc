@@ -4,6 +4,8 @@
 // into `void body(i64 begin, i64 end, ptr closure)` run by env->parallel_for.
 #include "codegen/llvm_codegen.h"
 
+#include "codegen/vector_math.h"
+
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
@@ -253,12 +255,17 @@ class CodeGenLLVM {
     return b_.CreateIntrinsic(id, {args[0]->getType()}, args);
   }
 
+  // Float vectors get inline vector code (vector_math.h); LLVM would call expf per lane.
+  llvm::Value* exp_of(llvm::Value* x) {
+    return is_float_vector(x->getType()) ? vector_exp(b_, x) : intrinsic(llvm::Intrinsic::exp, {x});
+  }
+
   llvm::Value* emit_call(const CallNode* op) {
     if (op->op == Intrinsic::IfThenElse) return emit_if_then_else(op);
     llvm::Value* x = emit(op->args[0]);
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
     switch (op->op) {
-      case Intrinsic::Exp: return intrinsic(llvm::Intrinsic::exp, {x});
+      case Intrinsic::Exp: return exp_of(x);
       case Intrinsic::Log: return intrinsic(llvm::Intrinsic::log, {x});
       case Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {x});
       case Intrinsic::Rsqrt: return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt, {x}));
@@ -267,10 +274,10 @@ class CodeGenLLVM {
       case Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
       case Intrinsic::Round: return intrinsic(llvm::Intrinsic::round, {x});  // half away from zero
       case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
-      case Intrinsic::Tanh: return libm("tanh", x);
-      case Intrinsic::Erf: return libm("erf", x);
+      case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
+      case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);
       case Intrinsic::Sigmoid: {
-        llvm::Value* e = intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)});
+        llvm::Value* e = exp_of(b_.CreateFNeg(x));
         return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
       }
       default: break;

@@ -22,9 +22,17 @@ void add_model_tune_command(CLI::App& app);
 /// `tuner report [RUN]`: an HTML page about a tuning run (report_command.cc).
 void add_report_command(CLI::App& app);
 
+/// Where a tuning job goes: `--server`, `--token-file`, `--tls-ca`, `--cancel-on-exit`.
+struct RemoteOptions {
+  std::string server, token_file, tls_ca;  // no server: tune locally
+  bool cancel_on_exit = false;
+};
+/// Registers the RemoteOptions flags on a tune command (model_common.cc).
+void add_remote_options(CLI::App* cmd, RemoteOptions& o);
+
 /// What `tuner tune MODEL --server` and `tuner op tune OP --server` submit.
 struct RemoteTuneArgs {
-  std::string server, token_file, tls_ca;
+  RemoteOptions remote;
   std::string op;                   // an op job when set, else a model job
   std::vector<std::string> params;  // the op's key=value parameters
   std::string model;
@@ -33,7 +41,7 @@ struct RemoteTuneArgs {
   std::string target = "llvm";
   int trials = 0, batch = 0, early_stop = 0;
   uint64_t seed = 0;
-  bool cancel_on_exit = false, json = false;
+  bool json = false;
 };
 /// Submits a job to the server and follows it to its end (Ctrl-C detaches, or cancels with
 /// cancel_on_exit); remote_commands.cc, a UserError when built without gRPC.

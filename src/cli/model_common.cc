@@ -1,5 +1,7 @@
 #include "cli/model_common.h"
 
+#include "cli/commands.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -21,6 +23,14 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--input-shape", a.input_shapes,
                   "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
   cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
+}
+
+void add_remote_options(CLI::App* cmd, RemoteOptions& o) {
+  cmd->add_option("--server", o.server, "tune on a tuner-server (HOST:PORT) and its workers");
+  cmd->add_option("--token-file", o.token_file, "the client token of --server");
+  cmd->add_option("--tls-ca", o.tls_ca, "CA certificate (PEM) of a TLS server");
+  cmd->add_flag("--cancel-on-exit", o.cancel_on_exit,
+                "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
 }
 
 graph::Graph load_model(const ModelArgs& a, bool print) {

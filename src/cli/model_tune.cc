@@ -47,8 +47,7 @@ struct TuneModelArgs {
   int threads = 2;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
-  std::string server, token_file, tls_ca;
-  bool cancel_on_exit = false;
+  RemoteOptions remote;
 };
 
 std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
@@ -56,12 +55,9 @@ std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
-  if (!a.server.empty()) {
-    USER_CHECK(!a.token_file.empty()) << "--server needs --token-file";
+  if (!a.remote.server.empty()) {
     RemoteTuneArgs r;
-    r.server = a.server;
-    r.token_file = a.token_file;
-    r.tls_ca = a.tls_ca;
+    r.remote = a.remote;
     r.model = a.m.model;
     r.input_shapes = a.m.input_shapes;
     r.no_fuse = a.m.no_fuse;
@@ -70,7 +66,6 @@ void cmd_tune_model(const TuneModelArgs& a) {
     r.batch = a.batch;
     r.early_stop = a.early_stop;
     r.seed = a.seed;
-    r.cancel_on_exit = a.cancel_on_exit;
     r.json = a.json;
     remote_tune(r);
     return;
@@ -332,11 +327,7 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
-  cmd->add_option("--server", a->server, "tune on a tuner-server (HOST:PORT) and its workers");
-  cmd->add_option("--token-file", a->token_file, "the client token of --server");
-  cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
-  cmd->add_flag("--cancel-on-exit", a->cancel_on_exit,
-                "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
+  add_remote_options(cmd, a->remote);
   cmd->callback([a] { cmd_tune_model(*a); });
 }
 

@@ -41,8 +41,7 @@ struct TuneArgs {
   uint64_t seed = 0;
   bool json = false;
   bool verbose = false;
-  std::string server, token_file, tls_ca;
-  bool cancel_on_exit = false;
+  RemoteOptions remote;
 };
 
 std::string status_line(const search::TuneProgress& p) {
@@ -55,12 +54,9 @@ std::string status_line(const search::TuneProgress& p) {
 }
 
 void cmd_tune(const TuneArgs& a) {
-  if (!a.server.empty()) {
-    USER_CHECK(!a.token_file.empty()) << "--server needs --token-file";
+  if (!a.remote.server.empty()) {
     RemoteTuneArgs r;
-    r.server = a.server;
-    r.token_file = a.token_file;
-    r.tls_ca = a.tls_ca;
+    r.remote = a.remote;
     r.op = a.op;
     r.params = a.params;
     r.target = a.target;
@@ -68,7 +64,6 @@ void cmd_tune(const TuneArgs& a) {
     r.batch = a.batch;
     r.early_stop = a.early_stop;
     r.seed = a.seed;
-    r.cancel_on_exit = a.cancel_on_exit;
     r.json = a.json;
     remote_tune(r);
     return;
@@ -208,11 +203,7 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
-  tune->add_option("--server", a.server, "tune on a tuner-server (HOST:PORT) and its workers");
-  tune->add_option("--token-file", a.token_file, "the client token of --server");
-  tune->add_option("--tls-ca", a.tls_ca, "CA certificate (PEM) of a TLS server");
-  tune->add_flag("--cancel-on-exit", a.cancel_on_exit,
-                 "with --server: Ctrl-C cancels the job (default: detach, the job goes on)");
+  add_remote_options(tune, a.remote);
   tune->callback([] { cmd_tune(a); });
 }
 

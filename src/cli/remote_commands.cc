@@ -72,7 +72,8 @@ std::string ms(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-
 }  // namespace
 
 void remote_tune(const RemoteTuneArgs& a) {
-  std::string token = server::read_token_file(a.token_file);
+  USER_CHECK(!a.remote.token_file.empty()) << "--server needs --token-file";
+  std::string token = server::read_token_file(a.remote.token_file);
   rpc::SubmitRequest req;
   if (!a.op.empty()) {
     req.mutable_op()->set_op(a.op);
@@ -91,12 +92,12 @@ void remote_tune(const RemoteTuneArgs& a) {
   req.set_seed(a.seed);
   req.set_batch(a.batch);
   req.set_early_stop(a.early_stop);
-  auto stub = rpc::TuningService::NewStub(channel(a.server, a.tls_ca));
+  auto stub = rpc::TuningService::NewStub(channel(a.remote.server, a.remote.tls_ca));
   rpc::SubmitReply rep;
   auto ctx = context(token, 30);
-  if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
+  if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.remote.server, s);
   const std::string job = rep.job();
-  if (!a.json) fmt::print(stderr, "submitted job {} to {}\n", job, a.server);
+  if (!a.json) fmt::print(stderr, "submitted job {} to {}\n", job, a.remote.server);
 
   // Follow the job until it ends or Ctrl-C. A watcher thread cancels the stream on Ctrl-C.
   g_detach = false;
@@ -141,21 +142,21 @@ void remote_tune(const RemoteTuneArgs& a) {
     // The stream broke (server restarted?): follow again; one error line after a minute.
     if (std::chrono::steady_clock::now() - last_contact > std::chrono::seconds(60)) {
       std::signal(SIGINT, old);
-      fail(a.server, s);
+      fail(a.remote.server, s);
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   std::signal(SIGINT, old);
   if (g_detach) {
-    if (a.cancel_on_exit) {
+    if (a.remote.cancel_on_exit) {
       rpc::CancelRequest cr;
       cr.set_job(job);
       rpc::CancelReply crep;
       auto cctx = context(token, 10);
-      if (auto s = stub->Cancel(cctx.get(), cr, &crep); !s.ok()) fail(a.server, s);
+      if (auto s = stub->Cancel(cctx.get(), cr, &crep); !s.ok()) fail(a.remote.server, s);
       fmt::print(stderr, "cancelled job {}\n", job);
     } else {
-      fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.server);
+      fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.remote.server);
     }
     return;
   }

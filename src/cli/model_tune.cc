@@ -76,9 +76,10 @@ void cmd_tune_model(const TuneModelArgs& a) {
   };
   codegen::Target target = codegen::Target::parse(a.m.target);
   USER_CHECK(target.runs_on_host())
-      << "tuning for " << target.str()
-      << " needs a worker on such a machine: start `tuner-server`, run `tuner-worker --server "
-         "HOST:PORT --target=\"" << target.str() << "\"` there, and tune with --server HOST:PORT";
+      << "tuning for " << target.str() << " needs a worker on "
+      << (target.is_cuda() ? "a GPU host" : "such a machine")
+      << ": start `tuner-server`, run `tuner-worker --server HOST:PORT --target=\""
+      << target.str() << "\"` there, and tune with --server HOST:PORT";
   USER_CHECK(a.trials > 0) << "--trials must be positive";
   graph::Graph g = load_model(a.m);
   graph::FuseOptions fo;

@@ -2,7 +2,9 @@
 // Kept apart from the Builder so code that only measures (tuner-worker) needs no compiler.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -11,7 +13,16 @@
 
 namespace tuner::measure {
 
-/// A built candidate: a shared object exporting the kernel `symbol`, or a typed error.
+/// How a CUDA kernel is launched: grid and block shape, dynamic shared memory. Its
+/// parameters are the task's buffers, inputs then outputs.
+struct GpuLaunch {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;
+};
+
+/// A built candidate: a shared object exporting the kernel `symbol` (or, with `gpu`, a CUDA
+/// cubin at so_path whose entry point is `symbol`), or a typed error.
 struct BuiltCandidate {
   db::MeasureStatus status = db::MeasureStatus::Unknown;
   std::string error;
@@ -24,6 +35,8 @@ struct BuiltCandidate {
   int duplicate_of = -1;
   /// Seconds spent on this candidate: its lowering, plus codegen and link unless a duplicate.
   double build_seconds = 0;
+  /// Set for a CUDA kernel: so_path is a cubin, launched with this shape.
+  std::optional<GpuLaunch> gpu;
   /// Keeps so_path on disk while any candidate refers to it.
   std::shared_ptr<const Artifact> artifact;
 

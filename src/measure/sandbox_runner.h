@@ -57,6 +57,8 @@ struct LocalRunnerOptions {
   double reference_timeout_s = 600;
   /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
   size_t max_cached_tasks = 4;
+  /// The CUDA device (ordinal) that measures CUDA candidates.
+  int cuda_device = 0;
   /// The child executable; empty: locate_measure_child(). Ignored when launcher is set.
   std::string child_path;
   /// How the child is started (an emulated child for another architecture, see

@@ -187,16 +187,6 @@ TEST(ServiceFarm, ServerKilledMidJobResumesAfterRestart) {
   EXPECT_EQ(integrity(db), "ok");
 }
 
-// Runs a command, returns (exit code, output).
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::array<char, 4096> buf;
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  while (p && fgets(buf.data(), int(buf.size()), p)) out += buf.data();
-  int st = p ? pclose(p) : -1;
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
 // Workers receive built artifacts, so tuner-worker must not depend on LLVM (small, easy to
 // deploy on boards).
 TEST(ServiceWorker, LinksNoCompiler) {

@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -172,6 +174,16 @@ inline std::unique_ptr<Proc> start_server(const Scratch& s, int port, const std:
                                "--kernel-timeout", "5", "--wait-for-workers", "30",
                                "--build-threads", "2"},
       s.path(log));
+}
+
+/// Runs a shell command, returns (exit code, output with stderr).
+inline std::pair<int, std::string> run(const std::string& cmd) {
+  std::array<char, 4096> buf;
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  while (p && fgets(buf.data(), int(buf.size()), p)) out += buf.data();
+  int st = p ? pclose(p) : -1;
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
 }  // namespace tuner::service_test

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -55,6 +56,40 @@ measure::MeasureResult from_proto(const rpc::Result& p) {
   r.calls_per_repeat = p.calls_per_repeat();
   if (r.ok() && r.times.empty()) r = measure::make_error(db::MeasureStatus::Unknown, "ok without times");
   return r;
+}
+
+void to_proto(const ops::HostTensor& t, rpc::TensorData* p) {
+  p->set_dtype(t.dtype.str());
+  for (int64_t s : t.shape) p->add_shape(s);
+  p->set_data(static_cast<const char*>(t.raw()), t.bytes());
+}
+
+ops::HostTensor from_proto(const rpc::TensorData& p) {
+  ops::HostTensor h(std::vector<int64_t>(p.shape().begin(), p.shape().end()),
+                    te::DataType::parse(p.dtype()));
+  USER_CHECK(p.data().size() == h.bytes()) << "a tensor's size does not match its shape";
+  std::memcpy(h.raw(), p.data().data(), h.bytes());
+  return h;
+}
+
+rpc::GpuLaunch to_proto(const measure::GpuLaunch& g) {
+  rpc::GpuLaunch p;
+  for (uint32_t v : g.grid) p.add_grid(v);
+  for (uint32_t v : g.block) p.add_block(v);
+  p.set_shared_bytes(g.shared_bytes);
+  return p;
+}
+
+measure::GpuLaunch from_proto(const rpc::GpuLaunch& p) {
+  USER_CHECK(p.grid_size() == 3 && p.block_size() == 3)
+      << "a CUDA launch needs 3 grid and 3 block dimensions";
+  measure::GpuLaunch g;
+  for (int i = 0; i < 3; ++i) {
+    g.grid[size_t(i)] = p.grid(i);
+    g.block[size_t(i)] = p.block(i);
+  }
+  g.shared_bytes = p.shared_bytes();
+  return g;
 }
 
 }  // namespace tuner::server

@@ -36,7 +36,26 @@ void write_raw(const ops::HostTensor& t, const std::string& path) {
   USER_CHECK(out.good()) << "cannot write " << path;
 }
 
+ops::HostTensor read_raw(const std::string& path, te::DataType dtype,
+                         const std::vector<int64_t>& shape) {
+  ops::HostTensor t(shape, dtype);
+  std::ifstream in(path, std::ios::binary);
+  in.read(static_cast<char*>(t.raw()), std::streamsize(t.bytes()));
+  USER_CHECK(in.gcount() == std::streamsize(t.bytes())) << "cannot read " << path;
+  return t;
+}
+
 }  // namespace
+
+std::vector<ops::HostTensor> SandboxRunner::expected_outputs(const TaskData& task) {
+  std::lock_guard lk(mu_);
+  const PreparedTask& pt = prepare(task);
+  std::vector<ops::HostTensor> out;
+  for (size_t i = 0; i < task.outputs.size(); ++i)
+    out.push_back(read_raw(pt.spec["outputs"][i]["path"].get<std::string>(),
+                           task.outputs[i].dtype, task.outputs[i].shape));
+  return out;
+}
 
 SandboxRunner::SandboxRunner(LocalRunnerOptions opts)
     : opts_(std::move(opts)),

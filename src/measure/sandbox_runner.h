@@ -99,6 +99,9 @@ class SandboxRunner {
   /// only read then). Throws UserError when the task cannot be prepared or the child cannot
   /// be started; candidate failures are results. An empty list only prepares the task.
   std::vector<MeasureResult> run(const TaskData& task, const std::vector<BuiltCandidate>& cands);
+  /// The task's expected outputs (prepared as run() prepares it: given, or computed by the
+  /// reference kernel in the child). For devices that cannot run the reference themselves.
+  std::vector<ops::HostTensor> expected_outputs(const TaskData& task);
   /// True when a task with this key is prepared (its data need not be sent again).
   bool has_task(const std::string& key);
 

@@ -55,7 +55,7 @@ struct Work {
   std::shared_ptr<const rpc::TaskPayload> task;
   std::shared_ptr<const std::string> artifact;
   /// A CUDA kernel's launch shape (the artifact is then a cubin).
-  std::optional<measure::GpuLaunch> gpu;
+  std::optional<measure::GpuProgram> gpu;
 };
 
 /// Thrown by submit when the queue is full.

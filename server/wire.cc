@@ -72,23 +72,35 @@ ops::HostTensor from_proto(const rpc::TensorData& p) {
   return h;
 }
 
-rpc::GpuLaunch to_proto(const measure::GpuLaunch& g) {
-  rpc::GpuLaunch p;
-  for (uint32_t v : g.grid) p.add_grid(v);
-  for (uint32_t v : g.block) p.add_block(v);
-  p.set_shared_bytes(g.shared_bytes);
+rpc::GpuProgram to_proto(const measure::GpuProgram& g) {
+  rpc::GpuProgram p;
+  for (const measure::GpuLaunch& k : g.kernels) {
+    rpc::GpuLaunch* l = p.add_kernels();
+    l->set_entry(k.entry);
+    for (uint32_t v : k.grid) l->add_grid(v);
+    for (uint32_t v : k.block) l->add_block(v);
+    l->set_shared_bytes(k.shared_bytes);
+  }
+  for (int64_t b : g.workspace_bytes) p.add_workspace_bytes(b);
   return p;
 }
 
-measure::GpuLaunch from_proto(const rpc::GpuLaunch& p) {
-  USER_CHECK(p.grid_size() == 3 && p.block_size() == 3)
-      << "a CUDA launch needs 3 grid and 3 block dimensions";
-  measure::GpuLaunch g;
-  for (int i = 0; i < 3; ++i) {
-    g.grid[size_t(i)] = p.grid(i);
-    g.block[size_t(i)] = p.block(i);
+measure::GpuProgram from_proto(const rpc::GpuProgram& p) {
+  measure::GpuProgram g;
+  USER_CHECK(p.kernels_size() > 0) << "a CUDA program without kernels";
+  for (const rpc::GpuLaunch& l : p.kernels()) {
+    USER_CHECK(l.grid_size() == 3 && l.block_size() == 3)
+        << "a CUDA launch needs 3 grid and 3 block dimensions";
+    measure::GpuLaunch k;
+    k.entry = l.entry();
+    for (int i = 0; i < 3; ++i) {
+      k.grid[size_t(i)] = l.grid(i);
+      k.block[size_t(i)] = l.block(i);
+    }
+    k.shared_bytes = l.shared_bytes();
+    g.kernels.push_back(std::move(k));
   }
-  g.shared_bytes = p.shared_bytes();
+  g.workspace_bytes.assign(p.workspace_bytes().begin(), p.workspace_bytes().end());
   return g;
 }
 

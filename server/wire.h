@@ -32,8 +32,9 @@ measure::MeasureResult from_proto(const rpc::Result& r);
 void to_proto(const ops::HostTensor& t, rpc::TensorData* p);
 ops::HostTensor from_proto(const rpc::TensorData& p);
 
-/// A CUDA launch shape in wire form and back (UserError unless grid and block have 3 values).
-rpc::GpuLaunch to_proto(const measure::GpuLaunch& g);
-measure::GpuLaunch from_proto(const rpc::GpuLaunch& p);
+/// A CUDA program's launches in wire form and back (UserError unless every grid and block
+/// has 3 values).
+rpc::GpuProgram to_proto(const measure::GpuProgram& g);
+measure::GpuProgram from_proto(const rpc::GpuProgram& p);
 
 }  // namespace tuner::server

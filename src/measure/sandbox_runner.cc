@@ -248,13 +248,18 @@ MeasureResult SandboxRunner::measure_one(PreparedTask& pt, const BuiltCandidate&
            {"flush", opts_.flush_cache},
            {"rtol", opts_.rtol},
            {"atol", opts_.atol}};
-  if (c.gpu)
+  if (c.gpu) {
+    Json kernels = Json::array();
+    for (const GpuLaunch& k : c.gpu->kernels)
+      kernels.push_back({{"entry", k.entry},
+                         {"grid", k.grid},
+                         {"block", k.block},
+                         {"shared_bytes", k.shared_bytes}});
     req["cuda"] = {{"cubin", c.so_path},
-                   {"entry", c.symbol},
-                   {"grid", c.gpu->grid},
-                   {"block", c.gpu->block},
-                   {"shared_bytes", c.gpu->shared_bytes},
+                   {"kernels", std::move(kernels)},
+                   {"workspaces", c.gpu->workspace_bytes},
                    {"device", opts_.cuda_device}};
+  }
   double timeout_s = opts_.timeout_s;
   bool adaptive = false;
   if (opts_.give_up_factor > 0 && std::isfinite(pt.best_seconds)) {

@@ -41,7 +41,8 @@ struct Session {
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
   std::string task_id;
-  std::vector<CUdeviceptr> inputs, outputs;
+  std::vector<CUdeviceptr> inputs, outputs, workspaces;
+  std::vector<size_t> workspace_bytes;
   CUdeviceptr flush = 0;
   size_t flush_bytes = 0;
 
@@ -51,6 +52,11 @@ struct Session {
     inputs.clear();
     outputs.clear();
     task_id.clear();
+  }
+  void free_workspaces() {
+    for (CUdeviceptr p : workspaces) a->cuMemFree(p);
+    workspaces.clear();
+    workspace_bytes.clear();
   }
 };
 
@@ -118,6 +124,18 @@ void upload_task(Session& s, const CudaTaskView& task) {
   s.task_id = task.id;
 }
 
+// Workspaces for intermediates between a program's kernels, kept while the sizes repeat.
+void ensure_workspaces(Session& s, const std::vector<size_t>& bytes) {
+  if (s.workspace_bytes == bytes) return;
+  s.free_workspaces();
+  for (size_t b : bytes) {
+    CUdeviceptr p = 0;
+    CU_TRY("cuMemAlloc (workspace)", s.a->cuMemAlloc(&p, std::max<size_t>(b, 4)));
+    s.workspaces.push_back(p);
+    s.workspace_bytes.push_back(b);
+  }
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Failure{"cannot open " + path, false};
@@ -137,28 +155,42 @@ Json run(const Json& req, const CudaTaskView& task) {
   Session& s = session(k.value("device", 0));
   upload_task(s, task);
 
+  ensure_workspaces(s, k.value("workspaces", std::vector<size_t>{}));
+
   std::string image = read_file(k.at("cubin").get<std::string>());
   Module mod{s.a};
   CU_TRY("loading the cubin", s.a->cuModuleLoadData(&mod.m, image.data()));
-  CUfunction fn = nullptr;
-  std::string entry = k.at("entry").get<std::string>();
-  CU_TRY("kernel '" + entry + "'", s.a->cuModuleGetFunction(&fn, mod.m, entry.c_str()));
-  auto grid = k.at("grid").get<std::vector<unsigned>>();
-  auto block = k.at("block").get<std::vector<unsigned>>();
-  grid.resize(3, 1);
-  block.resize(3, 1);
-  unsigned shared = k.value("shared_bytes", 0u);
+  struct Launch {
+    CUfunction fn = nullptr;
+    std::vector<unsigned> grid, block;
+    unsigned shared = 0;
+  };
+  std::vector<Launch> launches;
+  for (const Json& jk : k.at("kernels")) {
+    Launch l;
+    std::string entry = jk.at("entry").get<std::string>();
+    CU_TRY("kernel '" + entry + "'", s.a->cuModuleGetFunction(&l.fn, mod.m, entry.c_str()));
+    l.grid = jk.at("grid").get<std::vector<unsigned>>();
+    l.block = jk.at("block").get<std::vector<unsigned>>();
+    l.grid.resize(3, 1);
+    l.block.resize(3, 1);
+    l.shared = jk.value("shared_bytes", 0u);
+    launches.push_back(std::move(l));
+  }
+  if (launches.empty()) throw Failure{"a CUDA program without kernels", false};
 
-  // Parameters: the buffers, inputs then outputs (the kernel ABI of the GPU code generator).
+  // Parameters: every buffer, inputs, outputs, workspaces (the GPU code generator's ABI).
   std::vector<CUdeviceptr> ptrs(s.inputs);
   ptrs.insert(ptrs.end(), s.outputs.begin(), s.outputs.end());
+  ptrs.insert(ptrs.end(), s.workspaces.begin(), s.workspaces.end());
   std::vector<void*> params;
   for (CUdeviceptr& p : ptrs) params.push_back(&p);
   auto launch = [&](int64_t times) {
     for (int64_t i = 0; i < times; ++i)
-      CU_TRY("cuLaunchKernel", s.a->cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0],
-                                                   block[1], block[2], shared, nullptr,
-                                                   params.data(), nullptr));
+      for (const Launch& l : launches)
+        CU_TRY("cuLaunchKernel", s.a->cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2],
+                                                     l.block[0], l.block[1], l.block[2], l.shared,
+                                                     nullptr, params.data(), nullptr));
   };
   CUevent start = nullptr, stop = nullptr;
   CU_TRY("cuEventCreate", s.a->cuEventCreate(&start, CU_EVENT_DEFAULT));

@@ -209,6 +209,13 @@ class NestBuilder {
       case Annotation::Parallel: return ForKind::Parallel;
       case Annotation::Vectorize: return ForKind::Vectorized;
       case Annotation::Unroll: return ForKind::Unrolled;
+      case Annotation::BlockX: return ForKind::BlockIdxX;
+      case Annotation::BlockY: return ForKind::BlockIdxY;
+      case Annotation::BlockZ: return ForKind::BlockIdxZ;
+      case Annotation::ThreadX: return ForKind::ThreadIdxX;
+      case Annotation::ThreadY: return ForKind::ThreadIdxY;
+      case Annotation::ThreadZ: return ForKind::ThreadIdxZ;
+      case Annotation::VThread: return ForKind::VThread;
       default: return ForKind::Serial;
     }
   }
@@ -240,6 +247,8 @@ class NestBuilder {
       leaf_var.emplace_back(s.iters[id].name);
       value[id] = leaf_var.back();
       ranges_[leaf_var.back().get()] = {0, ext[id] - 1};
+      Annotation a = s.iters[id].ann;
+      if (a >= Annotation::ThreadX && a <= Annotation::ThreadZ) thread_vars_.insert(leaf_var.back().get());
     }
     for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
       if (it->kind == Relation::Split) {
@@ -307,10 +316,13 @@ class NestBuilder {
       INTERNAL_CHECK(p >= 0) << other.name() << " is attached to a loop that is not a leaf";
       std::set<const VarNode*> inner;
       for (int q = p + 1; q < nleaf; ++q) inner.insert(leaf_var[q].get());
+      // A shared buffer serves every thread of the block: the enclosing loops bound to
+      // thread indices sweep their ranges too.
+      if (other.scope == MemScope::Shared) inner.insert(thread_vars_.begin(), thread_vars_.end());
       std::vector<Expr> mins;
       std::vector<int64_t> exts;
       infer_region(body_expr, other.op.get(), inner, &mins, &exts);
-      Buffer b = make_buffer(other.name(), other.op->dtype, exts, MemScope::Local,
+      Buffer b = make_buffer(other.name(), other.op->dtype, exts, other.scope,
                              local_dim_order(other));
       storage_[other.op.get()] = {b, mins};
       allocs[p].push_back(b);
@@ -354,8 +366,12 @@ class NestBuilder {
       init = if_then_else_stmt(substitute(spatial_cond, fresh),
                                buffer_store(store.buf, reduce_identity(red->combiner, op.dtype), init_idx));
       for (auto it = init_loops.rbegin(); it != init_loops.rend(); ++it) {
+        // A loop bound to a GPU index keeps its binding, so each thread initializes the
+        // elements it accumulates.
         Annotation a = s.iters[s.leaves[it->second]].ann;
-        ForKind k = a == Annotation::Vectorize ? ForKind::Vectorized : ForKind::Serial;
+        ForKind k = a == Annotation::Vectorize ? ForKind::Vectorized
+                    : is_binding(a)            ? kind_of(a)
+                                               : ForKind::Serial;
         init = make_for(it->first, make_int(0), make_int(ext[s.leaves[it->second]]), k, init);
       }
     }
@@ -385,7 +401,10 @@ class NestBuilder {
       stmt = make_for(leaf_var[q], make_int(0), make_int(ext[s.leaves[q]]), kinds[q], stmt);
     }
     if (red && r0 == 0) stmt = seq({init, stmt});
-    for (auto& v : leaf_var) ranges_.erase(v.get());
+    for (auto& v : leaf_var) {
+      ranges_.erase(v.get());
+      thread_vars_.erase(v.get());
+    }
     return stmt;
   }
 
@@ -394,6 +413,7 @@ class NestBuilder {
   std::unordered_map<std::string, Expr> effective_;
   std::unordered_map<const OperationNode*, Storage> storage_;
   RangeMap ranges_;
+  std::set<const VarNode*> thread_vars_;  // enclosing loops bound to threadIdx.*
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Loop-IR passes run by lower(), one entry function each (one .cc per pass).
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "te/expr.h"
@@ -21,6 +22,12 @@ te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
 
 /// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
 te::Stmt legalize_parallel(const te::Stmt& s);
+
+/// GPU: inserts barriers where a shared buffer written by some threads is read by others
+/// (and before it is overwritten in the next iteration of an enclosing loop). `block` holds
+/// the launch extents of threadIdx.x/y/z: a thread loop shorter than that is divergent, and
+/// a barrier needed there throws ScheduleError.
+te::Stmt insert_barriers(const te::Stmt& s, const std::array<int64_t, 3>& block);
 
 /// Checks invariants of lowered IR (variables defined before use, buffers known, flat
 /// indices); throws InternalError naming the problem.

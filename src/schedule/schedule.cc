@@ -178,6 +178,14 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       st.rfactor(in.stage, int(arg(0)), factor);
       return {};
     }
+    case InstKind::Bind:
+      if (in.strs.size() != 1) throw ScheduleError("bind: needs the thread tag");
+      st.bind(in.stage, int(arg(0)), in.strs[0]);
+      return {};
+    case InstKind::SetScope:
+      if (in.strs.size() != 1) throw ScheduleError("set_scope: needs the scope");
+      st.set_scope(in.stage, in.strs[0]);
+      return {};
   }
   throw ScheduleError("unknown instruction");
 }
@@ -295,6 +303,18 @@ std::string Schedule::cache_read(const std::string& tensor, const std::vector<st
 std::string Schedule::rfactor(const std::string& stage, int reduce_iter, int64_t factor) {
   apply({InstKind::RFactor, stage, {reduce_iter, factor}});
   return stage + ".rf";
+}
+
+void Schedule::bind(const std::string& stage, int iter, const std::string& tag) {
+  Instruction in{InstKind::Bind, stage, {iter}};
+  in.strs = {tag};
+  apply(std::move(in));
+}
+
+void Schedule::set_scope(const std::string& stage, const std::string& scope) {
+  Instruction in{InstKind::SetScope, stage};
+  in.strs = {scope};
+  apply(std::move(in));
 }
 
 }  // namespace tuner::schedule

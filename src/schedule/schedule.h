@@ -60,6 +60,10 @@ class Schedule {
   std::string cache_write(const std::string& stage);
   std::string cache_read(const std::string& tensor, const std::vector<std::string>& readers);
   std::string rfactor(const std::string& stage, int reduce_iter, int64_t factor);
+  /// Binds a loop to a GPU index: "blockIdx.x|y|z", "threadIdx.x|y|z" or "vthread".
+  void bind(const std::string& stage, int iter, const std::string& tag);
+  /// Memory scope ("local", "shared") of a stage computed at a consumer's loop.
+  void set_scope(const std::string& stage, const std::string& scope);
 
   /// Applies one instruction (sampling it first when it has no decision) and records it.
   /// Returns the result ids for split/fuse. Throws ScheduleError, leaving the schedule as it was.

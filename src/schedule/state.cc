@@ -20,8 +20,21 @@ const char* annotation_name(Annotation a) {
     case Annotation::Parallel: return "parallel";
     case Annotation::Vectorize: return "vectorize";
     case Annotation::Unroll: return "unroll";
+    case Annotation::BlockX: return "blockIdx.x";
+    case Annotation::BlockY: return "blockIdx.y";
+    case Annotation::BlockZ: return "blockIdx.z";
+    case Annotation::ThreadX: return "threadIdx.x";
+    case Annotation::ThreadY: return "threadIdx.y";
+    case Annotation::ThreadZ: return "threadIdx.z";
+    case Annotation::VThread: return "vthread";
   }
   return "?";
+}
+
+Annotation binding_of(const std::string& tag) {
+  for (int a = int(Annotation::BlockX); a <= int(Annotation::VThread); ++a)
+    if (tag == annotation_name(Annotation(a))) return Annotation(a);
+  throw ScheduleError("bind: unknown thread tag '" + tag + "'");
 }
 
 int Stage::leaf_pos(int iter) const {
@@ -199,6 +212,25 @@ void State::annotate(const std::string& name, int iter, Annotation ann) {
   if (ann == Annotation::Parallel && s.iters[iter].kind == IterKind::Reduce)
     throw ScheduleError("parallel: loop " + s.iters[iter].name + " is a reduction");
   s.iters[iter].ann = ann;
+}
+
+void State::bind(const std::string& name, int iter, const std::string& tag) {
+  Annotation ann = binding_of(tag);
+  Stage& s = mut(name);
+  check_leaf(s, iter, "bind");
+  if (s.iters[iter].kind == IterKind::Reduce)
+    throw ScheduleError("bind: loop " + s.iters[iter].name + " is a reduction");
+  for (int id : s.leaves)
+    if (id != iter && s.iters[id].ann == ann)
+      throw ScheduleError("bind: " + name + " already has a loop bound to " + tag);
+  s.iters[iter].ann = ann;
+}
+
+void State::set_scope(const std::string& name, const std::string& scope) {
+  Stage& s = mut(name);
+  if (scope == "shared") s.scope = te::MemScope::Shared;
+  else if (scope == "local") s.scope = te::MemScope::Local;
+  else throw ScheduleError("set_scope: unknown scope '" + scope + "' (local or shared)");
 }
 
 void State::auto_unroll(const std::string& name, int64_t max_step) {

@@ -24,8 +24,17 @@ class ScheduleError : public std::exception {
 };
 
 enum class IterKind : uint8_t { Spatial, Reduce };
-enum class Annotation : uint8_t { None, Parallel, Vectorize, Unroll };
+/// Loop annotations; the GPU ones bind a loop to a block or thread index (`bind`).
+enum class Annotation : uint8_t {
+  None, Parallel, Vectorize, Unroll,
+  BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ, VThread
+};
 const char* annotation_name(Annotation a);
+/// The binding annotation of a thread tag ("blockIdx.x", "threadIdx.y", "vthread", ...);
+/// throws ScheduleError for another string.
+Annotation binding_of(const std::string& tag);
+/// True for the block, thread and vthread annotations.
+inline bool is_binding(Annotation a) { return a >= Annotation::BlockX; }
 
 struct Iter {
   std::string name;
@@ -53,6 +62,9 @@ struct Stage {
   std::string attach_stage;   // Location::At: the consumer stage
   int attach_iter = -1;       //                and its leaf iter id
   int64_t auto_unroll_max_step = 0;
+  /// Memory of a stage computed at a consumer's loop: Local (per thread) or Shared (per GPU
+  /// block). Root stages are Global whatever this says.
+  te::MemScope scope = te::MemScope::Local;
   int output_index = -1;      // >= 0 when this stage writes a DAG output (kernel argument)
 
   const std::string& name() const { return op->name; }
@@ -87,6 +99,11 @@ class State {
   /// Sets the loop order; `order` is a permutation of the current leaves.
   void reorder(const std::string& stage, const std::vector<int>& order);
   void annotate(const std::string& stage, int iter, Annotation ann);
+  /// Binds a spatial leaf to a GPU index ("blockIdx.x", "threadIdx.x", "vthread", ...); a
+  /// stage binds each tag at most once.
+  void bind(const std::string& stage, int iter, const std::string& tag);
+  /// Sets the memory scope ("local" or "shared") of a stage computed at a consumer's loop.
+  void set_scope(const std::string& stage, const std::string& scope);
   /// Unrolls the innermost loops of the stage whose extent product stays <= max_step.
   void auto_unroll(const std::string& stage, int64_t max_step);
 

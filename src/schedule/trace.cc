@@ -10,7 +10,8 @@ namespace {
 constexpr const char* kNames[] = {
     "sample_perfect_tile", "sample_categorical", "sample_compute_location", "split", "fuse",
     "reorder", "annotate", "auto_unroll", "compute_at", "compute_root", "compute_inline",
-    "reverse_compute_inline", "compute_location", "cache_write", "cache_read", "rfactor"};
+    "reverse_compute_inline", "compute_location", "cache_write", "cache_read", "rfactor",
+    "bind", "set_scope"};
 constexpr int kNumKinds = sizeof(kNames) / sizeof(kNames[0]);
 }  // namespace
 

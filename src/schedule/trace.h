@@ -27,6 +27,8 @@ enum class InstKind : uint8_t {
   CacheWrite,             // stage
   CacheRead,              // stage = the tensor, strs: readers
   RFactor,                // stage, args [reduce iter, factor] or [reduce iter] + src
+  Bind,                   // stage, args [iter], strs [thread tag]
+  SetScope,               // stage, strs [scope]
 };
 
 const char* inst_name(InstKind k);

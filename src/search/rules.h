@@ -29,4 +29,21 @@ void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, co
 /// (rule_compute_location.cc). Returns the location kind chosen.
 schedule::Location rule_compute_location(schedule::Schedule& s, const std::string& stage);
 
+// ---- GPU rules (SpaceOptions::gpu) ----
+
+/// Multi-level tiling SSSRRSRS of a matmul/conv-like reduction for a GPU: spatial levels bound
+/// to blockIdx.x / vthread / threadIdx.x, the result accumulated in a local tile computed at
+/// the thread loop, the operands staged in shared memory at the outer reduction loop with a
+/// cooperative fetch over the block's threads (rule_gpu_multi_level_tiling.cc).
+void rule_gpu_multi_level_tiling(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
+/// Binds the outer spatial loops of a root stage over blocks and threads (a sampled thread
+/// count) and samples its auto-unroll step (rule_gpu_auto_bind.cc).
+void rule_gpu_auto_bind(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
+/// A reduction with few outputs and a long reduction is split with rfactor so partial results
+/// are computed by many threads (a second kernel combines them); the simple stand-in for a
+/// cross-thread reduction (rule_gpu_rfactor.cc). Returns the new .rf stage, or "".
+std::string rule_gpu_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
+
 }  // namespace tuner::search

@@ -4,6 +4,7 @@
 
 #include "schedule/analysis.h"
 #include "search/rules.h"
+#include "search/space_gpu.h"
 
 namespace tuner::search {
 
@@ -11,6 +12,7 @@ using namespace schedule;
 
 Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uint64_t seed,
                            const Decisions* presets) {
+  if (o.gpu) return generate_gpu_schedule(dag, o, seed, presets);
   Schedule s(dag, seed);
   if (presets) s.preset_decisions(*presets);
   rule_auto_inline(s);

@@ -21,6 +21,16 @@ struct SpaceOptions {
   /// candidate takes ~1 s to compile (0-64: 50-80 ms), and rarely wins with explicit vectors.
   std::vector<int64_t> unroll_steps{0, 16, 64, 512};
   std::vector<double> unroll_probs{0.3, 0.3, 0.3, 0.1};
+
+  /// A GPU target (cuda): the GPU rules (bound loops, shared and local caches) replace the
+  /// CPU ones. See space_options_for in search/space_gpu.h.
+  bool gpu = false;
+  /// GPU: threads per block an auto-bound stage may use.
+  std::vector<int64_t> gpu_threads{32, 64, 128, 256, 512, 1024};
+  /// GPU: auto-unroll steps (unrolled by the CUDA/OpenCL compiler: `#pragma unroll`).
+  std::vector<int64_t> gpu_unroll_steps{0, 16, 64, 512, 1024};
+  /// GPU: largest innermost tile factor of the multi-level tiling.
+  int64_t gpu_max_innermost_factor = 8;
 };
 
 using Decisions = std::vector<std::vector<int64_t>>;

@@ -81,9 +81,19 @@ const char* for_kind_name(ForKind k) {
     case ForKind::Parallel: return "parallel";
     case ForKind::Vectorized: return "vectorized";
     case ForKind::Unrolled: return "unrolled";
+    case ForKind::BlockIdxX: return "blockIdx.x";
+    case ForKind::BlockIdxY: return "blockIdx.y";
+    case ForKind::BlockIdxZ: return "blockIdx.z";
+    case ForKind::ThreadIdxX: return "threadIdx.x";
+    case ForKind::ThreadIdxY: return "threadIdx.y";
+    case ForKind::ThreadIdxZ: return "threadIdx.z";
+    case ForKind::VThread: return "vthread";
   }
   return "?";
 }
+
+bool is_thread_index(ForKind k) { return k >= ForKind::BlockIdxX && k <= ForKind::ThreadIdxZ; }
+bool is_block_index(ForKind k) { return k >= ForKind::BlockIdxX && k <= ForKind::BlockIdxZ; }
 
 // ---- leaves ----------------------------------------------------------------------------
 
@@ -336,6 +346,8 @@ Stmt seq(std::vector<Stmt> stmts) {
   if (flat.size() == 1) return flat[0];
   return Stmt(std::make_shared<SeqStmtNode>(std::move(flat)));
 }
+
+Stmt make_barrier() { return Stmt(std::make_shared<BarrierNode>()); }
 
 // ---- buffers ---------------------------------------------------------------------------
 

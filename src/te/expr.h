@@ -208,7 +208,9 @@ struct TensorReadNode : ExprNode {
       : ExprNode(kKind, t), tensor(std::move(ten)), indices(std::move(idx)) {}
 };
 
-enum class MemScope : uint8_t { Global, Local };
+/// Global: kernel arguments and root buffers; Local: private to a thread (CPU: the stack);
+/// Shared: one copy per GPU thread block (CUDA __shared__, OpenCL __local).
+enum class MemScope : uint8_t { Global, Local, Shared };
 
 /// A region of memory the loop IR reads and writes (identity by pointer).
 struct BufferNode {
@@ -260,8 +262,17 @@ struct ReduceNode : ExprNode {
 
 // ---- statements (loop IR) --------------------------------------------------------------
 
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled };
+/// The GPU kinds are loops bound to a block or thread index (lowered to that index and a
+/// guard) and virtual threads (lowered to an unrolled loop).
+enum class ForKind : uint8_t {
+  Serial, Parallel, Vectorized, Unrolled,
+  BlockIdxX, BlockIdxY, BlockIdxZ, ThreadIdxX, ThreadIdxY, ThreadIdxZ, VThread
+};
 const char* for_kind_name(ForKind k);
+/// True for the block and thread index kinds (not VThread).
+bool is_thread_index(ForKind k);
+/// True for BlockIdxX/Y/Z.
+bool is_block_index(ForKind k);
 
 struct ForNode : StmtNode {
   static constexpr NodeKind kKind = NodeKind::For;
@@ -305,6 +316,12 @@ struct SeqStmtNode : StmtNode {
   explicit SeqStmtNode(std::vector<Stmt> s) : StmtNode(kKind), seq(std::move(s)) {}
 };
 
+/// A barrier between the threads of a GPU block for shared memory (__syncthreads()).
+struct BarrierNode : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Barrier;
+  BarrierNode() : StmtNode(kKind) {}
+};
+
 // ---- constructors (checked) -------------------------------------------------------------
 
 Expr make_int(int64_t v, DataType t = DataType::i64());
@@ -332,6 +349,7 @@ Stmt make_for(Var v, Expr min, Expr extent, ForKind kind, Stmt body);
 Stmt buffer_store(Buffer b, Expr value, std::vector<Expr> indices);
 Stmt allocate(Buffer b, Stmt body);
 Stmt if_then_else_stmt(Expr cond, Stmt then_case, Stmt else_case = Stmt());
+Stmt make_barrier();
 /// A sequence; nested sequences are flattened and a single statement is returned as is.
 Stmt seq(std::vector<Stmt> stmts);
 

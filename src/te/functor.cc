@@ -72,6 +72,7 @@ void IRVisitor::visit_IfThenElse(const IfThenElseNode* op, const Stmt&) {
 void IRVisitor::visit_SeqStmt(const SeqStmtNode* op, const Stmt&) {
   for (auto& s : op->seq) visit(s);
 }
+void IRVisitor::visit_Barrier(const BarrierNode*, const Stmt&) {}
 
 // ---- IRMutator -------------------------------------------------------------------------
 
@@ -188,6 +189,7 @@ Stmt IRMutator::visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) {
   }
   return changed ? seq(std::move(out)) : s;
 }
+Stmt IRMutator::visit_Barrier(const BarrierNode*, const Stmt& s) { return s; }
 
 // ---- helpers ---------------------------------------------------------------------------
 

@@ -199,7 +199,10 @@ void IRPrinter::stmt(std::ostream& os, const Stmt& s, int indent) {
       auto* op = s.as<AllocateNode>();
       os << pad << "allocate " << name_of(op->buffer.get()) << "[" << op->buffer->dtype.str()
          << " x " << op->buffer->num_elements() << "]"
-         << (op->buffer->scope == MemScope::Local ? " local" : "") << "\n";
+         << (op->buffer->scope == MemScope::Local    ? " local"
+             : op->buffer->scope == MemScope::Shared ? " shared"
+                                                     : "")
+         << "\n";
       stmt(os, op->body, indent);
       return;
     }
@@ -219,6 +222,7 @@ void IRPrinter::stmt(std::ostream& os, const Stmt& s, int indent) {
     case NodeKind::SeqStmt:
       for (auto& x : s.as<SeqStmtNode>()->seq) stmt(os, x, indent);
       return;
+    case NodeKind::Barrier: os << pad << "barrier\n"; return;
     default: os << pad << "<" << kind_name(s.kind()) << ">\n";
   }
 }

@@ -1,0 +1,104 @@
+#include "codegen/nvrtc.h"
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+
+#include "support/error.h"
+
+#ifdef TUNER_HAVE_NVRTC
+#include <nvrtc.h>
+#endif
+
+namespace tuner::codegen {
+
+std::vector<NvrtcKernelInfo> parse_ptxas_log(const std::string& log) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex regs(R"(Used (\d+) registers)");
+  static const std::regex smem(R"((\d+) bytes smem)");
+  std::vector<NvrtcKernelInfo> out;
+  std::istringstream is(log);
+  std::string line;
+  std::smatch m;
+  while (std::getline(is, line)) {
+    if (std::regex_search(line, m, entry)) {
+      out.push_back({m[1].str()});
+      continue;
+    }
+    if (out.empty()) continue;
+    NvrtcKernelInfo& k = out.back();
+    if (std::regex_search(line, m, frame)) {
+      k.stack_bytes = std::stoll(m[1].str());
+      k.spill_stores = std::stoll(m[2].str());
+      k.spill_loads = std::stoll(m[3].str());
+    }
+    if (std::regex_search(line, m, regs)) k.registers = std::stoi(m[1].str());
+    if (std::regex_search(line, m, smem)) k.shared_bytes = std::stoll(m[1].str());
+  }
+  return out;
+}
+
+#ifdef TUNER_HAVE_NVRTC
+
+namespace {
+
+void check(nvrtcResult r, const char* what) {
+  INTERNAL_CHECK(r == NVRTC_SUCCESS) << what << ": " << nvrtcGetErrorString(r);
+}
+
+}  // namespace
+
+bool nvrtc_available() { return true; }
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& arch, const std::string& name) {
+  auto t0 = std::chrono::steady_clock::now();
+  nvrtcProgram prog;
+  check(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  struct Guard {
+    nvrtcProgram* p;
+    ~Guard() { nvrtcDestroyProgram(p); }
+  } guard{&prog};
+  std::string arch_opt = "-arch=" + arch;
+  const char* opts[] = {arch_opt.c_str(), "--ptxas-options=-v"};
+  nvrtcResult r = nvrtcCompileProgram(prog, 2, opts);
+  NvrtcOutput out;
+  size_t n = 0;
+  check(nvrtcGetProgramLogSize(prog, &n), "nvrtcGetProgramLogSize");
+  out.log.resize(n);
+  if (n) check(nvrtcGetProgramLog(prog, out.log.data()), "nvrtcGetProgramLog");
+  while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
+  if (r != NVRTC_SUCCESS) throw NvrtcError("NVRTC (" + arch + "): " + nvrtcGetErrorString(r) + "\n" + out.log);
+  check(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize");
+  out.ptx.resize(n);
+  check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX");
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  check(nvrtcGetCUBINSize(prog, &n), "nvrtcGetCUBINSize");
+  out.cubin.resize(n);
+  check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN");
+  out.kernels = parse_ptxas_log(out.log);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+#else
+
+bool nvrtc_available() { return false; }
+
+std::string nvrtc_version() { return "not available (Tuner was built without the CUDA toolkit)"; }
+
+NvrtcOutput nvrtc_compile(const std::string&, const std::string&, const std::string&) {
+  USER_ERROR() << "CUDA compilation is not available: Tuner was built without the CUDA toolkit "
+                  "(install it under /usr/local/cuda and re-run cmake, TUNER_WITH_CUDA=AUTO or ON)";
+  return {};
+}
+
+#endif
+
+}  // namespace tuner::codegen

@@ -15,6 +15,7 @@
 #include "db/sqlite_database.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
+#include "search/space_gpu.h"
 #include "search/task_tuner.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -84,7 +85,7 @@ void cmd_tune(const TuneArgs& a) {
   opts.batch = a.batch;
   opts.early_stop = a.early_stop;
   opts.seed = a.seed;
-  opts.space.vector_lanes = w.target.vector_lanes();
+  opts.space = search::space_options_for(w.target);
   opts.space.num_cores = a.threads;
 
   costmodel::XGBModel* xgb_model = nullptr;

@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <map>
+#include <fstream>
 #include <new>
 #include <thread>
 
+#include "codegen/gpu_build.h"
+#include "codegen/nvrtc.h"
 #include "schedule/schedule.h"
 #include "support/error.h"
 #include "support/hash.h"
@@ -28,6 +31,7 @@ struct StepResult {
   double seconds = 0;
   schedule::LoweredFunc func;  // lowering step only
   uint64_t hash = 0;           // lowering step only
+  std::optional<GpuProgram> gpu;  // CUDA: lowered and compiled in one step
 };
 
 // Runs `f`, turning every exception into the status the measure contract gives it.
@@ -39,6 +43,9 @@ void run_step(StepResult& r, F&& f) {
     r.status = MeasureStatus::Ok;
   } catch (const schedule::ScheduleError& e) {
     r.status = MeasureStatus::Instantiation;
+    r.error = e.what();
+  } catch (const codegen::NvrtcError& e) {
+    r.status = MeasureStatus::CompileDevice;
     r.error = e.what();
   } catch (const UserError& e) {
     r.status = MeasureStatus::CompileHost;
@@ -85,11 +92,40 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   std::vector<std::function<void()>> jobs;
   std::vector<double> timeouts;
   std::vector<size_t> job_of;
+  std::vector<std::shared_ptr<const Artifact>> artifact(n);
   for (size_t i = 0; i < n; ++i) {
     lowered[i] = std::make_shared<StepResult>();
     if ((*batch)[i].target.is_cuda()) {
-      lowered[i]->status = MeasureStatus::CompileDevice;
-      lowered[i]->error = "CUDA candidates are not built by the local builder yet";
+      // Lowering, the GPU verifier and NVRTC in one step: the cubin and its launches.
+      artifact[i] = std::make_shared<const Artifact>(
+          dir_, fmt::format("{}/k{}.cubin", dir_->path(), next_file_++));
+      jobs.push_back([batch, opts, i, r = lowered[i], file = artifact[i]] {
+        const BuildInput& in = (*batch)[i];
+        run_step(*r, [&] {
+          auto sched = schedule::Schedule::replay(in.dag, in.trace);
+          codegen::GpuBuild gb = codegen::build_gpu_kernel(sched.state(), in.target, opts->kernel_name);
+          std::ofstream out(file->path(), std::ios::binary | std::ios::trunc);
+          out.write(gb.cubin.data(), std::streamsize(gb.cubin.size()));
+          USER_CHECK(out.good()) << "cannot write " << file->path();
+          GpuProgram prog;
+          for (const codegen::GpuKernel& k : gb.kernels) {
+            GpuLaunch l;
+            l.entry = k.entry;
+            for (size_t d = 0; d < 3; ++d) {
+              l.grid[d] = uint32_t(k.grid[d]);
+              l.block[d] = uint32_t(k.block[d]);
+            }
+            l.shared_bytes = uint32_t(k.dynamic_shared_bytes);
+            prog.kernels.push_back(std::move(l));
+          }
+          for (const codegen::GpuParam& p : gb.params)
+            if (p.role == codegen::GpuParam::Workspace) prog.workspace_bytes.push_back(p.bytes());
+          r->gpu = std::move(prog);
+          r->hash = fnv1a64(in.target.str(), fnv1a64(gb.source));
+        });
+      });
+      timeouts.push_back(opts_.timeout_s);
+      job_of.push_back(i);
       continue;
     }
     jobs.push_back([batch, opts, i, r = lowered[i]] {
@@ -109,7 +145,9 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     size_t i = job_of[j];
     lowered[i] = std::make_shared<StepResult>();  // the abandoned job keeps the old slot
     lowered[i]->status = MeasureStatus::BuildTimeout;
-    lowered[i]->error = fmt::format("lowering took longer than {:g} s", opts_.timeout_s);
+    lowered[i]->error = fmt::format("{} took longer than {:g} s",
+                                    (*batch)[i].target.is_cuda() ? "lowering and NVRTC" : "lowering",
+                                    opts_.timeout_s);
     lowered[i]->seconds = opts_.timeout_s;
   }
 
@@ -117,7 +155,6 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   std::map<uint64_t, size_t> leader_of_hash;
   std::vector<int> leader(n, -1);
   std::vector<std::shared_ptr<StepResult>> built(n);
-  std::vector<std::shared_ptr<const Artifact>> artifact(n);
   jobs.clear();
   timeouts.clear();
   job_of.clear();
@@ -126,6 +163,11 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     auto [it, fresh] = leader_of_hash.emplace(lowered[i]->hash, i);
     leader[i] = int(it->second);
     if (!fresh) continue;
+    if (lowered[i]->gpu) {  // built in step 1
+      built[i] = std::make_shared<StepResult>();
+      built[i]->status = MeasureStatus::Ok;
+      continue;
+    }
     built[i] = std::make_shared<StepResult>();
     artifact[i] = std::make_shared<const Artifact>(
         dir_, fmt::format("{}/k{}.so", dir_->path(), next_file_++));
@@ -167,6 +209,7 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
       c.artifact = artifact[l];
       c.so_path = artifact[l]->path();
       c.symbol = opts_.kernel_name;
+      c.gpu = lowered[l]->gpu;
     }
   }
   return out;

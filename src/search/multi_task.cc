@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "search/space_gpu.h"
 #include "search/task_scheduler.h"
 #include "support/error.h"
 
@@ -60,7 +61,7 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
     to.batch = batch;
     to.early_stop = 0;
     to.seed = opts.seed * 1000003 + uint64_t(round);
-    to.space.vector_lanes = tasks[size_t(i)].target.vector_lanes();
+    to.space = space_options_for(tasks[size_t(i)].target);
     to.space.num_cores = opts.num_cores;
     to.run_id = opts.run_id;
     to.worker = opts.worker;

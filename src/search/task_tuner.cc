@@ -9,6 +9,7 @@
 
 #include "costmodel/features.h"
 #include "schedule/fallback.h"
+#include "schedule/gpu_fallback.h"
 #include "support/error.h"
 
 namespace tuner::search {
@@ -104,7 +105,8 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     if (baseline) {
       schedule::FallbackOptions fo;
       fo.vector_lanes = opts.space.vector_lanes;
-      cands.push_back(schedule::fallback_schedule(task.dag, fo));
+      cands.push_back(opts.space.gpu ? schedule::gpu_fallback_schedule(task.dag)
+                                     : schedule::fallback_schedule(task.dag, fo));
       baseline = false;
     } else {
       cands = search.propose(n);

@@ -2,9 +2,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "measure/builder.h"
+#include "codegen/nvrtc.h"
 #include "schedule/fallback.h"
+#include "schedule/gpu_fallback.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
 
@@ -100,11 +103,29 @@ TEST(Builder, SlowBuildIsBuildTimeoutAndIsAbandoned) {
   SUCCEED();
 }
 
-TEST(Builder, CudaTargetIsCompileDevice) {
+// CUDA candidates: lowered, verified and compiled by NVRTC into a cubin with its launches;
+// one over the target's limits is an INSTANTIATION error naming the limit.
+TEST(Builder, BuildsCudaProgramsWithNvrtc) {
+  if (!codegen::nvrtc_available())
+    GTEST_SKIP() << "skipped: built without NVRTC (" << codegen::nvrtc_version() << ")";
   Builder b;
-  auto dag = test::matmul_dag(16, 16, 16);
-  auto out = b.build(dag, {schedule::Trace{}}, codegen::Target::parse("cuda -arch=sm_90"));
-  EXPECT_EQ(out[0].status, MeasureStatus::CompileDevice);
+  auto dag = test::matmul_dag(64, 64, 64);
+  schedule::Schedule too_wide(dag);
+  schedule::auto_bind(too_wide, "matmul", 2048);
+  auto out = b.build(dag, {schedule::gpu_fallback_schedule(dag).trace(), too_wide.trace()},
+                     codegen::Target::parse("cuda -arch=sm_80"));
+  ASSERT_EQ(out[0].status, MeasureStatus::Ok) << out[0].error;
+  ASSERT_TRUE(out[0].gpu.has_value());
+  ASSERT_FALSE(out[0].gpu->kernels.empty());
+  const GpuLaunch& k = out[0].gpu->kernels[0];
+  EXPECT_FALSE(k.entry.empty());
+  EXPECT_EQ(int64_t(k.grid[0]) * k.block[0] * k.grid[1] * k.block[1] >= 64, true);
+  std::ifstream cubin(out[0].so_path, std::ios::binary);
+  char magic[4] = {};
+  cubin.read(magic, 4);
+  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF") << out[0].so_path;
+  EXPECT_EQ(out[1].status, MeasureStatus::Instantiation);
+  EXPECT_NE(out[1].error.find("2048"), std::string::npos) << out[1].error;
 }
 
 TEST(Builder, CrossCompilesForAarch64) {

@@ -222,7 +222,7 @@ void cmd_run(const OpArgs& a) {
 }  // namespace
 
 void add_op_commands(CLI::App& app) {
-  auto* op = app.add_subcommand("op", "single operators: list, show, run");
+  auto* op = app.add_subcommand("op", "single operators: list, show, run, tune, build");
   op->require_subcommand(1);
 
   static bool list_json = false;
@@ -247,6 +247,7 @@ void add_op_commands(CLI::App& app) {
   run->callback([] { cmd_run(run_args); });
 
   add_op_tune_command(op);
+  add_op_build_command(op);
 }
 
 }  // namespace tuner::cli

@@ -11,13 +11,14 @@
 namespace tuner::cli {
 
 OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
-                      const std::string& target) {
+                      const std::string& target, bool allow_cuda) {
   const ops::OpDef& def = ops::find_op(op);
   ops::Params p = ops::parse_params(def, params);
   te::ComputeDAG dag = def.build(p);
   codegen::Target t = codegen::Target::parse(target);
-  USER_CHECK(t.is_llvm()) << "`tuner op` compiles for llvm targets; " << t.str()
-                          << " (the CUDA target is not built yet)";
+  USER_CHECK(t.is_llvm() || allow_cuda)
+      << "this `tuner op` command runs llvm targets; " << t.str()
+      << " kernels are compiled by `tuner op build` (running them needs a GPU worker)";
   return {&def, std::move(p), std::move(dag), std::move(t)};
 }
 

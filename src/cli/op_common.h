@@ -25,9 +25,10 @@ struct OpWorkload {
   codegen::Target target;
 };
 
-/// Parses "op k=v ..." and the target string (user errors name the problem).
+/// Parses "op k=v ..." and the target string (user errors name the problem); a cuda target
+/// only when `allow_cuda`.
 OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
-                      const std::string& target);
+                      const std::string& target, bool allow_cuda = false);
 
 /// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
 /// still matches; nullopt for other workloads.
@@ -50,5 +51,7 @@ std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, u
                                                       bool verbose, costmodel::XGBModel** xgb);
 
 void add_op_tune_command(CLI::App* op);
+/// `tuner op build` (op_build.cc): a GPU kernel's source, launch and resources.
+void add_op_build_command(CLI::App* op);
 
 }  // namespace tuner::cli

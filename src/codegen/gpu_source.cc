@@ -56,6 +56,7 @@ class Emitter {
     index_.clear();
     bool cu = d_ == GpuDialect::Cuda;
     for (auto& [kind, v] : k.index_vars) index_[v.get()] = kind;
+    narrow_ = narrow_indices(f, k);
     if (cu) os << "extern \"C\" __global__ void __launch_bounds__(" << k.threads_per_block() << ") ";
     else
       os << "__kernel __attribute__((reqd_work_group_size(" << k.block[0] << ", " << k.block[1] << ", "
@@ -77,6 +78,37 @@ class Emitter {
 
  private:
   bool cu() const { return d_ == GpuDialect::Cuda; }
+
+  // 64-bit index arithmetic is emitted as 32-bit `int` when every buffer has fewer than 2^31
+  // elements and none holds 64-bit integers (so no int64 value is data): faster on GPUs, and
+  // NVRTC 13.0 crashes (SIGSEGV in nvrtcCompileProgram; nvcc too) on some long long kernels
+  // that compile as int (docs/ARCHITECTURE.md, "GPU").
+  static bool narrow_indices(const schedule::GpuLoweredFunc& f, const schedule::GpuKernelIR& k) {
+    auto fits = [](const BufferNode* b) {
+      return b->num_elements() < (int64_t(1) << 31) && !(b->dtype.is_integer() && b->dtype.bits == 64);
+    };
+    for (auto& b : f.params)
+      if (!fits(b.get())) return false;
+    for (auto& b : k.shared)
+      if (!fits(b.get())) return false;
+    bool ok = true;
+    class V : public IRVisitor {
+     public:
+      explicit V(bool* ok, decltype(fits)& f) : ok_(ok), fits_(f) {}
+      using IRVisitor::visit;
+
+     protected:
+      void visit_Allocate(const AllocateNode* op, const Stmt& s) override {
+        *ok_ &= fits_(op->buffer.get());
+        IRVisitor::visit_Allocate(op, s);
+      }
+      bool* ok_;
+      decltype(fits)& fits_;
+    } v(&ok, fits);
+    v.visit(k.body);
+    return ok;
+  }
+  bool is_index(DataType t) const { return narrow_ && t.is_int() && t.bits == 64 && t.lanes == 1; }
 
   static std::string sanitize(const std::string& n) {
     std::string s;
@@ -103,6 +135,7 @@ class Emitter {
   // Scalar C type of a value.
   std::string type(DataType t) const {
     INTERNAL_CHECK(t.is_scalar()) << "GPU codegen: vector type " << t.str();
+    if (is_index(t)) return "int";
     switch (t.code) {
       case DataType::Float: return t.bits == 64 ? "double" : t.bits == 16 ? "half" : "float";
       case DataType::Bool: return cu() ? "bool" : "int";
@@ -118,7 +151,8 @@ class Emitter {
   }
   // Element type in memory (bool as a byte, as on the host).
   std::string mem_type(DataType t) const { return t.is_bool() ? "unsigned char" : type(t); }
-  static std::string suffix(DataType t) {
+  std::string suffix(DataType t) const {
+    if (is_index(t)) return "i32";
     return std::string(t.is_float() ? "f" : t.is_uint() ? "u" : "i") + std::to_string(t.bits == 1 ? 8 : t.bits);
   }
 
@@ -160,6 +194,7 @@ class Emitter {
       case NodeKind::IntImm: {
         int64_t v = e.as<IntImmNode>()->value;
         if (e.type().is_bool()) return v ? "1" : "0";
+        if (is_index(e.type())) return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
         if (e.type().bits == 64) return "(" + type(e.type()) + ")" + std::to_string(v) + (cu() ? "LL" : "L");
         return "(" + type(e.type()) + ")" + std::to_string(v);
       }
@@ -252,7 +287,7 @@ class Emitter {
         std::string v = var_name(op->var.get()), t = type(op->var.type());
         if (op->for_kind == ForKind::Unrolled) os << pad << "#pragma unroll\n";
         os << pad << "for (" << t << " " << v << " = " << expr(op->min) << "; " << v << " < "
-           << expr(op->min + op->extent) << "; ++" << v << ") {\n";
+           << expr(is_const(op->min, 0) ? op->extent : op->min + op->extent) << "; ++" << v << ") {\n";
         stmt(os, op->body, indent + 2);
         os << pad << "}\n";
         return;
@@ -289,6 +324,7 @@ class Emitter {
   std::map<const BufferNode*, std::string> bufs_;
   std::map<const VarNode*, ForKind> index_;
   std::map<std::string, int> used_;
+  bool narrow_ = false;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "db/sqlite_database.h"
 #include "schedule/fallback.h"
+#include "schedule/gpu_fallback.h"
 
 namespace tuner::compile {
 
@@ -30,6 +31,7 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
       }
     }
   }
+  if (target.is_cuda()) return {schedule::gpu_fallback_schedule(dag), "fallback (GPU)", false};
   schedule::FallbackOptions fo;
   fo.vector_lanes = target.vector_lanes();
   return {schedule::fallback_schedule(dag, fo), "fallback", false};

@@ -13,10 +13,21 @@ using schedule::Schedule;
 EvolutionarySearch::EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, SearchOptions opts,
                                        costmodel::CostModel* model, uint64_t seed)
     : dag_(std::move(dag)), space_(std::move(space)), opts_(opts), model_(model), rng_(seed) {
+  if (space_.gpu) {
+    // GPU: tile sizes (which also move factors between block, vthread and thread levels),
+    // unroll steps and the thread count of auto-bound stages.
+    mutators_.push_back(make_tile_size_mutator());
+    mutators_.push_back(make_unroll_mutator());
+    mutators_.push_back(make_thread_binding_mutator());
+    mutator_weights_ = {0.6, 0.2, 0.2};
+    return;
+  }
   mutators_.push_back(make_tile_size_mutator());
   mutators_.push_back(make_parallel_mutator());
   mutators_.push_back(make_unroll_mutator());
   mutators_.push_back(make_compute_location_mutator());
+  // Mutation probabilities follow Ansor: tile sizes most often.
+  mutator_weights_ = {0.55, 0.15, 0.15, 0.15};
 }
 
 uint64_t EvolutionarySearch::key_of(const Schedule& s) { return fnv1a64(s.state().str()); }
@@ -25,10 +36,8 @@ Schedule EvolutionarySearch::sample_random() { return generate_schedule(dag_, sp
 
 Schedule EvolutionarySearch::mutate(const Schedule& parent) {
   Decisions d = decisions_of(parent.trace());
-  // Mutation probabilities follow Ansor: tile sizes most often.
-  static const std::vector<double> weights{0.55, 0.15, 0.15, 0.15};
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const Mutator& m = *mutators_[rng_.weighted(weights)];
+    const Mutator& m = *mutators_[rng_.weighted(mutator_weights_)];
     if (m.mutate(parent.trace(), d, rng_)) return generate_schedule(dag_, space_, rng_.next(), &d);
   }
   return parent;

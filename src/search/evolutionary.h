@@ -51,6 +51,7 @@ class EvolutionarySearch {
   costmodel::CostModel* model_;
   Rng rng_;
   std::vector<std::unique_ptr<Mutator>> mutators_;
+  std::vector<double> mutator_weights_;  // one per mutator
   std::set<uint64_t> measured_keys_;
   std::vector<std::pair<double, schedule::Trace>> measured_;  // best first
 };

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "search/mutator.h"
 
 namespace tuner::search {
@@ -10,8 +12,10 @@ class UnrollMutator : public Mutator {
   bool mutate(const schedule::Trace& t, Decisions& d, Rng& rng) const override {
     // Categorical choices feeding auto_unroll: those whose candidates include 0 and > 2 values.
     std::vector<std::pair<const schedule::Instruction*, size_t>> unrolls;
-    for (auto& c : sampling_of(t, schedule::InstKind::SampleCategorical))
-      if (c.first->args.size() > 2) unrolls.push_back(c);
+    for (auto& c : sampling_of(t, schedule::InstKind::SampleCategorical)) {
+      auto& a = c.first->args;
+      if (a.size() > 2 && std::find(a.begin(), a.end(), 0) != a.end()) unrolls.push_back(c);
+    }
     if (unrolls.empty()) return false;
     auto [in, k] = unrolls[rng.pick(unrolls.size())];
     int64_t n = int64_t(in->args.size());

@@ -24,8 +24,11 @@ class Mutator {
 std::unique_ptr<Mutator> make_tile_size_mutator();
 /// Moves a factor into or out of the outermost (parallel) level of a tile.
 std::unique_ptr<Mutator> make_parallel_mutator();
-/// Picks another auto-unroll step.
+/// Picks another auto-unroll step (categorical choices whose candidates include 0).
 std::unique_ptr<Mutator> make_unroll_mutator();
+/// GPU: picks another thread count for an auto-bound stage (categorical choices whose
+/// candidates are all thread counts, multiples of 32).
+std::unique_ptr<Mutator> make_thread_binding_mutator();
 /// Picks another compute location.
 std::unique_ptr<Mutator> make_compute_location_mutator();
 

@@ -68,6 +68,11 @@ TEST_P(GpuRandomTraces, CompileAndMatchReference) {
     if (funcs.empty()) continue;
     if (nv_missing.empty()) {
       std::string src = codegen::emit_gpu_source(ptrs, codegen::GpuDialect::Cuda);
+      if (const char* dump = std::getenv("TUNER_GPU_DUMP")) {
+        FILE* fp = std::fopen(dump, "w");
+        std::fputs(src.c_str(), fp);
+        std::fclose(fp);
+      }
       for (auto& arch : gpu_archs()) {
         try {
           auto out = codegen::nvrtc_compile(src, arch);

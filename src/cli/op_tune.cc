@@ -74,8 +74,8 @@ void cmd_tune(const TuneArgs& a) {
       << " needs a worker on such a machine (start `tuner-server`, run `tuner-worker` there and "
          "tune with --server HOST:PORT"
       << (w.target.llvm_arch() == "aarch64"
-              ? "; `tuner op run` checks its kernels under qemu-aarch64, but emulated timings "
-                "cannot rank schedules)"
+              ? "; a tuner-worker for this target on this machine measures it under "
+                "qemu-aarch64, and its records are kept apart as emulated)"
               : ")");
   auto db = db::SqliteDatabase::open(a.db);
 

@@ -154,5 +154,21 @@ TEST(ServiceEmulated, TunesX86AndEmulatedAarch64ModelsAtOnceAndKeepsTheirRecords
   EXPECT_EQ(st2["emulated_targets"], st["emulated_targets"]) << st2.dump();
 }
 
+// Without qemu-aarch64 an aarch64 worker on this host does not start: one line naming what is
+// missing and its package.
+TEST(ServiceEmulated, WorkerWithoutQemuRefusesToStart) {
+  Scratch s;
+  auto [code, out] = run(fmt::format("env PATH=/nonexistent {} --server 127.0.0.1:1 --target '{}' "
+                                     "--token-file {}",
+                                     TUNER_WORKER_EXE, kArm, s.worker_token_file));
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_EQ(out.rfind("error: cannot run kernels for " + std::string(kArm) +
+                          ": qemu-aarch64 not found on PATH (install the Debian package qemu-user)",
+                      0),
+            0u)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 }  // namespace
 }  // namespace tuner::server

@@ -10,6 +10,18 @@
 
 namespace tuner::cli {
 
+void check_local_tuning(const codegen::Target& target) {
+  USER_CHECK(target.runs_on_host() && !target.emulated())
+      << "tuning for " << target.str() << " needs a worker of that target: start `tuner-server`, "
+      << "run `tuner-worker --server HOST:PORT --target=\"" << target.with_emulator("").str()
+      << "\"` on such a machine"
+      << (target.llvm_arch() == "aarch64"
+              ? " (or on this one: it then measures under qemu-aarch64, an emulated board whose "
+                "records are kept apart)"
+              : "")
+      << ", and tune with --server HOST:PORT";
+}
+
 OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
                       const std::string& target) {
   const ops::OpDef& def = ops::find_op(op);

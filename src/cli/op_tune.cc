@@ -69,14 +69,7 @@ void cmd_tune(const TuneArgs& a) {
     return;
   }
   OpWorkload w = prepare_op(a.op, a.params, a.target);
-  USER_CHECK(w.target.runs_on_host())
-      << "tuning for " << w.target.str()
-      << " needs a worker on such a machine (start `tuner-server`, run `tuner-worker` there and "
-         "tune with --server HOST:PORT"
-      << (w.target.llvm_arch() == "aarch64"
-              ? "; a tuner-worker for this target on this machine measures it under "
-                "qemu-aarch64, and its records are kept apart as emulated)"
-              : ")");
+  check_local_tuning(w.target);
   auto db = db::SqliteDatabase::open(a.db);
 
   search::TuneOptions opts;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "server/wire.h"
 #include "support/log.h"
 
 namespace tuner::server {
@@ -145,6 +146,7 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
       l.set_task_key(it.work.task->key());
       l.set_artifact(*it.work.artifact);
       l.set_symbol(it.work.symbol);
+      if (it.work.gpu) *l.mutable_gpu() = to_proto(*it.work.gpu);
       l.set_timeout_s(it.work.timeout_s);
       double life = it.work.timeout_s + opts_.lease_margin_s;
       if (w.tasks_sent.insert(it.work.task->key()).second) {

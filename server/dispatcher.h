@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "measure/built_candidate.h"
 #include "measure/measure_result.h"
 #include "tuner.pb.h"
 
@@ -53,6 +54,8 @@ struct Work {
   double timeout_s = 10;  // the kernel's time limit on the worker
   std::shared_ptr<const rpc::TaskPayload> task;
   std::shared_ptr<const std::string> artifact;
+  /// A CUDA kernel's launch shape (the artifact is then a cubin).
+  std::optional<measure::GpuProgram> gpu;
 };
 
 /// Thrown by submit when the queue is full.

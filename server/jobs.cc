@@ -106,6 +106,12 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
   codegen::Target target = codegen::Target::parse(req.target());
   rpc::SubmitRequest spec = req;
   spec.set_target(target.str());
+  // GPUs are only ever remote: without a GPU worker the job could never start, so say now
+  // how to attach one instead of queueing it.
+  USER_CHECK(!target.is_cuda() || dispatcher_.alive_workers(target.str()) > 0)
+      << "no worker for " << target.str() << " is connected to this server; attach one on a "
+      << "GPU host with `tuner-worker --server HOST:PORT --target=\"" << target.str()
+      << "\" --token-file FILE`";
   if (spec.has_op()) {  // validate now: a bad op is the caller's error, not a failed job
     const ops::OpDef& def = ops::find_op(spec.op().op());
     ops::parse_params(def, std::vector<std::string>(spec.op().params().begin(),

@@ -7,6 +7,7 @@
 
 #include "codegen/build.h"
 #include "measure/artifact.h"
+#include "measure/sandbox_runner.h"
 #include "ops/registry.h"
 #include "schedule/lower.h"
 #include "schedule/state.h"
@@ -30,25 +31,40 @@ std::shared_ptr<const rpc::TaskPayload> RemoteRunner::payload(const measure::Mea
   const te::ComputeDAG& dag = task.dag;
   std::vector<ops::HostTensor> inputs =
       task.inputs.empty() ? ops::random_inputs(dag, task.input_seed) : task.inputs;
-  for (const auto& t : inputs) {
-    auto* d = p->add_inputs();
-    d->set_dtype(t.dtype.str());
-    for (int64_t s : t.shape) d->add_shape(s);
-    d->set_data(static_cast<const char*>(t.raw()), t.bytes());
-  }
+  for (const auto& t : inputs) to_proto(t, p->add_inputs());
   for (const auto& t : dag.outputs()) {
     auto* o = p->add_outputs();
     o->set_dtype(t->dtype.str());
     for (int64_t s : t->shape) o->add_shape(s);
   }
-  // The reference kernel, cross-compiled like the candidates (the worker needs no compiler).
+  // The reference kernel (the untransformed schedule), cross-compiled like the candidates: the
+  // worker needs no compiler.
   measure::TempDir dir("tuner-reference");
   std::string so = dir.path() + "/reference.so";
-  codegen::BuildOptions bo;
-  bo.opt_level = 1;
-  codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")}, task.target,
-                               so, bo);
-  p->set_reference_so(read_file_bytes(so, kMaxArtifactBytes));
+  auto build_reference = [&](const codegen::Target& target) {
+    codegen::BuildOptions bo;
+    bo.opt_level = 1;
+    codegen::build_shared_object({schedule::lower(schedule::State(dag), "reference")}, target,
+                                 so, bo);
+  };
+  if (task.target.is_cuda()) {
+    // A CUDA worker runs cubins only: the expected outputs are computed here, by the
+    // reference built for this host and run in a local sandbox.
+    std::vector<ops::HostTensor> expected = task.expected;
+    if (expected.empty()) {
+      build_reference(codegen::Target::parse("llvm"));
+      measure::TaskData td;
+      td.key = key;
+      td.inputs = inputs;
+      for (const auto& t : dag.outputs()) td.outputs.push_back({t->dtype, t->shape});
+      td.reference_so = so;
+      expected = measure::SandboxRunner().expected_outputs(td);
+    }
+    for (const auto& t : expected) to_proto(t, p->add_expected());
+  } else {
+    build_reference(task.target);
+    p->set_reference_so(read_file_bytes(so, kMaxArtifactBytes));
+  }
   p->set_reference_sha256(sha256_hex(p->reference_so()));
   USER_CHECK(p->ByteSizeLong() < size_t(kMaxMessageBytes) / 2)
       << "the inputs of workload " << dag.hash_hex() << " are too large to send to a worker";
@@ -108,6 +124,7 @@ std::vector<measure::MeasureResult> RemoteRunner::run(
     w.candidate = sha256_hex(bytes);
     w.artifact = std::make_shared<const std::string>(std::move(bytes));
     w.symbol = c.symbol;
+    w.gpu = c.gpu;
     w.timeout_s = opts_.kernel_timeout_s;
     w.task = task_payload;
     slot[i] = int(batch.size());

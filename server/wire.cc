@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -55,6 +56,52 @@ measure::MeasureResult from_proto(const rpc::Result& p) {
   r.calls_per_repeat = p.calls_per_repeat();
   if (r.ok() && r.times.empty()) r = measure::make_error(db::MeasureStatus::Unknown, "ok without times");
   return r;
+}
+
+void to_proto(const ops::HostTensor& t, rpc::TensorData* p) {
+  p->set_dtype(t.dtype.str());
+  for (int64_t s : t.shape) p->add_shape(s);
+  p->set_data(static_cast<const char*>(t.raw()), t.bytes());
+}
+
+ops::HostTensor from_proto(const rpc::TensorData& p) {
+  ops::HostTensor h(std::vector<int64_t>(p.shape().begin(), p.shape().end()),
+                    te::DataType::parse(p.dtype()));
+  USER_CHECK(p.data().size() == h.bytes()) << "a tensor's size does not match its shape";
+  std::memcpy(h.raw(), p.data().data(), h.bytes());
+  return h;
+}
+
+rpc::GpuProgram to_proto(const measure::GpuProgram& g) {
+  rpc::GpuProgram p;
+  for (const measure::GpuLaunch& k : g.kernels) {
+    rpc::GpuLaunch* l = p.add_kernels();
+    l->set_entry(k.entry);
+    for (uint32_t v : k.grid) l->add_grid(v);
+    for (uint32_t v : k.block) l->add_block(v);
+    l->set_shared_bytes(k.shared_bytes);
+  }
+  for (int64_t b : g.workspace_bytes) p.add_workspace_bytes(b);
+  return p;
+}
+
+measure::GpuProgram from_proto(const rpc::GpuProgram& p) {
+  measure::GpuProgram g;
+  USER_CHECK(p.kernels_size() > 0) << "a CUDA program without kernels";
+  for (const rpc::GpuLaunch& l : p.kernels()) {
+    USER_CHECK(l.grid_size() == 3 && l.block_size() == 3)
+        << "a CUDA launch needs 3 grid and 3 block dimensions";
+    measure::GpuLaunch k;
+    k.entry = l.entry();
+    for (int i = 0; i < 3; ++i) {
+      k.grid[size_t(i)] = l.grid(i);
+      k.block[size_t(i)] = l.block(i);
+    }
+    k.shared_bytes = l.shared_bytes();
+    g.kernels.push_back(std::move(k));
+  }
+  g.workspace_bytes.assign(p.workspace_bytes().begin(), p.workspace_bytes().end());
+  return g;
 }
 
 }  // namespace tuner::server

@@ -6,7 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "measure/built_candidate.h"
 #include "measure/measure_result.h"
+#include "ops/host_tensor.h"
 #include "tuner.pb.h"
 
 namespace tuner::server {
@@ -24,5 +26,15 @@ std::string read_file_bytes(const std::string& path, size_t max_bytes);
 /// A result in its wire form and back (an unknown status name becomes UNKNOWN).
 rpc::Result to_proto(const measure::MeasureResult& r);
 measure::MeasureResult from_proto(const rpc::Result& r);
+
+/// A tensor with its bytes in wire form and back (UserError when the bytes do not match the
+/// dtype and shape).
+void to_proto(const ops::HostTensor& t, rpc::TensorData* p);
+ops::HostTensor from_proto(const rpc::TensorData& p);
+
+/// A CUDA program's launches in wire form and back (UserError unless every grid and block
+/// has 3 values).
+rpc::GpuProgram to_proto(const measure::GpuProgram& g);
+measure::GpuProgram from_proto(const rpc::GpuProgram& p);
 
 }  // namespace tuner::server

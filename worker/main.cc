@@ -9,6 +9,7 @@
 
 #include "server/auth.h"
 #include "support/error.h"
+#include "worker/cuda_device.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -18,7 +19,10 @@ int main(int argc, char** argv) {
   worker::WorkerOptions o;
   std::string token_file;
   app.add_option("--server", o.server, "HOST:PORT of the tuner-server")->required();
-  app.add_option("--target", o.target, "the target this machine measures (another architecture's: emulated under qemu)")->capture_default_str();
+  app.add_option("--target", o.target,
+                 "the target this machine measures ('llvm', 'cuda' (arch of device 0), "
+                 "'cuda -arch=sm_80', ...; another CPU architecture's: emulated under qemu)")
+      ->capture_default_str();
   app.add_option("--token-file", token_file, "the worker token")->required();
   app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str();
   app.add_option("--device-key", o.device_key, "this board's name (default: host name)");
@@ -43,6 +47,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   try {
     o.token = server::read_token_file(token_file);
+    if (worker::is_cuda_target(o.target))
+      fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));
     worker::Worker w(o);
     std::thread waiter([&] {
       int sig = 0;

@@ -196,16 +196,8 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
   });
   t->key = p.key();
   try {
-    for (const auto& in : p.inputs()) {
-      ops::HostTensor h(std::vector<int64_t>(in.shape().begin(), in.shape().end()),
-                        te::DataType::parse(in.dtype()));
-      if (in.data().size() != h.bytes()) {
-        *error = "an input's size does not match its shape";
-        return nullptr;
-      }
-      std::memcpy(h.raw(), in.data().data(), h.bytes());
-      t->inputs.push_back(std::move(h));
-    }
+    for (const auto& in : p.inputs()) t->inputs.push_back(from_proto(in));
+    for (const auto& e : p.expected()) t->expected.push_back(from_proto(e));
     for (const auto& o : p.outputs())
       t->outputs.push_back({te::DataType::parse(o.dtype()),
                             std::vector<int64_t>(o.shape().begin(), o.shape().end())});
@@ -242,7 +234,9 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
     std::ofstream(path, std::ios::binary) << lease.artifact();
     try {
       if (lease.timeout_s() > 0) runner.set_timeout_s(lease.timeout_s());
-      r = runner.run(*task, {measure::BuiltCandidate::from_file(path, lease.symbol())})[0];
+      auto cand = measure::BuiltCandidate::from_file(path, lease.symbol());
+      if (lease.has_gpu()) cand.gpu = from_proto(lease.gpu());
+      r = runner.run(*task, {cand})[0];
     } catch (const UserError& e) {
       r = measure::make_error(db::MeasureStatus::Unknown, e.what());
     }

@@ -11,7 +11,11 @@
 //              task's outputs (used once per task to make the expected outputs).
 // Both carry "task": {"id", "inputs": [tensor], "outputs": [tensor]} where a tensor is
 // {"path", "dtype", "shape"} (raw row-major bytes on disk); the child caches the loaded task
-// by id. Child -> parent: first {"ready": true, "pid"} once at start-up; then per request an
+// by id. A "run" with a "cuda" object {"cubin", "kernels": [{"entry", "grid", "block",
+// "shared_bytes"}], "workspaces": [bytes], "device"} runs a CUDA program on that device
+// instead: its kernels in order, each given every buffer (inputs, outputs, workspaces), timed
+// with CUDA events; the expected outputs must be files already (no "reference" on a GPU).
+// Child -> parent: first {"ready": true, "pid"} once at start-up; then per request an
 // acknowledgement {"ack": true} as soon as it is read (so a child found dead before the ack
 // died before the request, e.g. killed while idle, and the request is retried on a fresh
 // child, while a death after it is the candidate's doing), then the reply

@@ -36,7 +36,26 @@ void write_raw(const ops::HostTensor& t, const std::string& path) {
   USER_CHECK(out.good()) << "cannot write " << path;
 }
 
+ops::HostTensor read_raw(const std::string& path, te::DataType dtype,
+                         const std::vector<int64_t>& shape) {
+  ops::HostTensor t(shape, dtype);
+  std::ifstream in(path, std::ios::binary);
+  in.read(static_cast<char*>(t.raw()), std::streamsize(t.bytes()));
+  USER_CHECK(in.gcount() == std::streamsize(t.bytes())) << "cannot read " << path;
+  return t;
+}
+
 }  // namespace
+
+std::vector<ops::HostTensor> SandboxRunner::expected_outputs(const TaskData& task) {
+  std::lock_guard lk(mu_);
+  const PreparedTask& pt = prepare(task);
+  std::vector<ops::HostTensor> out;
+  for (size_t i = 0; i < task.outputs.size(); ++i)
+    out.push_back(read_raw(pt.spec["outputs"][i]["path"].get<std::string>(),
+                           task.outputs[i].dtype, task.outputs[i].shape));
+  return out;
+}
 
 SandboxRunner::SandboxRunner(LocalRunnerOptions opts)
     : opts_(std::move(opts)),
@@ -229,6 +248,18 @@ MeasureResult SandboxRunner::measure_one(PreparedTask& pt, const BuiltCandidate&
            {"flush", opts_.flush_cache},
            {"rtol", opts_.rtol},
            {"atol", opts_.atol}};
+  if (c.gpu) {
+    Json kernels = Json::array();
+    for (const GpuLaunch& k : c.gpu->kernels)
+      kernels.push_back({{"entry", k.entry},
+                         {"grid", k.grid},
+                         {"block", k.block},
+                         {"shared_bytes", k.shared_bytes}});
+    req["cuda"] = {{"cubin", c.so_path},
+                   {"kernels", std::move(kernels)},
+                   {"workspaces", c.gpu->workspace_bytes},
+                   {"device", opts_.cuda_device}};
+  }
   double timeout_s = opts_.timeout_s;
   bool adaptive = false;
   if (opts_.give_up_factor > 0 && std::isfinite(pt.best_seconds)) {

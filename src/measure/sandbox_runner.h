@@ -57,6 +57,8 @@ struct LocalRunnerOptions {
   double reference_timeout_s = 600;
   /// Prepared tasks kept (inputs and expected outputs on disk); the oldest is dropped.
   size_t max_cached_tasks = 4;
+  /// The CUDA device (ordinal) that measures CUDA candidates.
+  int cuda_device = 0;
   /// The child executable; empty: locate_measure_child(). Ignored when launcher is set.
   std::string child_path;
   /// How the child is started (an emulated child for another architecture, see
@@ -97,6 +99,9 @@ class SandboxRunner {
   /// only read then). Throws UserError when the task cannot be prepared or the child cannot
   /// be started; candidate failures are results. An empty list only prepares the task.
   std::vector<MeasureResult> run(const TaskData& task, const std::vector<BuiltCandidate>& cands);
+  /// The task's expected outputs (prepared as run() prepares it: given, or computed by the
+  /// reference kernel in the child). For devices that cannot run the reference themselves.
+  std::vector<ops::HostTensor> expected_outputs(const TaskData& task);
   /// True when a task with this key is prepared (its data need not be sent again).
   bool has_task(const std::string& key);
 

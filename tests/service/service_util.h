@@ -158,15 +158,6 @@ inline std::vector<rpc::WorkerInfo> workers(rpc::TuningService::Stub& stub) {
   return {rep.workers().begin(), rep.workers().end()};
 }
 
-/// Runs a shell command; returns (exit code, stdout and stderr).
-inline std::pair<int, std::string> run(const std::string& cmd) {
-  std::array<char, 4096> buf;
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  while (p && fgets(buf.data(), int(buf.size()), p)) out += buf.data();
-  int st = p ? pclose(p) : -1;
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
 
 /// A scratch directory with the two token files.
 struct Scratch {
@@ -203,6 +194,16 @@ inline std::unique_ptr<Proc> start_server(const Scratch& s, int port, const std:
                                "--kernel-timeout", "5", "--wait-for-workers", "30",
                                "--build-threads", "2"},
       s.path(log));
+}
+
+/// Runs a shell command, returns (exit code, output with stderr).
+inline std::pair<int, std::string> run(const std::string& cmd) {
+  std::array<char, 4096> buf;
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  while (p && fgets(buf.data(), int(buf.size()), p)) out += buf.data();
+  int st = p ? pclose(p) : -1;
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
 }  // namespace tuner::service_test

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/child/cuda_measure.h"
 #include "measure/child/page_buffer.h"
 #include "measure/protocol.h"
 #include "ops/host_tensor.h"
@@ -170,6 +171,7 @@ class Server {
   }
 
   Json measure(const Json& req, bool reference) {
+    if (req.contains("cuda")) return measure_on_gpu(req, reference);
     Json reply;
     std::string so = req.at("so").get<std::string>();
     std::string symbol = req.at("symbol").get<std::string>();
@@ -281,6 +283,24 @@ class Server {
     return reply;
   }
 
+  // A CUDA kernel: the same task data, run on the GPU (child/cuda_measure.cc).
+  Json measure_on_gpu(const Json& req, bool reference) {
+    if (reference)
+      return error("UNKNOWN", "a CUDA task's expected outputs must be given, not computed here");
+    CudaTaskView view;
+    view.id = task_.id;
+    for (const Tensor& t : task_.inputs) view.inputs.emplace_back(t.buf->data(), t.bytes());
+    for (const Tensor& t : task_.outputs) view.output_bytes.push_back(t.bytes());
+    double rtol = req.value("rtol", 1e-3), atol = req.value("atol", 2e-3);
+    view.check = [&](size_t i, const void* bytes) -> std::string {
+      ops::HostTensor got(task_.outputs[i].spec.shape, task_.outputs[i].spec.dtype);
+      std::memcpy(got.raw(), bytes, task_.outputs[i].bytes());
+      auto cmp = ops::compare(got, task_.expected[i].host(), rtol, atol);
+      return cmp.ok ? "" : cmp.message;
+    };
+    return measure_cuda(req, view);
+  }
+
   static Json error(const std::string& status, const std::string& message) {
     Json j;
     j["status"] = status;
@@ -312,6 +332,9 @@ int serve() {
     }
     alarm(0);
     if (!protocol::write_frame(g_fd, reply.dump())) return 0;
+    // A fatal error left this process unusable (e.g. a CUDA context after an illegal address):
+    // exit, and the runner starts a fresh child.
+    if (reply.value("fatal", false)) return 0;
   }
 }
 

@@ -206,12 +206,22 @@ TEST(ServiceJobs, PrefersBoardsAndFallsBackToEmulatedWorkers) {
   const char* arm = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
   const std::string board = codegen::Target::parse(arm).str();
   const std::string emulated = board + " -emulator=qemu";
+  std::vector<std::string> ids;  // kept alive by heartbeats while a job starts
   auto register_worker = [&](bool emu) {
     rpc::RegisterRequest reg;
     reg.set_target(arm);
     reg.set_emulated(emu);
     rpc::RegisterReply rep;
     ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rep).ok());
+    ids.push_back(rep.worker_id());
+  };
+  auto heartbeat = [&] {
+    for (const auto& id : ids) {
+      rpc::HeartbeatRequest hb;
+      hb.set_worker_id(id);
+      rpc::HeartbeatReply hr;
+      worker->Heartbeat(ctx(kWorkerToken).get(), hb, &hr);
+    }
   };
   auto job_target = [&] {
     rpc::SubmitRequest sub;
@@ -222,7 +232,10 @@ TEST(ServiceJobs, PrefersBoardsAndFallsBackToEmulatedWorkers) {
     rpc::SubmitReply rep;
     EXPECT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
     // Candidates queued: the job has chosen its identity.
-    EXPECT_TRUE(wait_until([&] { return s.server->dispatcher().queued() > 0; }, 30));
+    EXPECT_TRUE(wait_until([&] {
+      heartbeat();
+      return s.server->dispatcher().queued() > 0;
+    }, 30));
     auto j = job_info(*tuning, rep.job());
     rpc::CancelReply crep;
     rpc::CancelRequest cr;

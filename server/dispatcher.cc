@@ -99,13 +99,15 @@ void Dispatcher::cancel_job(const std::string& job) {
 }
 
 std::string Dispatcher::register_worker(const std::string& target, const std::string& device_key,
-                                        const std::string& hardware, const std::string& version) {
+                                        const std::string& hardware, const std::string& version,
+                                        bool emulated) {
   std::lock_guard lk(mu_);
   std::string id = fmt::format("w{}", next_worker_++);
   Worker& w = workers_[id];
-  w.view = {id, target, device_key, hardware, version, "alive", 0, 0, 0};
+  w.view = {id, target, device_key, hardware, version, "alive", emulated, 0, 0, 0};
   w.last_seen = Clock::now();
-  tuner::log(LogLevel::Info, "worker {} registered: target {}, device {}", id, target, device_key);
+  tuner::log(LogLevel::Info, "worker {} registered: target {}, device {}{}", id, target,
+             device_key, emulated ? " (emulated)" : "");
   return id;
 }
 

@@ -68,6 +68,7 @@ class QueueFull : public std::runtime_error {
 struct WorkerView {
   std::string id, target, device_key, hardware, version;
   std::string state;  // alive, lost, gone
+  bool emulated = false;  // runs the kernels under an emulator
   double seconds_since_heartbeat = 0;
   int64_t measurements = 0;
   int leases = 0;
@@ -92,9 +93,11 @@ class Dispatcher {
   /// Finishes every unfinished item of the job with an UNKNOWN "cancelled" result.
   void cancel_job(const std::string& job);
 
-  /// A new worker id.
+  /// A new worker id. An emulated worker registers under its target's emulated identity
+  /// (`... -emulator=qemu`), so it gets only work of that identity.
   std::string register_worker(const std::string& target, const std::string& device_key,
-                              const std::string& hardware, const std::string& version);
+                              const std::string& hardware, const std::string& version,
+                              bool emulated = false);
   /// Marks the worker alive; false when the id is unknown or was declared lost (register again).
   bool heartbeat(const std::string& worker_id);
   /// Up to max leases for the worker's target, waiting up to wait_s for the first; nullopt

@@ -36,10 +36,11 @@ std::string model_path(const std::string& dir, int64_t run_id) {
   return fmt::format("{}/run-{}.onnx", dir, run_id);
 }
 
-// The tasks of a job and their weights (an op: one task of weight 1).
-void job_tasks(const rpc::SubmitRequest& spec, const std::string& model_file,
-               std::vector<search::TuneTask>* tasks, std::vector<double>* weights) {
-  codegen::Target target = codegen::Target::parse(spec.target());
+// The tasks of a job for `target` (the identity measured) and their weights (an op: one task
+// of weight 1).
+void job_tasks(const rpc::SubmitRequest& spec, const codegen::Target& target,
+               const std::string& model_file, std::vector<search::TuneTask>* tasks,
+               std::vector<double>* weights) {
   if (spec.has_op()) {
     const ops::OpDef& def = ops::find_op(spec.op().op());
     ops::Params p = ops::parse_params(
@@ -52,7 +53,9 @@ void job_tasks(const rpc::SubmitRequest& spec, const std::string& model_file,
   graph::ImportOptions io;
   for (const auto& s : spec.model().input_shapes()) graph::parse_input_shape(s, io);
   graph::Graph g = graph::import_onnx(model_file, io);
-  graph::run_passes(g, {});
+  graph::PassOptions po;  // the target's layouts, as `tuner compile` chooses them
+  if (target.is_llvm()) po.vector_lanes = target.vector_lanes();
+  graph::run_passes(g, po);
   graph::FuseOptions fo;
   fo.enabled = !spec.model().no_fuse();
   graph::TaskSet ts = graph::extract_tasks(g, fo);
@@ -62,6 +65,15 @@ void job_tasks(const rpc::SubmitRequest& spec, const std::string& model_file,
                       target, ops::random_inputs(t.dag, spec.seed() + i, -1.0, 1.0, 0, 1)});
     weights->push_back(t.weight);
   }
+}
+
+// The identities a job for `spec_target` may measure, preferred first: the target itself,
+// then, for a target of another architecture, its emulated twin (an emulated worker's, whose
+// records are kept apart under "... -emulator=qemu").
+std::vector<std::string> measurable_as(const std::string& spec_target) {
+  codegen::Target t = codegen::Target::parse(spec_target);
+  if (!t.is_llvm() || t.emulated() || t.runs_on_host()) return {t.str()};
+  return {t.str(), t.with_emulator("qemu").str()};
 }
 
 }  // namespace
@@ -144,6 +156,9 @@ int JobManager::resume_all() {
     if (r.state != db::RunState::Running || r.what.rfind(kJobPrefix, 0) != 0) continue;
     auto job = std::make_shared<Job>();
     job->run_id = r.id;
+    // The identity the job chose when it started: the resumed records continue under it.
+    if (r.progress.contains("target") && r.progress["target"].is_string())
+      job->target = r.progress["target"].get<std::string>();
     if (!r.args.contains("spec") ||
         !google::protobuf::util::JsonStringToMessage(r.args["spec"].dump(), &job->spec).ok()) {
       db_.update_run(r.id, db::RunState::Failed, Json{{"error", "unreadable job spec"}});
@@ -159,7 +174,7 @@ int JobManager::resume_all() {
 void JobManager::start(std::shared_ptr<Job> job) {
   job->info.set_job(std::to_string(job->run_id));
   job->info.set_what(describe(job->spec));
-  job->info.set_target(job->spec.target());
+  job->info.set_target(job->target.empty() ? job->spec.target() : job->target);
   job->info.set_state("queued");
   job->info.set_budget(job->spec.trials());
   {
@@ -183,15 +198,22 @@ void JobManager::run(Job& job) {
   auto stop = [&] { return job.cancel.load() || stopping_.load(); };
   update(job, [](rpc::JobInfo& i) { i.set_state("running"); });
   try {
+    RemoteRunner runner(dispatcher_, id, opts_.runner, stop);
+    if (job.target.empty()) {
+      // Real boards if any serve the target, else emulated ones; fixed for the whole job so
+      // its records stay under one identity, and kept in the run for a resumed job.
+      job.target = runner.wait_for_workers(measurable_as(job.spec.target()));
+      db_.update_run(job.run_id, db::RunState::Running, Json{{"target", job.target}});
+      update(job, [&](rpc::JobInfo& i) { i.set_target(job.target); });
+    }
+    codegen::Target target = codegen::Target::parse(job.target);
     std::vector<search::TuneTask> tasks;
     std::vector<double> weights;
-    job_tasks(job.spec, model_path(opts_.jobs_dir, job.run_id), &tasks, &weights);
-    codegen::Target target = codegen::Target::parse(job.spec.target());
+    job_tasks(job.spec, target, model_path(opts_.jobs_dir, job.run_id), &tasks, &weights);
     costmodel::XGBModel model(costmodel::XGBOptions{}, job.spec.seed());
     measure::BuilderOptions bo;
     bo.threads = opts_.builder_threads;
     measure::Builder builder(bo);
-    RemoteRunner runner(dispatcher_, id, opts_.runner, stop);
     search::MultiTuneOptions mo;
     mo.trials = job.spec.trials();
     if (job.spec.batch() > 0) mo.batch = job.spec.batch();

@@ -1,7 +1,8 @@
 // Tuning jobs of the server: each job is a tuning run in the database (what = "job ...", args =
 // the submitted spec), run on its own thread by search::tune_tasks with a RemoteRunner, so it
 // is exactly the local search. A restarted server resumes every job whose run is still
-// "running"; the trials it already committed count as spent.
+// "running"; the trials it already committed count as spent. A job for a target that only
+// emulated workers serve measures under the target's emulated identity (`-emulator=qemu`).
 #pragma once
 
 #include <atomic>
@@ -68,6 +69,9 @@ class JobManager {
   struct Job {
     rpc::SubmitRequest spec;
     int64_t run_id = 0;
+    // The target identity measured: spec.target, or its emulated twin when only emulated
+    // workers serve it; chosen at the job's start (empty until then), kept in the run.
+    std::string target;
     rpc::JobInfo info;
     uint64_t version = 0;
     std::atomic<bool> cancel{false};

@@ -73,16 +73,21 @@ std::shared_ptr<const rpc::TaskPayload> RemoteRunner::payload(const measure::Mea
   return p;
 }
 
-void RemoteRunner::wait_for_workers(const std::string& target) {
+std::string RemoteRunner::wait_for_workers(const std::vector<std::string>& targets) {
+  INTERNAL_CHECK(!targets.empty()) << "no target to wait for";
   auto start = std::chrono::steady_clock::now();
-  while (dispatcher_.alive_workers(target) == 0) {
+  while (true) {
+    for (const auto& t : targets)
+      if (dispatcher_.alive_workers(t) > 0) return t;
     if (cancelled_ && cancelled_()) throw JobCancelled();
     double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     USER_CHECK(waited < opts_.wait_for_workers_s)
-        << "no worker serves target '" << target << "' (waited " << opts_.wait_for_workers_s
-        << " s); start one on a machine of that target: tuner-worker --server "
-        << opts_.server_address << " --target='" << target << "' --token-file WORKER_TOKEN_FILE";
+        << "no worker serves target '" << targets[0] << "'"
+        << (targets.size() > 1 ? " (nor an emulated one)" : "") << " (waited "
+        << opts_.wait_for_workers_s << " s); start one on a machine of that target: tuner-worker "
+        << "--server " << opts_.server_address << " --target='" << targets[0]
+        << "' --token-file WORKER_TOKEN_FILE";
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
@@ -90,7 +95,7 @@ void RemoteRunner::wait_for_workers(const std::string& target) {
 std::vector<measure::MeasureResult> RemoteRunner::run(
     const measure::MeasureTask& task, const std::vector<measure::BuiltCandidate>& cands) {
   const std::string target = task.target.str();
-  wait_for_workers(target);
+  wait_for_workers({target});
   auto task_payload = payload(task);
   std::vector<measure::MeasureResult> results(cands.size());
   std::vector<Work> batch;

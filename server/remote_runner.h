@@ -42,9 +42,12 @@ class RemoteRunner : public measure::Runner {
   std::vector<measure::MeasureResult> run(const measure::MeasureTask& task,
                                           const std::vector<measure::BuiltCandidate>& cands) override;
 
+  /// The first of `targets` (in order of preference) that an alive worker serves, waiting up
+  /// to wait_for_workers_s for one; UserError naming targets[0] when none does, JobCancelled.
+  std::string wait_for_workers(const std::vector<std::string>& targets);
+
  private:
   std::shared_ptr<const rpc::TaskPayload> payload(const measure::MeasureTask& task);
-  void wait_for_workers(const std::string& target);
 
   Dispatcher& dispatcher_;
   std::string job_;

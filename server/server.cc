@@ -69,13 +69,16 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
   grpc::Status Register(grpc::ServerContext* ctx, const rpc::RegisterRequest* req,
                         rpc::RegisterReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
-    std::string target;
+    codegen::Target t;
     try {
-      target = codegen::Target::parse(req->target()).str();
+      t = codegen::Target::parse(req->target());
     } catch (const UserError& e) {
       return user_error(e);
     }
-    rep->set_worker_id(d_.register_worker(target, req->device_key(), req->hardware(), req->version()));
+    // An emulated worker's results go under the emulated identity, never the board's.
+    if (req->emulated()) t = t.with_emulator("qemu");
+    rep->set_worker_id(d_.register_worker(t.str(), req->device_key(), req->hardware(),
+                                          req->version(), t.emulated()));
     rep->set_heartbeat_interval_s(std::max(0.05, d_.options().heartbeat_timeout_s / 5));
     return grpc::Status::OK;
   }
@@ -175,6 +178,7 @@ class TuningServiceImpl final : public rpc::TuningService::Service {
       o->set_measurements(w.measurements);
       o->set_leases(w.leases);
       o->set_version(w.version);
+      o->set_emulated(w.emulated);
     }
     return grpc::Status::OK;
   }

@@ -1,5 +1,6 @@
 // tuner-worker --server HOST:PORT --target=llvm --token-file F [--max-parallel 1]
-// Measures candidates for a tuner-server until SIGINT/SIGTERM.
+// Measures candidates for a tuner-server until SIGINT/SIGTERM. A target of another
+// architecture (aarch64 on x86) is measured under qemu: an emulated board.
 #include <fmt/core.h>
 #include <signal.h>
 
@@ -20,7 +21,8 @@ int main(int argc, char** argv) {
   app.add_option("--server", o.server, "HOST:PORT of the tuner-server")->required();
   app.add_option("--target", o.target,
                  "the target this machine measures ('llvm', 'cuda' (arch of device 0), "
-                 "'cuda -arch=sm_80', ...)")->capture_default_str();
+                 "'cuda -arch=sm_80', ...; another CPU architecture's: emulated under qemu)")
+      ->capture_default_str();
   app.add_option("--token-file", token_file, "the worker token")->required();
   app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str();
   app.add_option("--device-key", o.device_key, "this board's name (default: host name)");

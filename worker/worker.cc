@@ -54,6 +54,14 @@ Worker::Worker(WorkerOptions opts) : opts_(std::move(opts)) {
   USER_CHECK(opts_.max_parallel >= 1) << "--max-parallel must be at least 1";
   USER_CHECK(!opts_.token.empty()) << "the worker needs a token (--token-file)";
   if (opts_.device_key.empty()) opts_.device_key = hostname();
+  // The child that runs the target's kernels here; for another architecture an emulated one,
+  // or one error line saying what is missing.
+  std::string arch = measure::target_arch(opts_.target);
+  if (!arch.empty() && opts_.runner.launcher.command.empty())
+    opts_.runner.launcher = measure::launcher_for_arch(arch, "kernels for " + opts_.target);
+  USER_CHECK(emulated() || opts_.target.find("-emulator=") == std::string::npos)
+      << "this " << measure::host_arch() << " machine runs " << arch
+      << " kernels natively: drop -emulator from --target";
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);
   args.SetMaxSendMessageSize(server::kMaxMessageBytes);
@@ -114,6 +122,7 @@ std::string Worker::worker_id() {
     req.set_hardware(hardware());
     req.set_version(TUNER_VERSION_STRING);
     req.set_max_parallel(opts_.max_parallel);
+    req.set_emulated(emulated());
     rpc::RegisterReply rep;
     auto ctx = context(5);
     grpc::Status s = stub_->Register(ctx.get(), req, &rep);
@@ -122,8 +131,11 @@ std::string Worker::worker_id() {
       if (reg_.id.empty()) {  // another slot may have registered meanwhile
         reg_ = {rep.worker_id(), rep.heartbeat_interval_s()};
         tasks_.clear();  // the server sends task data again to a new registration
-        tuner::log(LogLevel::Info, "registered with {} as {} (target {})", opts_.server,
-                   reg_.id, opts_.target);
+        tuner::log(LogLevel::Info, "registered with {} as {} (target {}{})", opts_.server,
+                   reg_.id, opts_.target,
+                   emulated() ? ", emulated under " + opts_.runner.launcher.device +
+                                    ": timings are not performance figures"
+                              : "");
       }
       continue;
     }

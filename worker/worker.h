@@ -4,6 +4,10 @@
 // come built from the server; their SHA-256 is checked before anything is loaded. A server
 // that is down is retried with exponential backoff; a server that forgot the worker (restart,
 // declared lost) gets a new registration.
+//
+// A target of another architecture than this machine's (aarch64 on x86) is measured by the
+// emulated child (child_launcher.h: the aarch64 child under qemu-aarch64): the worker is then an
+// emulated board, registers as such, and its records stay apart from real boards'.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -38,7 +42,9 @@ struct WorkerOptions {
 
 class Worker {
  public:
-  /// Checks the options (UserError for a bad target); connects lazily.
+  /// Checks the options and picks the measurement child: native, or emulated for a target of
+  /// another architecture (UserError naming what is missing, e.g. qemu-aarch64); connects
+  /// lazily.
   explicit Worker(WorkerOptions opts);
   ~Worker();
 
@@ -48,6 +54,8 @@ class Worker {
   void stop() { stop_ = true; }
   /// Measurements reported and accepted so far.
   int64_t reported() const { return reported_; }
+  /// True when the target's kernels run under an emulator here (timings are not figures).
+  bool emulated() const { return opts_.runner.launcher.emulated; }
 
  private:
   struct Registration {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "codegen/target.h"
 #include "db/jsonl.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
@@ -111,7 +112,8 @@ db::Workload resolve_workload(db::Database& d, const std::string& what) {
   return hits[0];
 }
 
-/// A target by its canonical string, or a unique one whose string starts with `what` + " ".
+/// A target by its canonical string, or a unique one whose string starts with `what` + " "
+/// (an emulated one only when `what` is emulated: emulated records are asked for explicitly).
 /// Empty `what`: the one target with records of `w`.
 std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what) {
   std::vector<std::string> known, hits;
@@ -127,7 +129,9 @@ std::string resolve_target(db::Database& d, const db::Workload& w, const std::st
   for (auto& t : d.targets()) {
     if (t.name == what) return what;
     known.push_back(t.name);
-    if (t.name.rfind(what + " ", 0) == 0) hits.push_back(t.name);
+    if (t.name.rfind(what + " ", 0) == 0 &&
+        (!codegen::is_emulated_target(t.name) || codegen::is_emulated_target(what)))
+      hits.push_back(t.name);
   }
   USER_CHECK(!hits.empty()) << "no target '" << what << "' in the database (known: "
                             << (known.empty() ? "none" : fmt::format("{}", fmt::join(known, " | ")))
@@ -285,6 +289,9 @@ void cmd_stats(const DbOptions& o) {
       for (auto& [k, n] : v) j[k] = n;
       return j;
     };
+    Json emulated = Json::array();  // targets whose records were measured under emulation
+    for (auto& [t, n] : s.by_target)
+      if (codegen::is_emulated_target(t)) emulated.push_back(t);
     return print_json({{"database", o.path},
                        {"bytes", ec ? 0 : bytes},
                        {"schema_version", d->schema_version()},
@@ -295,6 +302,7 @@ void cmd_stats(const DbOptions& o) {
                        {"cost_models", s.cost_models},
                        {"by_status", obj(s.by_status)},
                        {"by_target", obj(s.by_target)},
+                       {"emulated_targets", emulated},
                        {"by_worker", obj(s.by_worker)}});
   }
   fmt::print("database  {} ({:.1f} MB, schema {})\n", o.path, double(ec ? 0 : bytes) / 1e6,
@@ -310,7 +318,16 @@ void cmd_stats(const DbOptions& o) {
     t.print();
   };
   group("STATUS", s.by_status);
-  group("TARGET", s.by_target);
+  if (!s.by_target.empty()) {  // emulated targets marked: their timings are not figures
+    Table t({"TARGET", "RECORDS", "MEASURED ON"});
+    t.right(1);
+    for (auto& [k, n] : s.by_target)
+      t.add({k, std::to_string(n),
+             codegen::is_emulated_target(k) ? "emulator (timings are not performance figures)"
+                                            : "hardware"});
+    fmt::print("\n");
+    t.print();
+  }
   group("WORKER", s.by_worker);
 }
 

@@ -75,11 +75,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   };
   codegen::Target target = codegen::Target::parse(a.m.target);
-  USER_CHECK(target.runs_on_host())
-      << "tuning for " << target.str() << " needs a worker on "
-      << (target.is_cuda() ? "a GPU host" : "such a machine")
-      << ": start `tuner-server`, run `tuner-worker --server HOST:PORT --target=\""
-      << target.str() << "\"` there, and tune with --server HOST:PORT";
+  check_local_tuning(target);
   USER_CHECK(a.trials > 0) << "--trials must be positive";
   graph::Graph g = load_model(a.m);
   graph::FuseOptions fo;

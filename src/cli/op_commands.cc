@@ -12,7 +12,7 @@
 #include "codegen/compile.h"
 #include "codegen/target.h"
 #include "measure/builder.h"
-#include "measure/child_launcher.h"
+#include "measure/target_launcher.h"
 #include "measure/local_runner.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"

@@ -10,6 +10,19 @@
 
 namespace tuner::cli {
 
+void check_local_tuning(const codegen::Target& target) {
+  USER_CHECK(target.runs_on_host() && !target.emulated())
+      << "tuning for " << target.str() << " needs a worker on "
+      << (target.is_cuda() ? "a GPU host" : "such a machine")
+      << ": start `tuner-server`, run `tuner-worker --server HOST:PORT --target=\""
+      << target.with_emulator("").str() << "\"` there"
+      << (target.llvm_arch() == "aarch64"
+              ? " (or on this machine: it then measures under qemu-aarch64, an emulated board "
+                "whose records are kept apart)"
+              : "")
+      << ", and tune with --server HOST:PORT";
+}
+
 OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
                       const std::string& target, bool allow_cuda) {
   const ops::OpDef& def = ops::find_op(op);

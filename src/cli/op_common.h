@@ -30,6 +30,11 @@ struct OpWorkload {
 OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& params,
                       const std::string& target, bool allow_cuda = false);
 
+/// Refuses to tune locally for a target whose kernels do not run natively here (emulated
+/// timings cannot rank schedules), saying how: a server with a worker of that target, or,
+/// for aarch64, an emulated worker on this machine whose records are kept apart.
+void check_local_tuning(const codegen::Target& target);
+
 /// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
 /// still matches; nullopt for other workloads.
 std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);

@@ -70,14 +70,7 @@ void cmd_tune(const TuneArgs& a) {
     return;
   }
   OpWorkload w = prepare_op(a.op, a.params, a.target);
-  USER_CHECK(w.target.runs_on_host())
-      << "tuning for " << w.target.str()
-      << " needs a worker on such a machine (start `tuner-server`, run `tuner-worker` there and "
-         "tune with --server HOST:PORT"
-      << (w.target.llvm_arch() == "aarch64"
-              ? "; `tuner op run` checks its kernels under qemu-aarch64, but emulated timings "
-                "cannot rank schedules)"
-              : ")");
+  check_local_tuning(w.target);
   auto db = db::SqliteDatabase::open(a.db);
 
   search::TuneOptions opts;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "codegen/target.h"
 #include "server/auth.h"
 #include "server/wire.h"
 #include "support/error.h"
@@ -160,16 +161,23 @@ void remote_tune(const RemoteTuneArgs& a) {
     }
     return;
   }
+  // The target the job measured: the board's, or its emulated twin (its records are kept
+  // under that identity; the timings are not performance figures).
+  bool emulated = codegen::is_emulated_target(last.target());
   if (a.json) {
     Json e = Json::object();
     for (auto& [k, v] : last.errors()) e[k] = v;
     fmt::print("{}\n", Json{{"job", job}, {"state", last.state()}, {"trials", last.trials()},
                             {"budget", last.budget()}, {"best_seconds", last.best_seconds()},
-                            {"errors", e}, {"message", last.message()}}
+                            {"errors", e}, {"message", last.message()},
+                            {"target", last.target()}, {"emulated", emulated}}
                            .dump());
   } else {
     fmt::print("job {} {}: {} trials{}\n", job, last.state(), last.trials(),
                last.state() == "failed" ? ": " + last.message() : "");
+    if (emulated && last.trials() > 0)
+      fmt::print("measured under emulation: records are under '{}', apart from real boards' "
+                 "(their timings are not performance figures)\n", last.target());
   }
   USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
 }
@@ -279,12 +287,13 @@ void add_remote_commands(CLI::App& app) {
     rpc::ListWorkersReply rep;
     auto ctx = context(token, 10);
     if (auto s = stub->ListWorkers(ctx.get(), {}, &rep); !s.ok()) fail(a->server, s);
-    fmt::print("{:<14} {:<6} {:<16} {:<20} {:>14} {:>12} {:>6}\n", "worker", "state", "target",
-               "device", "last heartbeat", "measurements", "leases");
+    // "emulated": the kernels run under qemu; its timings are not performance figures.
+    fmt::print("{:<14} {:<6} {:<8} {:<20} {:>14} {:>12} {:>6}  {}\n", "worker", "state", "kind",
+               "device", "last heartbeat", "measurements", "leases", "target");
     for (const auto& w : rep.workers())
-      fmt::print("{:<14} {:<6} {:<16} {:<20} {:>12.1f} s {:>12} {:>6}\n", w.worker_id(), w.state(),
-                 w.target(), w.device_key(), w.seconds_since_heartbeat(), w.measurements(),
-                 w.leases());
+      fmt::print("{:<14} {:<6} {:<8} {:<20} {:>12.1f} s {:>12} {:>6}  {}\n", w.worker_id(),
+                 w.state(), w.emulated() ? "emulated" : "board", w.device_key(),
+                 w.seconds_since_heartbeat(), w.measurements(), w.leases(), w.target());
     if (rep.workers().empty()) fmt::print("(no workers have registered)\n");
   });
 

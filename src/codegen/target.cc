@@ -69,11 +69,14 @@ Target Target::parse(const std::string& s) {
     if (kind == "llvm" && key == "-mtriple") t.triple = value;
     else if (kind == "llvm" && key == "-mcpu") t.cpu = value;
     else if (kind == "llvm" && key == "-mattr") t.mattr = value;
+    else if (kind == "llvm" && key == "-emulator") t.emulator = value;
     else if (kind == "cuda" && key == "-arch") t.arch = value;
     else
       USER_ERROR() << "unknown option '" << key << "' for target kind " << kind << " (expected "
-                   << (kind == "llvm" ? "-mtriple, -mcpu or -mattr" : "-arch") << ")";
+                   << (kind == "llvm" ? "-mtriple, -mcpu, -mattr or -emulator" : "-arch") << ")";
   }
+  USER_CHECK(t.emulator.empty() || t.emulator == "qemu")
+      << "unknown emulator '" << t.emulator << "' in '" << s << "' (expected -emulator=qemu)";
   if (kind == "cuda") {
     if (t.arch.empty()) t.arch = "sm_80";
     USER_CHECK(std::regex_match(t.arch, std::regex("sm_[0-9]{2,3}[a-z]?")))
@@ -102,7 +105,22 @@ std::string Target::str() const {
   if (kind == "cuda") return "cuda -arch=" + arch;
   std::string s = "llvm -mtriple=" + triple + " -mcpu=" + cpu;
   if (!mattr.empty()) s += " -mattr=" + mattr;
+  if (!emulator.empty()) s += " -emulator=" + emulator;
   return s;
+}
+
+Target Target::with_emulator(const std::string& e) const {
+  Target t = *this;
+  t.emulator = e;
+  return t;
+}
+
+bool is_emulated_target(const std::string& s) {
+  try {
+    return Target::parse(s).emulated();
+  } catch (const UserError&) {
+    return false;
+  }
 }
 
 bool Target::runs_on_host() const {

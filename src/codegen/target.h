@@ -1,5 +1,8 @@
 // Compilation targets: `llvm` (host), `llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72`,
 // `cuda -arch=sm_90`. The canonical string (`str()`) is the target's identity in the database.
+// `-emulator=qemu` marks kernels of the target measured under emulation: the same code, but a
+// distinct identity, so their records (whose timings are not performance figures) are kept
+// apart from real boards'.
 #pragma once
 
 #include <string>
@@ -14,6 +17,7 @@ struct Target {
   std::string cpu;       // llvm: the CPU (native resolved to the host's)
   std::string mattr;     // llvm: extra features, as given
   std::string arch;      // cuda: sm_XX
+  std::string emulator;  // llvm: "qemu" when measured under emulation; codegen ignores it
   std::string features;  // llvm: the full feature string used for codegen (not in str())
 
   /// Parses a target string; an unknown kind, option or value is a UserError naming it.
@@ -29,8 +33,16 @@ struct Target {
   int vector_lanes(te::DataType t = te::DataType::f32()) const;
   /// LLVM's name of the triple's architecture ("x86_64", "aarch64"); empty for cuda.
   std::string llvm_arch() const;
+  /// True when the target names kernels measured under an emulator (-emulator=qemu).
+  bool emulated() const { return !emulator.empty(); }
+  /// The same target measured under `emulator` ("qemu"), or on real hardware ("").
+  Target with_emulator(const std::string& emulator) const;
   bool is_llvm() const { return kind == "llvm"; }
   bool is_cuda() const { return kind == "cuda"; }
 };
+
+/// True when `s` parses as an emulated target (records measured under emulation); false
+/// otherwise, also when it does not parse.
+bool is_emulated_target(const std::string& s);
 
 }  // namespace tuner::codegen

@@ -70,9 +70,32 @@ Emulated aarch64_launcher() {
   return e;
 }
 
-std::string host_arch() { return codegen::Target::host().llvm_arch(); }
-
 }  // namespace
+
+std::string host_arch() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+#error "tuner_sandbox: unknown host architecture (add its LLVM name here)"
+#endif
+}
+
+std::string target_arch(const std::string& target) {
+  std::istringstream is(target);
+  std::string tok;
+  if (!(is >> tok) || tok != "llvm") return "";
+  while (is >> tok) {
+    if (tok.rfind("-mtriple=", 0) != 0) continue;
+    std::string arch = tok.substr(9, tok.find('-', 9) - 9);
+    // The aliases LLVM normalizes (Triple::normalize).
+    if (arch == "arm64") return "aarch64";
+    if (arch == "amd64" || arch == "x86-64") return "x86_64";
+    return arch;
+  }
+  return host_arch();
+}
 
 ChildLauncher native_launcher(const std::string& child_path) {
   ChildLauncher l;
@@ -81,23 +104,19 @@ ChildLauncher native_launcher(const std::string& child_path) {
   return l;
 }
 
-std::string launcher_unavailable(const codegen::Target& target) {
-  if (!target.is_llvm()) return target.str() + " kernels are not run by a local child";
-  if (target.runs_on_host()) return "";
-  if (target.llvm_arch() == "aarch64") return aarch64_launcher().missing;
-  return "kernels for " + target.str() + " cannot run on this machine (no emulator for " +
-         target.llvm_arch() + ")";
+std::string launcher_unavailable_for_arch(const std::string& arch) {
+  if (arch == host_arch()) return "";
+  if (arch == "aarch64") return aarch64_launcher().missing;
+  return "no emulator for " + arch + " kernels on this " + host_arch() +
+         " machine (aarch64 kernels run under qemu-aarch64)";
 }
 
-ChildLauncher launcher_for(const codegen::Target& target) {
-  USER_CHECK(target.is_llvm()) << "kernels for " << target.str()
-                               << " are not measured by a local child process";
-  if (target.runs_on_host()) return native_launcher();
-  USER_CHECK(target.llvm_arch() == "aarch64")
-      << "kernels for " << target.str() << " cannot run on this machine (no emulator for "
-      << target.llvm_arch() << "; aarch64 targets run under qemu-aarch64)";
+ChildLauncher launcher_for_arch(const std::string& arch, const std::string& what) {
+  if (arch == host_arch()) return native_launcher();
+  USER_CHECK(arch == "aarch64") << what << " cannot run on this machine (no emulator for "
+                                << arch << "; aarch64 targets run under qemu-aarch64)";
   Emulated e = aarch64_launcher();
-  USER_CHECK(e.missing.empty()) << "cannot run kernels for " << target.str() << ": " << e.missing;
+  USER_CHECK(e.missing.empty()) << "cannot run " << what << ": " << e.missing;
   return e.launcher;
 }
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/target.h"
-#include "measure/child_launcher.h"
+#include "measure/target_launcher.h"
 
 namespace tuner::testing {
 

@@ -29,20 +29,6 @@ rpc::SubmitRequest matmul_job(int trials) {
   return sub;
 }
 
-std::optional<rpc::JobInfo> job_info(rpc::TuningService::Stub& stub, const std::string& job) {
-  rpc::ListJobsReply rep;
-  if (!stub.List(ctx(kClientToken, 5).get(), {}, &rep).ok()) return std::nullopt;
-  for (const auto& j : rep.jobs())
-    if (j.job() == job) return j;
-  return std::nullopt;
-}
-
-std::vector<rpc::WorkerInfo> workers(rpc::TuningService::Stub& stub) {
-  rpc::ListWorkersReply rep;
-  if (!stub.ListWorkers(ctx(kClientToken, 5).get(), {}, &rep).ok()) return {};
-  return {rep.workers().begin(), rep.workers().end()};
-}
-
 // Records of the run, and how many distinct traces they hold.
 std::pair<int64_t, size_t> run_records(const std::string& db_path, int64_t run_id) {
   auto db = db::SqliteDatabase::open(db_path);

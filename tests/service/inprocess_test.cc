@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "codegen/nvrtc.h"
+#include "codegen/target.h"
 #include "server/remote_runner.h"
 #include "server/server.h"
 #include "server/wire.h"
@@ -197,6 +198,63 @@ TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
       << last.message();
   EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+}
+
+// A job goes to real boards of its target when any serve it, else to emulated workers, under
+// the target's emulated identity (so their records stay apart).
+TEST(ServiceJobs, PrefersBoardsAndFallsBackToEmulatedWorkers) {
+  InProcess s;
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  const char* arm = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
+  const std::string board = codegen::Target::parse(arm).str();
+  const std::string emulated = board + " -emulator=qemu";
+  std::vector<std::string> ids;  // kept alive by heartbeats while a job starts
+  auto register_worker = [&](bool emu) {
+    rpc::RegisterRequest reg;
+    reg.set_target(arm);
+    reg.set_emulated(emu);
+    rpc::RegisterReply rep;
+    ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rep).ok());
+    ids.push_back(rep.worker_id());
+  };
+  auto heartbeat = [&] {
+    for (const auto& id : ids) {
+      rpc::HeartbeatRequest hb;
+      hb.set_worker_id(id);
+      rpc::HeartbeatReply hr;
+      worker->Heartbeat(ctx(kWorkerToken).get(), hb, &hr);
+    }
+  };
+  auto job_target = [&] {
+    rpc::SubmitRequest sub;
+    sub.mutable_op()->set_op("matmul");
+    for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
+    sub.set_target(arm);
+    sub.set_trials(8);
+    rpc::SubmitReply rep;
+    EXPECT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
+    // Candidates queued: the job has chosen its identity.
+    EXPECT_TRUE(wait_until([&] {
+      heartbeat();
+      return s.server->dispatcher().queued() > 0;
+    }, 30));
+    auto j = job_info(*tuning, rep.job());
+    rpc::CancelReply crep;
+    rpc::CancelRequest cr;
+    cr.set_job(rep.job());
+    tuning->Cancel(ctx(kClientToken).get(), cr, &crep);
+    EXPECT_TRUE(wait_until([&] { return s.server->dispatcher().queued() == 0; }, 30));
+    return j ? j->target() : std::string("no job");
+  };
+  register_worker(true);
+  auto ws = workers(*tuning);
+  ASSERT_EQ(ws.size(), 1u);
+  EXPECT_TRUE(ws[0].emulated());
+  EXPECT_EQ(ws[0].target(), emulated);
+  EXPECT_EQ(job_target(), emulated);
+  register_worker(false);
+  EXPECT_EQ(job_target(), board);
 }
 
 rpc::SubmitRequest small_job() {

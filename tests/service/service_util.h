@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -140,6 +141,24 @@ inline std::shared_ptr<grpc::Channel> channel(int port) {
 inline const char* kClientToken = "client-secret-1";
 inline const char* kWorkerToken = "worker-secret-2";
 
+/// The job as the server lists it; nullopt when unknown or unreachable.
+inline std::optional<rpc::JobInfo> job_info(rpc::TuningService::Stub& stub,
+                                            const std::string& job) {
+  rpc::ListJobsReply rep;
+  if (!stub.List(ctx(kClientToken, 5).get(), {}, &rep).ok()) return std::nullopt;
+  for (const auto& j : rep.jobs())
+    if (j.job() == job) return j;
+  return std::nullopt;
+}
+
+/// The server's workers (empty when unreachable).
+inline std::vector<rpc::WorkerInfo> workers(rpc::TuningService::Stub& stub) {
+  rpc::ListWorkersReply rep;
+  if (!stub.ListWorkers(ctx(kClientToken, 5).get(), {}, &rep).ok()) return {};
+  return {rep.workers().begin(), rep.workers().end()};
+}
+
+
 /// A scratch directory with the two token files.
 struct Scratch {
   measure::TempDir dir{"tuner-service-test"};
@@ -152,11 +171,12 @@ struct Scratch {
   std::string path(const std::string& name) const { return dir.path() + "/" + name; }
 };
 
-/// A tuner-worker process for 127.0.0.1:port.
-inline std::unique_ptr<Proc> start_worker(const Scratch& s, int port, const std::string& name) {
+/// A tuner-worker process for 127.0.0.1:port (another architecture's target: emulated).
+inline std::unique_ptr<Proc> start_worker(const Scratch& s, int port, const std::string& name,
+                                          const std::string& target = "llvm") {
   return std::make_unique<Proc>(
       std::vector<std::string>{TUNER_WORKER_EXE, "--server", "127.0.0.1:" + std::to_string(port),
-                               "--target=llvm", "--token-file", s.worker_token_file,
+                               "--target=" + target, "--token-file", s.worker_token_file,
                                "--device-key", name, "--max-backoff", "0.5", "--min-repeat-ms",
                                "1", "--threads", "1"},
       s.path(name + ".log"));

@@ -25,6 +25,21 @@ TEST(Target, CrossTargets) {
   EXPECT_EQ(Target::parse("cuda -arch=sm_90").str(), "cuda -arch=sm_90");
 }
 
+TEST(Target, EmulatedIsADistinctIdentityOfTheSameCode) {
+  Target a = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+  Target e = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -emulator=qemu");
+  EXPECT_FALSE(a.emulated());
+  EXPECT_TRUE(e.emulated());
+  EXPECT_EQ(e.str(), a.str() + " -emulator=qemu");
+  EXPECT_EQ(a.with_emulator("qemu").str(), e.str());
+  EXPECT_EQ(e.with_emulator("").str(), a.str());
+  EXPECT_EQ(e.vector_lanes(), a.vector_lanes());
+  EXPECT_TRUE(tuner::codegen::is_emulated_target(e.str()));
+  EXPECT_FALSE(tuner::codegen::is_emulated_target(a.str()));
+  EXPECT_FALSE(tuner::codegen::is_emulated_target("not a target"));
+  EXPECT_THROW(Target::parse("llvm -emulator=bochs"), UserError);
+}
+
 TEST(Target, BadStringsNameTheProblem) {
   auto message = [](const std::string& s) {
     try {

@@ -1,4 +1,4 @@
-#include "measure/child_launcher.h"
+#include "measure/target_launcher.h"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +40,17 @@ TEST(ChildLauncher, Aarch64KernelsRunUnderQemuOrSayWhatIsMissing) {
   EXPECT_EQ(l.device, "qemu-aarch64");
   EXPECT_TRUE(l.emulated);
   EXPECT_GT(l.overhead_mb, 0);
+}
+
+TEST(ChildLauncher, TargetArchIsReadWithoutLlvmAsLlvmReadsIt) {
+  for (const char* s : {"llvm", "llvm -mcpu=native", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72",
+                        "llvm -mtriple=arm64-apple-darwin", "llvm -mtriple=riscv64-linux-gnu",
+                        "llvm -mtriple=x86_64-unknown-linux-gnu"})
+    EXPECT_EQ(target_arch(s), codegen::Target::parse(s).llvm_arch()) << s;
+  EXPECT_EQ(target_arch("cuda -arch=sm_90"), "");
+  EXPECT_EQ(host_arch(), codegen::Target::host().llvm_arch());
+  EXPECT_EQ(launcher_unavailable_for_arch(host_arch()), "");
+  EXPECT_FALSE(launcher_for_arch(host_arch(), "host kernels").emulated);
 }
 
 TEST(ChildLauncher, OtherArchitecturesAndCudaAreRefused) {

@@ -1,5 +1,6 @@
 #include "runtime/thread_pool.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -40,13 +41,13 @@ int default_num_threads() {
 }
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
-  for (int i = 1; i < num_threads_; ++i) threads_.emplace_back([this, i] { worker(i); });
+  for (int i = 1; i < num_threads_; ++i) threads_.emplace_back([this] { worker(); });
 }
 
 ThreadPool::~ThreadPool() {
   stop_.store(true);
-  generation_.fetch_add(1);
-  generation_.notify_all();
+  wake_.fetch_add(1);
+  wake_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
@@ -57,10 +58,24 @@ void ThreadPool::run_chunk(int index) {
   if (begin < end) fn_(begin, end, closure_);
 }
 
+void ThreadPool::work(uint32_t gen) {
+  uint64_t v = claim_.load(std::memory_order_acquire);
+  for (;;) {
+    uint64_t chunks = (v >> 16) & 0xffff, next = v & 0xffff;
+    if (uint32_t(v >> 32) != gen || next >= chunks) return;
+    if (!claim_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+      continue;
+    run_chunk(int(next));
+    done_.fetch_add(1, std::memory_order_release);
+    v = claim_.load(std::memory_order_acquire);
+  }
+}
+
 void ThreadPool::parallel_for(TunerTaskFn fn, void* closure, int64_t n) {
   if (n <= 0) return;
-  int chunks = int(std::min<int64_t>(n, num_threads_));
-  if (chunks == 1) {
+  int chunks = int(std::min<int64_t>({n, int64_t(num_threads_) * kChunksPerThread, 0xffff}));
+  if (num_threads_ == 1 || chunks == 1) {
     fn(0, n, closure);
     return;
   }
@@ -68,37 +83,36 @@ void ThreadPool::parallel_for(TunerTaskFn fn, void* closure, int64_t n) {
   closure_ = closure;
   n_ = n;
   chunks_ = chunks;
-  pending_.store(chunks - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
-  run_chunk(0);
-  // Spin for the other chunks, but yield once they are late: on a busy machine a worker may
-  // be waiting for this very core, and spinning would only delay it by a time slice.
-  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+  done_.store(0, std::memory_order_relaxed);
+  uint32_t gen = ++gen_;
+  claim_.store((uint64_t(gen) << 32) | (uint64_t(chunks) << 16), std::memory_order_release);
+  wake_.fetch_add(1, std::memory_order_release);
+  wake_.notify_all();
+  work(gen);
+  // Spin for chunks other threads hold, but yield once they are late: on a busy machine a
+  // worker may be waiting for this very core, and spinning would only delay it by a time slice.
+  for (int spin = 0; done_.load(std::memory_order_acquire) != chunks; ++spin) {
     if (spin < 4000) cpu_relax();
     else std::this_thread::yield();
   }
 }
 
-void ThreadPool::worker(int index) {
+void ThreadPool::worker() {
   uint64_t seen = 0;
   for (;;) {
-    // Spin a little (jobs come in bursts), then sleep until the generation changes.
-    uint64_t g = generation_.load(std::memory_order_acquire);
-    for (int spin = 0; g == seen && spin < 20000; ++spin) {
+    // Spin a little (jobs come in bursts), then sleep until a job is published.
+    uint64_t w = wake_.load(std::memory_order_acquire);
+    for (int spin = 0; w == seen && spin < 20000; ++spin) {
       cpu_relax();
-      g = generation_.load(std::memory_order_acquire);
+      w = wake_.load(std::memory_order_acquire);
     }
-    if (g == seen) {
-      generation_.wait(seen, std::memory_order_acquire);
-      g = generation_.load(std::memory_order_acquire);
+    if (w == seen) {
+      wake_.wait(seen, std::memory_order_acquire);
+      w = wake_.load(std::memory_order_acquire);
     }
-    seen = g;
+    seen = w;
     if (stop_.load()) return;
-    if (index < chunks_) {
-      run_chunk(index);
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
-    }
+    work(uint32_t(claim_.load(std::memory_order_acquire) >> 32));
   }
 }
 

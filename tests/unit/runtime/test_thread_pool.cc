@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "runtime/thread_pool.h"
+
+namespace tuner::runtime {
+namespace {
+
+struct Counts {
+  std::vector<std::atomic<int>> hits;
+  explicit Counts(int64_t n) : hits(size_t(n)) {}
+};
+
+void count(int64_t begin, int64_t end, void* c) {
+  for (int64_t i = begin; i < end; ++i) static_cast<Counts*>(c)->hits[size_t(i)]++;
+}
+
+TEST(ThreadPool, EveryIterationRunsOnceWhateverTheSize) {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadPool pool(threads);
+    for (int64_t n : {1, 2, 3, 7, 8, 64, 1000, 100003}) {
+      for (int rep = 0; rep < 20; ++rep) {  // back to back: workers spin on the next job
+        Counts c(n);
+        pool.parallel_for(count, &c, n);
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(c.hits[size_t(i)].load(), 1) << threads << " threads, n " << n << ", i " << i;
+      }
+    }
+  }
+}
+
+// Iterations run on a worker are slow (as if that thread were descheduled): the caller claims
+// the chunks the worker has not taken, so the loop lasts about one slow chunk, not the
+// worker's half of the loop (8 slow iterations here, 800 ms).
+struct Slow {
+  std::thread::id caller;
+};
+void slow_off_caller(int64_t begin, int64_t end, void* s) {
+  if (std::this_thread::get_id() != static_cast<Slow*>(s)->caller)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * (end - begin)));
+}
+
+TEST(ThreadPool, ASlowThreadDelaysTheLoopByOneChunk) {
+  ThreadPool pool(2);
+  Slow s{std::this_thread::get_id()};
+  auto t0 = std::chrono::steady_clock::now();
+  pool.parallel_for(slow_off_caller, &s, 16);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 500) << "the caller did not take over the slow thread's chunks";
+}
+
+}  // namespace
+}  // namespace tuner::runtime

@@ -2,8 +2,8 @@
 // GPU design space: each distinct trace that passes the verifier is compiled by NVRTC for
 // sm_80 and sm_90 and run on PoCL against the reference. All traces of a case go into ONE
 // CUDA program per architecture and ONE OpenCL program, so a case costs one compile each.
-// TUNER_GPU_TRACES sets the number of traces per case (default 8, the acceptance run uses 50:
-// about X min); TUNER_GPU_ALL_CASES=1
+// TUNER_GPU_TRACES sets the number of traces per case (default 8, ~2.5 min for the label with
+// ctest -j2; the acceptance run uses 50: ~16 min, see bench/RESULTS.md); TUNER_GPU_ALL_CASES=1
 // checks every case of an op instead of its first.
 #include <gtest/gtest.h>
 

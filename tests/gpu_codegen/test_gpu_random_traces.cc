@@ -87,6 +87,11 @@ TEST_P(GpuRandomTraces, CompileAndMatchReference) {
     }
     if (cl) {
       std::string src = codegen::emit_gpu_source(ptrs, codegen::GpuDialect::OpenCL);
+      if (const char* dump = std::getenv("TUNER_GPU_DUMP_CL")) {
+        FILE* fp = std::fopen(dump, "w");
+        std::fputs(src.c_str(), fp);
+        std::fclose(fp);
+      }
       try {
         auto t0 = std::chrono::steady_clock::now();
         auto prog = cl->build(src);

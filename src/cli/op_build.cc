@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "cli/op_common.h"
 #include "codegen/gpu_build.h"
@@ -65,23 +66,31 @@ void print_build(const codegen::GpuBuild& b, bool json) {
 void build_random(const OpWorkload& w, const BuildArgs& a) {
   search::SpaceOptions space = search::space_options_for(w.target);
   int rejected = 0, invalid = 0;
+  std::map<std::string, int> why;  // rejections by the limit exceeded
   std::vector<double> secs;
   for (int i = 0; i < a.random; ++i) {
     auto s = search::generate_gpu_schedule(w.dag, space, a.seed + uint64_t(i));
     try {
       secs.push_back(codegen::build_gpu_kernel(s.state(), w.target, "cand").compile_seconds);
-    } catch (const codegen::GpuLimitError&) {
+    } catch (const codegen::GpuLimitError& e) {
       ++rejected;
+      std::string m = e.what();
+      for (const char* k : {"threads per block", "blockDim", "gridDim", "shared memory", "local arrays",
+                            "virtual threads", "registers"})
+        if (m.find(k) != std::string::npos) ++why[k];
     } catch (const schedule::ScheduleError&) {
       ++invalid;
     }
   }
   std::sort(secs.begin(), secs.end());
+  std::string reasons;
+  for (auto& [k, n] : why) reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : ", ", k, n);
   double median = secs.empty() ? 0 : secs[secs.size() / 2];
   if (a.json) {
     fmt::print("{}\n", Json{{"op", w.def->name}, {"params", w.params.str()}, {"target", w.target.str()},
                             {"candidates", a.random}, {"rejected_by_verifier", rejected},
-                            {"invalid", invalid}, {"built", secs.size()}, {"nvrtc_median_s", median}}
+                            {"invalid", invalid}, {"built", secs.size()}, {"nvrtc_median_s", median},
+                            {"rejections", why}}
                            .dump());
     return;
   }
@@ -89,6 +98,7 @@ void build_random(const OpWorkload& w, const BuildArgs& a) {
              "{} built; NVRTC median {:.3f} s per candidate\n",
              w.def->name, w.params.str(), w.target.str(), a.random, rejected,
              100.0 * rejected / std::max(1, a.random), invalid, secs.size(), median);
+  if (!reasons.empty()) fmt::print("  rejections by limit (a candidate may exceed several): {}\n", reasons);
 }
 
 void cmd_build(const BuildArgs& a) {

@@ -1,6 +1,7 @@
 // Structural questions about stages shared by the fallback schedule and the search rules.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "schedule/state.h"
@@ -17,5 +18,8 @@ bool should_auto_inline(const State& st, const std::string& stage);
 /// The single elementwise reader of `stage` with the same shape, computed at root, that can
 /// hold `stage` in its loops (the epilogue of a matmul/conv); empty when there is none.
 std::string epilogue_of(const State& st, const std::string& stage);
+
+/// The epilogues of every tiled reduction of the state (scheduled together with it).
+std::set<std::string> tiled_epilogues(const State& st);
 
 }  // namespace tuner::schedule

@@ -1,7 +1,9 @@
 // Barrier insertion for shared memory. In a sequence, a statement that reads a shared
 // buffer written since the last barrier (or writes one read since then) gets a barrier
-// before it. A loop whose body both writes and reads a shared buffer ends its body with a
-// barrier, so the next iteration does not overwrite what slower threads still read.
+// before it. A loop whose body both writes and reads a shared buffer starts its body with a
+// barrier, so an iteration does not overwrite what slower threads still read from the one
+// before. (At the start, not the end: PoCL 3.1 asserts, "Multiple outgoing edges from exit
+// block", on a barrier that ends a loop body.)
 #include <set>
 
 #include "schedule/passes.h"
@@ -63,7 +65,7 @@ class Inserter : public IRMutator {
     Stmt body = mutate(op->body);
     if (!is_thread_index(op->for_kind) && (!ext || *ext > 1)) {
       Access a = shared_access(body);
-      if (intersects(a.writes, a.reads)) body = seq({body, barrier(a.writes)});
+      if (intersects(a.writes, a.reads)) body = seq({barrier(a.writes), body});
     }
     divergent_ = saved;
     if (body.same_as(op->body)) return s;

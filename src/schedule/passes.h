@@ -24,9 +24,9 @@ te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
 te::Stmt legalize_parallel(const te::Stmt& s);
 
 /// GPU: inserts barriers where a shared buffer written by some threads is read by others
-/// (and before it is overwritten in the next iteration of an enclosing loop). `block` holds
-/// the launch extents of threadIdx.x/y/z: a thread loop shorter than that is divergent, and
-/// a barrier needed there throws ScheduleError.
+/// (and, at the start of an enclosing loop's body, before the next iteration overwrites it).
+/// `block` holds the launch extents of threadIdx.x/y/z: a thread loop shorter than that is
+/// divergent, and a barrier needed there throws ScheduleError.
 te::Stmt insert_barriers(const te::Stmt& s, const std::array<int64_t, 3>& block);
 
 /// Checks invariants of lowered IR (variables defined before use, buffers known, flat

@@ -5,12 +5,12 @@ namespace tuner::search {
 
 using schedule::Schedule;
 
+namespace {
+constexpr int64_t kMaxVThreads = 8;  // codegen::GpuLimits::max_vthread
+}  // namespace
+
 void rule_gpu_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceOptions& o) {
-  std::string outer = schedule::epilogue_of(s.state(), stage), local = stage;
-  if (outer.empty()) {
-    local = s.cache_write(stage);
-    outer = stage;
-  }
+  auto [outer, local] = tiling_stages(s, stage);
   te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
   const auto& op = *op_ref;
   int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());
@@ -30,14 +30,20 @@ void rule_gpu_multi_level_tiling(Schedule& s, const std::string& stage, const Sp
   s.reorder(outer, order);
   int bound[3];
   const char* tags[3] = {"blockIdx.x", "vthread", "threadIdx.x"};
-  int64_t threads = 1;
+  int64_t threads = 1, vthreads = 1;
+  for (int a = 0; a < nsp; ++a) {
+    threads *= s.decision(sp_tiles[size_t(a)])[2];
+    vthreads *= s.decision(sp_tiles[size_t(a)])[1];
+  }
   for (int level = 0; level < 3; ++level) {
     std::vector<int> lv;
     for (int a = 0; a < nsp; ++a) lv.push_back(w[size_t(a)][size_t(level)]);
     bound[level] = nsp > 1 ? s.fuse(outer, lv) : lv[0];
+    // More virtual threads than the verifier allows: the level stays a serial loop (the
+    // same tiles, without the unrolled copies).
+    if (level == 1 && vthreads > kMaxVThreads) continue;
     s.bind(outer, bound[level], tags[level]);
   }
-  for (int a = 0; a < nsp; ++a) threads *= s.decision(sp_tiles[size_t(a)])[2];
   s.compute_at(local, outer, bound[2]);
 
   // The local tile: each spatial axis split into its register levels S3 S4 (the outer part

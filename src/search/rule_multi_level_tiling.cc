@@ -5,12 +5,14 @@ namespace tuner::search {
 
 using schedule::Schedule;
 
+TilingStages tiling_stages(Schedule& s, const std::string& stage) {
+  std::string outer = schedule::epilogue_of(s.state(), stage);
+  if (!outer.empty()) return {outer, stage};
+  return {stage, s.cache_write(stage)};
+}
+
 void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceOptions& o) {
-  std::string outer = schedule::epilogue_of(s.state(), stage), local = stage;
-  if (outer.empty()) {
-    local = s.cache_write(stage);
-    outer = stage;
-  }
+  auto [outer, local] = tiling_stages(s, stage);
   te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
   const auto& op = *op_ref;
   int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());

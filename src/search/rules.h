@@ -12,6 +12,13 @@ namespace tuner::search {
 /// Inlines injective stages into their readers (rule_auto_inline.cc).
 void rule_auto_inline(schedule::Schedule& s);
 
+/// The stages a tiling of `stage` works on: `outer` writes the result (its elementwise
+/// epilogue, else a cache_write copy made here) and `local` computes the reduction.
+struct TilingStages {
+  std::string outer, local;
+};
+TilingStages tiling_stages(schedule::Schedule& s, const std::string& stage);
+
 /// Multi-level tiling SSRSRS of a matmul/conv-like reduction, its result written through a
 /// register tile computed at the second spatial level of the stage that writes it (the
 /// elementwise epilogue, or a cache_write copy) (rule_multi_level_tiling.cc).

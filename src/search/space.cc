@@ -20,12 +20,7 @@ Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uin
   std::vector<std::string> names;
   for (auto& st : s.state().stages()) names.push_back(st.name());
   // The epilogue of a tiled reduction is scheduled together with it.
-  std::set<std::string> handled;
-  for (auto& n : names)
-    if (is_tiled_reduction(s.state().stage(n))) {
-      std::string epi = epilogue_of(s.state(), n);
-      if (!epi.empty()) handled.insert(epi);
-    }
+  std::set<std::string> handled = tiled_epilogues(s.state());
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     const std::string& name = *it;
     if (handled.count(name) || !s.state().has_stage(name)) continue;

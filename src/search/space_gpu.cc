@@ -16,12 +16,7 @@ Schedule generate_gpu_schedule(const te::ComputeDAG& dag, const SpaceOptions& o,
   rule_auto_inline(s);
   std::vector<std::string> names;
   for (auto& st : s.state().stages()) names.push_back(st.name());
-  std::set<std::string> handled;
-  for (auto& n : names)
-    if (is_tiled_reduction(s.state().stage(n))) {
-      std::string epi = epilogue_of(s.state(), n);
-      if (!epi.empty()) handled.insert(epi);
-    }
+  std::set<std::string> handled = tiled_epilogues(s.state());
   // Consumers first, as in the CPU space; every stage left at root is auto-bound.
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     const std::string& name = *it;

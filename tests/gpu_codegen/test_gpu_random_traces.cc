@@ -2,7 +2,8 @@
 // GPU design space: each distinct trace that passes the verifier is compiled by NVRTC for
 // sm_80 and sm_90 and run on PoCL against the reference. All traces of a case go into ONE
 // CUDA program per architecture and ONE OpenCL program, so a case costs one compile each.
-// TUNER_GPU_TRACES sets the number of traces per case (default 50); TUNER_GPU_ALL_CASES=1
+// TUNER_GPU_TRACES sets the number of traces per case (default 8, ~2.5 min for the label with
+// ctest -j2; the acceptance run uses 50: ~16 min, see bench/RESULTS.md); TUNER_GPU_ALL_CASES=1
 // checks every case of an op instead of its first.
 #include <gtest/gtest.h>
 
@@ -34,7 +35,7 @@ TEST_P(GpuRandomTraces, CompileAndMatchReference) {
   if (!cl && !nv_missing.empty()) GTEST_SKIP() << "skipped: " << missing << "; " << nv_missing;
   if (!cl) std::cout << "PoCL part skipped: " << missing << "\n";
   if (!nv_missing.empty()) std::cout << "NVRTC part skipped: " << nv_missing << "\n";
-  const int traces = env_int("TUNER_GPU_TRACES", 50);
+  const int traces = env_int("TUNER_GPU_TRACES", 8);
   auto target = codegen::Target::parse("cuda -arch=sm_80");
   search::SpaceOptions space = search::space_options_for(target);
   const auto& cases = op_cases().at(GetParam());
@@ -86,6 +87,11 @@ TEST_P(GpuRandomTraces, CompileAndMatchReference) {
     }
     if (cl) {
       std::string src = codegen::emit_gpu_source(ptrs, codegen::GpuDialect::OpenCL);
+      if (const char* dump = std::getenv("TUNER_GPU_DUMP_CL")) {
+        FILE* fp = std::fopen(dump, "w");
+        std::fputs(src.c_str(), fp);
+        std::fclose(fp);
+      }
       try {
         auto t0 = std::chrono::steady_clock::now();
         auto prog = cl->build(src);

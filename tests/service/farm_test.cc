@@ -179,6 +179,11 @@ TEST(ServiceWorker, LinksNoCompiler) {
   auto [code, out] = run(fmt::format("ldd {}", TUNER_WORKER_EXE));
   ASSERT_EQ(code, 0) << out;
   EXPECT_EQ(out.find("libLLVM"), std::string::npos) << out;
+  // The NVIDIA driver is loaded at run time, never linked: binaries start on any host.
+  for (const char* exe : {TUNER_WORKER_EXE, TUNER_CLI_EXE, TUNER_SERVER_EXE}) {
+    auto [c, needed] = run(fmt::format("readelf -d {}", exe));
+    EXPECT_EQ(needed.find("libcuda.so"), std::string::npos) << exe << "\n" << needed;
+  }
   EXPECT_NE(out.find("libgrpc++"), std::string::npos) << out;
 }
 

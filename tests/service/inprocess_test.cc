@@ -21,6 +21,16 @@ namespace {
 
 using namespace service_test;
 
+// Follows a job's Watch stream to its end; *last is the final state. False if the stream fails.
+bool watch_to_end(rpc::TuningService::Stub& tuning, const std::string& job, rpc::JobInfo* last) {
+  rpc::WatchRequest wr;
+  wr.set_job(job);
+  auto c = ctx(kClientToken, 60);
+  auto reader = tuning.Watch(c.get(), wr);
+  for (rpc::JobInfo info; reader->Read(&info);) *last = info;
+  return reader->Finish().ok();
+}
+
 struct InProcess {
   Scratch scratch;
   std::unique_ptr<Server> server;
@@ -187,13 +197,8 @@ TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   sub.set_trials(8);
   rpc::SubmitReply rep;
   ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
-  rpc::WatchRequest wr;
-  wr.set_job(rep.job());
-  auto c = ctx(kClientToken, 60);
-  auto reader = tuning->Watch(c.get(), wr);
-  rpc::JobInfo info, last;
-  while (reader->Read(&info)) last = info;
-  ASSERT_TRUE(reader->Finish().ok());
+  rpc::JobInfo last;
+  ASSERT_TRUE(watch_to_end(*tuning, rep.job(), &last));
   EXPECT_EQ(last.state(), "failed");
   EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
       << last.message();
@@ -337,15 +342,9 @@ TEST(ServiceCuda, ServerBuildsCubinsAndSendsExpectedOutputs) {
   bool checked_task = false;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   // Until the job ends (duplicate programs among the candidates are measured once).
-  auto job_state = [&] {
-    rpc::ListJobsReply l;
-    if (tuning->List(ctx(kClientToken).get(), {}, &l).ok())
-      for (const auto& j : l.jobs())
-        if (j.job() == job.job()) return j.state();
-    return std::string();
-  };
   while (std::chrono::steady_clock::now() < deadline) {
-    std::string st = job_state();
+    auto info = job_info(*tuning, job.job());
+    std::string st = info ? info->state() : "";
     if (st == "finished" || st == "failed" || st == "cancelled") break;
     rpc::PullRequest pr;
     pr.set_worker_id(rrep.worker_id());
@@ -393,13 +392,8 @@ TEST(ServiceCuda, ServerBuildsCubinsAndSendsExpectedOutputs) {
   }
   EXPECT_TRUE(checked_task);
   EXPECT_GT(leases, 0);
-  rpc::WatchRequest wr;
-  wr.set_job(job.job());
-  auto c = ctx(kClientToken, 60);
-  auto reader = tuning->Watch(c.get(), wr);
-  rpc::JobInfo info, last;
-  while (reader->Read(&info)) last = info;
-  ASSERT_TRUE(reader->Finish().ok());
+  rpc::JobInfo last;
+  ASSERT_TRUE(watch_to_end(*tuning, job.job(), &last));
   EXPECT_EQ(last.state(), "finished") << last.message();
   EXPECT_EQ(last.target(), "cuda -arch=sm_80");
   EXPECT_EQ(last.trials(), 6);

@@ -230,10 +230,16 @@ class NestBuilder {
     for (int i = 0; i < nroot; ++i) ext[i] = i < nax ? root_ext[i] : op.reduce_axes[i - nax].extent;
     for (auto& rel : s.relations) {
       if (rel.kind == Relation::Split) {
-        int64_t prod = 1;
-        for (auto f : rel.factors) prod *= f;
-        ext[rel.outputs[0]] = (ext[rel.inputs[0]] + prod - 1) / prod;
-        for (size_t k = 0; k < rel.factors.size(); ++k) ext[rel.outputs[k + 1]] = rel.factors[k];
+        // A level runs no further than its parent needs: a stage computed inside a consumer's
+        // tile has a smaller extent than its factors were sampled for (levels the consumer's
+        // loops already sweep get extent 1), and the surplus iterations would all be guarded
+        // out — a 32-row tile split [4, 16, 2] would sweep 128 rows with 96 of them idle.
+        int64_t parent = ext[rel.inputs[0]], stride = 1;
+        for (size_t k = rel.factors.size(); k-- > 0;) {
+          ext[rel.outputs[k + 1]] = std::min(rel.factors[k], (parent + stride - 1) / stride);
+          stride *= rel.factors[k];
+        }
+        ext[rel.outputs[0]] = (parent + stride - 1) / stride;
       } else {
         int64_t e = 1;
         for (int in : rel.inputs) e *= ext[in];
@@ -290,10 +296,14 @@ class NestBuilder {
     // axes are guarded above, derived iterators here (e.g. a loop of extent 4 split by 5).
     for (auto& rel : s.relations) {
       if (rel.kind != Relation::Split || rel.inputs[0] < nroot) continue;
-      int64_t prod = 1;
-      for (auto f : rel.factors) prod *= f;
+      // The values the levels sweep: [0, span); exact when the split divides its parent.
+      int64_t span = 1, stride = 1;
+      for (size_t k = rel.factors.size() + 1; k-- > 0;) {
+        span += (ext[rel.outputs[k]] - 1) * stride;
+        if (k > 0) stride *= rel.factors[k - 1];
+      }
       int in = rel.inputs[0];
-      if (ext[in] % prod == 0) continue;
+      if (span == ext[in]) continue;
       Expr c = value[in] < make_int(ext[in]);
       if (s.iters[in].kind == IterKind::Spatial) spatial_cond = logical_and(spatial_cond, c);
       else reduce_cond = logical_and(reduce_cond, c);

@@ -55,6 +55,18 @@ TEST(Primitives, ComputeAtGivesALocalBufferOfTheRegion) {
   EXPECT_NE(ir.find("allocate B[float32 x 80] local"), std::string::npos) << ir;
 }
 
+TEST(Primitives, ComputeAtRunsTheProducersOuterSplitLevelsOnce) {
+  // B's rows split [4, 2] (8 rows per outer step), then B computed per 4 rows of C: its level
+  // of 4 runs only as often as the tile needs (twice), not 4 times with half the rows guarded.
+  Schedule s(chain());
+  auto c = s.split("C", 0, {4});
+  s.split("B", 0, {4, 2});
+  s.compute_at("B", "C", c[0]);
+  std::string ir = lower(s.state(), "k").str();
+  EXPECT_EQ(ir.find("if ("), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("in [0, 4) {\n      for i.2"), std::string::npos) << ir;  // B's level of 4
+}
+
 TEST(Primitives, RfactorAddsAStage) {
   Schedule s(chain());
   std::string rf = s.rfactor("C", 1, 4);

@@ -105,6 +105,11 @@ struct CompareResult {
   std::string message;
 };
 
+/// Whether every |actual - expected| <= atol + rtol * |expected| (false on NaN or infinity:
+/// compare() decides those); sets the largest difference when true. Fast, no copies.
+bool all_close(const float* actual, const float* expected, int64_t n, double rtol, double atol,
+               double* max_abs_error = nullptr);
+
 /// Element-wise |actual - expected| <= atol + rtol * |expected| (NaN equals NaN; integer and
 /// bool tensors exactly). Shapes and dtypes must match.
 CompareResult compare(const HostTensor& actual, const HostTensor& expected, double rtol = 1e-4,

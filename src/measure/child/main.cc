@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -68,10 +69,26 @@ void* child_alloc(int64_t bytes) {
 void child_free(void* p) { std::free(p); }
 
 // Evicts a buffer from every cache level (TVM's cache_flush_cpu does the same to the args).
+#if defined(__x86_64__)
+// clflushopt flushes lines in parallel where clflush serializes them: 12 MB of matmul
+// arguments take ~4 ms instead of ~15 ms, paid before every repeat.
+__attribute__((target("clflushopt"))) void flush_lines_opt(const char* p, size_t bytes) {
+  for (size_t off = 0; off < bytes; off += 64) _mm_clflushopt(const_cast<char*>(p + off));
+}
+
+bool has_clflushopt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23));
+}
+#endif
+
 void flush_cache(const void* data, size_t bytes) {
   const char* p = static_cast<const char*>(data);
 #if defined(__x86_64__)
-  for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
+  static const bool opt = has_clflushopt();
+  if (opt) flush_lines_opt(p, bytes);
+  else
+    for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
   _mm_mfence();
 #elif defined(__aarch64__)
   for (size_t off = 0; off < bytes; off += 64)
@@ -224,7 +241,14 @@ class Server {
     }
     double rtol = req.value("rtol", 1e-3), atol = req.value("atol", 2e-3);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      auto cmp = ops::compare(outputs[i].host(), task_.expected[i].host(), rtol, atol);
+      // Copies only to describe a mismatch (or for other dtypes).
+      const Tensor& want = task_.expected[i];
+      if (want.spec.dtype == te::DataType::f32() &&
+          ops::all_close(static_cast<const float*>(outputs[i].data()),
+                         static_cast<const float*>(want.buf->data()),
+                         te::num_elements(want.spec.shape), rtol, atol))
+        continue;
+      auto cmp = ops::compare(outputs[i].host(), want.host(), rtol, atol);
       if (!cmp.ok) return error("WRONG_ANSWER", "output " + std::to_string(i) + ": " + cmp.message);
     }
 

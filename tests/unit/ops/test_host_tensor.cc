@@ -134,6 +134,20 @@ TEST(HostTensor, Compare) {
   EXPECT_FALSE(compare(i, j, 1, 1).ok);  // integers compare exactly
 }
 
+TEST(HostTensor, AllCloseLeavesNaNAndInfinityToCompare) {
+  float a[3] = {1, 2, 3}, b[3] = {1, 2, 3.0005f};
+  double err = -1;
+  EXPECT_TRUE(all_close(a, b, 3, 1e-3, 0, &err));
+  EXPECT_NEAR(err, 0.0005, 1e-6);
+  EXPECT_FALSE(all_close(a, b, 3, 1e-5, 0));
+  float inf = std::numeric_limits<float>::infinity();
+  float x[2] = {inf, std::nanf("")}, y[2] = {inf, std::nanf("")};
+  EXPECT_FALSE(all_close(x, y, 2, 1, 1));  // compare() decides: equal infinities, NaN = NaN
+  HostTensor tx = HostTensor::from_values({2}, DataType::f32(), {x[0], x[1]});
+  HostTensor ty = tx;
+  EXPECT_TRUE(compare(tx, ty).ok);
+}
+
 TEST(HostTensor, ForEachIndexIsRowMajor) {
   std::vector<std::vector<int64_t>> seen;
   for_each_index({2, 3}, [&](const std::vector<int64_t>& i) { seen.push_back(i); });

@@ -25,6 +25,7 @@
 #include "ops/registry.h"
 #include "search/multi_task.h"
 #include "search/task_tuner.h"
+#include "search/validate.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -45,6 +46,7 @@ struct TuneModelArgs {
   int batch = 64;
   int early_stop = 200;
   int threads = 2;
+  int validate = 3;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
   RemoteOptions remote;
@@ -235,6 +237,17 @@ void cmd_tune_model(const TuneModelArgs& a) {
   try {
     prog = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
                               [] { return g_stop.load(); });
+    // The winner's curse: measure each task's fastest schedules again, with its fallback, so
+    // compile chooses by repeated measurements (search/validate.h).
+    if (!g_stop && a.validate > 0) {
+      if (live && isatty(1)) view.clear();  // the summary repeats it
+      search::ValidateOptions vo;
+      vo.top = a.validate;
+      if (chatty)
+        fmt::print(stderr, "validating: each task's {} fastest schedules and its fallback, {} times in turn\n",
+                   vo.top, vo.rounds);
+      search::validate_best(tasks, vo, *db, builder, runner, {}, [] { return g_stop.load(); });
+    }
   } catch (...) {
     std::signal(SIGINT, old);
     db->update_run(run_id, db::RunState::Failed, progress_json());
@@ -321,6 +334,10 @@ void add_model_tune_command(CLI::App& app) {
                   "a task stops after this many trials without improvement")
       ->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "xgb or random")->capture_default_str();
+  cmd->add_option("--validate", a->validate,
+                  "after tuning, measure each task's N fastest schedules and its fallback again, "
+                  "3 times in turn; compile chooses by these (0: off)")
+      ->capture_default_str();
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");

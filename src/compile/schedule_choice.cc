@@ -2,6 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+
 #include "db/sqlite_database.h"
 #include "schedule/fallback.h"
 #include "schedule/gpu_fallback.h"
@@ -16,10 +20,50 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
   return db::SqliteDatabase::open(db_path, o);
 }
 
+namespace {
+
+// The validated schedule (search/validate.h): of the traces re-measured after tuning, the
+// one whose validation medians have the smallest median.
+std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
+                                               int64_t workload_id, const std::string& target) {
+  struct Seen {
+    int64_t first_id;
+    std::vector<double> medians;
+  };
+  std::map<std::string, Seen> by_trace;
+  db::RecordFilter f;
+  f.workload_id = workload_id;
+  f.target = target;
+  f.status = db::MeasureStatus::Ok;
+  db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
+    if (r.worker != db::kValidationWorker || !r.median) return;
+    auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});
+    it->second.medians.push_back(*r.median);
+  });
+  std::vector<std::pair<double, const std::string*>> ranked;
+  for (auto& [trace, seen] : by_trace) ranked.emplace_back(db::median_of(seen.medians), &trace);
+  std::sort(ranked.begin(), ranked.end());
+  for (auto& [median, trace] : ranked) {
+    try {
+      auto t = schedule::Trace::from_json(Json::parse(*trace));
+      return ChosenSchedule{schedule::Schedule::replay(dag, t),
+                            "database record #" + std::to_string(by_trace[*trace].first_id) +
+                                " (validated)",
+                            true};
+    } catch (const std::exception&) {
+      // Written by another Tuner version: the next one.
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db) {
   if (db) {
     if (auto w = db->find_workload(dag.hash_hex())) {
+      if (auto v = validated_choice(dag, *db, w->id, target.str())) return std::move(*v);
       for (auto& r : db->top_k(w->id, target.str(), 3)) {
         try {
           auto trace = schedule::Trace::from_json(Json::parse(r.trace));

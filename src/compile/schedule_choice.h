@@ -1,5 +1,5 @@
-// Choosing a task's schedule at compile time: its best database record for the target,
-// else the fallback schedule.
+// Choosing a task's schedule at compile time: its validated or best database record for the
+// target, else the fallback schedule.
 #pragma once
 
 #include <memory>
@@ -20,7 +20,8 @@ struct ChosenSchedule {
 /// Opens the database at db_path read-only; nullptr when db_path is empty or absent.
 std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
 
-/// The best ok record of (dag, target) in `db` (may be null), replayed; the fallback
+/// The schedule of (dag, target) in `db` (may be null), replayed: the validated choice when
+/// the tuning validated its best (search/validate.h), else the best ok record; the fallback
 /// schedule when there is none or none replays on this DAG.
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db);

@@ -34,6 +34,10 @@ struct Record {
                                   //   with equal content have equal keys, so imports dedupe
 };
 
+/// The worker of records that re-measure a task's best schedules after tuning
+/// (search/validate.h): compile chooses among those, by their medians.
+inline constexpr std::string_view kValidationWorker = "validation";
+
 /// Selects records. Unset fields match everything.
 struct RecordFilter {
   std::optional<int64_t> workload_id = std::nullopt;

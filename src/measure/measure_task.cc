@@ -9,7 +9,10 @@
 namespace tuner::measure {
 
 std::string MeasureTask::key() const {
-  std::string k = fmt::format("{}|{}|{}", dag.hash_hex(), target.str(), input_seed);
+  // The seed only matters for random inputs: a task with explicit inputs keeps its key (and
+  // its prepared reference) across rounds that are seeded differently.
+  std::string k = inputs.empty() ? fmt::format("{}|{}|{}", dag.hash_hex(), target.str(), input_seed)
+                                 : fmt::format("{}|{}", dag.hash_hex(), target.str());
   auto add_hash = [&](const char* what, const std::vector<ops::HostTensor>& ts) {
     if (ts.empty()) return;
     uint64_t h = fnv1a64(what);

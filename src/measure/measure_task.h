@@ -25,8 +25,8 @@ struct MeasureTask {
   /// Requires explicit inputs.
   std::vector<ops::HostTensor> expected;
 
-  /// Identity of the prepared data: workload hash, target, seed and (when given) the inputs
-  /// and expected outputs.
+  /// Identity of the prepared data: workload hash, target, seed (random inputs only) and the
+  /// inputs and expected outputs when given.
   std::string key() const;
 };
 

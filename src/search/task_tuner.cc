@@ -22,6 +22,26 @@ double now_seconds() {
 
 }  // namespace
 
+db::Record make_record(int64_t workload_id, const std::string& target,
+                       const schedule::Trace& trace, const measure::MeasureResult& r,
+                       const std::string& worker, std::optional<int64_t> run_id) {
+  db::Record rec;
+  rec.workload_id = workload_id;
+  rec.target = target;
+  rec.trace = trace.to_json().dump();
+  rec.trace_version = schedule::Trace::kVersion;
+  rec.status = r.status;
+  rec.times = r.times;
+  rec.error = r.error;
+  rec.build_seconds = r.build_seconds;
+  rec.run_seconds = r.run_seconds;
+  rec.worker = worker;
+  rec.tuner_version = TUNER_VERSION_STRING;
+  rec.feature_version = costmodel::kFeatureVersion;
+  rec.run_id = run_id;
+  return rec;
+}
+
 std::vector<ReplayedWorkload> replay_records(
     db::Database& db, const std::string& target,
     const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
@@ -88,7 +108,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     }
   }
 
-  measure::MeasureTask mtask{task.dag, task.target, opts.seed, task.inputs};
+  measure::MeasureTask mtask{task.dag, task.target, opts.seed, task.inputs, {}};
   double flops = task.dag.flops();
   double start = now_seconds();
   int since_improvement = 0;
@@ -127,21 +147,8 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     std::vector<double> costs;
     for (size_t i = 0; i < cands.size(); ++i) {
       const auto& r = results[i];
-      db::Record rec;
-      rec.workload_id = res.workload_id;
-      rec.target = target;
-      rec.trace = traces[i].to_json().dump();
-      rec.trace_version = schedule::Trace::kVersion;
-      rec.status = r.status;
-      rec.times = r.times;
-      rec.error = r.error;
-      rec.build_seconds = r.build_seconds;
-      rec.run_seconds = r.run_seconds;
-      rec.worker = opts.worker;
-      rec.tuner_version = TUNER_VERSION_STRING;
-      rec.feature_version = costmodel::kFeatureVersion;
-      if (opts.run_id) rec.run_id = opts.run_id;
-      records.push_back(std::move(rec));
+      records.push_back(make_record(res.workload_id, target, traces[i], r, opts.worker,
+                                    opts.run_id ? std::optional(opts.run_id) : std::nullopt));
       double cost = r.ok() ? r.median() : std::numeric_limits<double>::infinity();
       costs.push_back(cost);
       ++prog.trials;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,11 @@ struct ReplayedWorkload {
 std::vector<ReplayedWorkload> replay_records(
     db::Database& db, const std::string& target,
     const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild);
+
+/// The database record of one measured candidate (run_id: the tuning run, if any).
+db::Record make_record(int64_t workload_id, const std::string& target,
+                       const schedule::Trace& trace, const measure::MeasureResult& r,
+                       const std::string& worker, std::optional<int64_t> run_id);
 
 /// Trains the cost model on the target's records in the database, for every workload whose
 /// DAG `rebuild` can recreate (transfer between workloads). Returns the number of programs.

@@ -24,12 +24,15 @@ assert 8 <= j["trials"] <= 40, j["trials"]
 assert len(j["tasks"]) == 8 and sum(t["trials"] for t in j["tasks"]) == j["trials"]
 assert j["latency_before_ms"] > 0 and j["latency_after_ms"] > 0
 PY
-check "every trial is in the database" python3 - "$tmp/r1.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'
+check "every trial is in the database, and the validation measurements" python3 - "$tmp/r1.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 s = json.loads(sys.argv[2])
-total = s["records"] if isinstance(s.get("records"), int) else sum(t.get("records", 0) for t in s.get("targets", []))
-assert total == j["trials"], (total, j["trials"])
+# After tuning, each task's best schedules and its fallback were measured again (records
+# of the worker "validation", not trials).
+validation = s["by_worker"].get("validation", 0)
+assert validation > 0, s["by_worker"]
+assert s["records"] - validation == j["trials"], (s["records"], validation, j["trials"])
 PY
 check "the tuned artifact matches the reference" \
   "$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$DATA/output_0.pb" --repeat 3
@@ -39,7 +42,7 @@ check "a second run adds its trials to the database" python3 - "$tmp/r1.json" "$
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 s = json.loads(sys.argv[3])
-total = s["records"] if isinstance(s.get("records"), int) else sum(t.get("records", 0) for t in s.get("targets", []))
+total = s["records"] - s["by_worker"].get("validation", 0)
 assert total == a["trials"] + b["trials"], (total, a["trials"], b["trials"])
 PY
 
@@ -60,7 +63,7 @@ for sig in INT KILL; do
   before=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
   check "SIG$sig: stopped part-way ($before of 64 trials recorded)" test "$before" -ge 16 -a "$before" -lt 64
   "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --json >"$tmp/resume.json" 2>/dev/null
-  after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
+  after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; s = json.load(sys.stdin); print(s["records"] - s["by_worker"].get("validation", 0))')
   check "SIG$sig: the rerun resumed the run and the database holds exactly 64 trials" python3 - "$tmp/resume.json" "$after" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))

@@ -19,6 +19,9 @@ TEST(MeasureTask, KeyDependsOnWorkloadTargetSeedAndInputs) {
   other.inputs = ops::random_inputs(a.dag, 6);
   EXPECT_NE(given.key(), a.key());
   EXPECT_NE(given.key(), other.key());
+  MeasureTask reseeded = given;  // explicit inputs: the seed is not used
+  reseeded.input_seed = 99;
+  EXPECT_EQ(reseeded.key(), given.key());
   MeasureTask expected = given;
   expected.expected = {ops::random_inputs(a.dag, 7)[0]};
   EXPECT_NE(expected.key(), given.key());

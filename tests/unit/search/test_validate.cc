@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "compile/schedule_choice.h"
+#include "costmodel/random_model.h"
+#include "db/memory_database.h"
+#include "measure/builder.h"
+#include "ops/registry.h"
+#include "schedule/fallback.h"
+#include "search/evolutionary.h"
+#include "search/validate.h"
+
+using namespace tuner;
+
+namespace {
+
+// Measures every program at its true time (by program hash) and remembers the order.
+class TableRunner : public measure::Runner {
+ public:
+  std::map<uint64_t, double> seconds;
+  std::vector<uint64_t> first_of_round;
+  size_t measured = 0;
+
+  std::vector<measure::MeasureResult> run(const measure::MeasureTask&,
+                                          const std::vector<measure::BuiltCandidate>& cands) override {
+    first_of_round.push_back(cands.at(0).program_hash);
+    std::vector<measure::MeasureResult> out;
+    for (const auto& c : cands) {
+      measure::MeasureResult r;
+      r.status = db::MeasureStatus::Ok;
+      // Real repeats never time alike (equal records would be one record).
+      r.times = {seconds.at(c.program_hash) * (1 + 1e-6 * double(measured))};
+      out.push_back(r);
+      ++measured;
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
+  auto& def = ops::find_op("matmul");
+  ops::Params params = ops::parse_params(def, {"m=64", "n=64", "k=64"});
+  auto dag = def.build(params);
+  auto target = codegen::Target::parse("llvm");
+  // Three schedules of the space and the fallback, each with a single tuning record. The
+  // fastest record is a lucky one: its schedule is the slowest of all when measured again.
+  costmodel::RandomModel model(1);
+  search::EvolutionarySearch es(dag, search::SpaceOptions{}, search::SearchOptions{}, &model, 1);
+  std::vector<schedule::Trace> traces;
+  for (auto& c : es.propose(3)) traces.push_back(c.trace());
+  ASSERT_EQ(traces.size(), 3u);
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = target.vector_lanes();
+  traces.push_back(schedule::fallback_schedule(dag, fo).trace());
+  const std::vector<double> recorded = {1.0, 1.2, 1.3, 2.5}, truth = {3.0, 1.5, 2.0, 2.5};
+
+  measure::Builder builder;
+  auto built = builder.build(dag, traces, target);
+  TableRunner runner;
+  for (size_t i = 0; i < built.size(); ++i) {
+    ASSERT_TRUE(built[i].ok()) << built[i].error;
+    runner.seconds[built[i].program_hash] = truth[i] * 1e-3;
+  }
+  ASSERT_EQ(runner.seconds.size(), 4u) << "the four schedules must be different programs";
+
+  db::MemoryDatabase db;
+  int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
+  int64_t run = db.create_run("test", Json::object());
+  std::vector<db::Record> round;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    measure::MeasureResult r;
+    r.status = db::MeasureStatus::Ok;
+    r.times = {recorded[i] * 1e-3};
+    round.push_back(search::make_record(wid, target.str(), traces[i], r, "local", run));
+  }
+  db.commit_round(round);
+  EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[0].str());
+
+  search::TuneTask task{dag, "matmul", "m=64 n=64 k=64", target, {}};
+  search::ValidateOptions vo;  // top 3 and the fallback, 3 rounds
+  int added = search::validate_best({task}, vo, db, builder, runner);
+  EXPECT_EQ(added, 12);
+  EXPECT_EQ(runner.measured, 12u);
+  // Each round starts with another candidate.
+  EXPECT_EQ(std::set<uint64_t>(runner.first_of_round.begin(), runner.first_of_round.end()).size(), 3u);
+  // Validation records are not trials of the run.
+  db::RecordFilter of_run;
+  of_run.run_id = run;
+  EXPECT_EQ(db.count_records(of_run), 4);
+  db::RecordFilter all;
+  all.workload_id = wid;
+  EXPECT_EQ(db.count_records(all), 16);
+
+  compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[1].str());
+  EXPECT_NE(c.source.find("validated"), std::string::npos) << c.source;
+}

@@ -125,7 +125,7 @@ void cmd_run_emulated(const Prepared& p, const OpArgs& a) {
   USER_CHECK(built.size() == 1 && built[0].ok())
       << "cannot build " << p.def->name << " for " << p.target.str() << ": " << built[0].error;
 
-  measure::MeasureTask task{p.dag, p.target};
+  measure::MeasureTask task{p.dag, p.target, 0, {}, {}};
   task.inputs = p.def->make_inputs(p.params, p.dag, 42);
   task.expected = p.def->reference(p.params, task.inputs);
   measure::LocalRunnerOptions ro;

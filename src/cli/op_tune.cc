@@ -39,6 +39,7 @@ struct TuneArgs {
   int batch = 64;
   int early_stop = 400;
   int threads = 2;
+  int population = search::SearchOptions{}.population;
   uint64_t seed = 0;
   bool json = false;
   bool verbose = false;
@@ -80,6 +81,7 @@ void cmd_tune(const TuneArgs& a) {
   opts.seed = a.seed;
   opts.space = search::space_options_for(w.target);
   opts.space.num_cores = a.threads;
+  opts.search.population = a.population;
 
   costmodel::XGBModel* xgb_model = nullptr;
   std::unique_ptr<costmodel::CostModel> model =
@@ -194,6 +196,10 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--threads", a.threads, "threads of the measured kernels")->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
   tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
+  tune->add_option("--population", a.population,
+                   "schedules per generation of the evolutionary search (the model ranks them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");

@@ -35,9 +35,10 @@ std::unique_ptr<Module> load_from_memory(const std::string& so) {
     }
     done += size_t(w);
   }
-  auto m = std::make_unique<Module>("/proc/self/fd/" + std::to_string(fd));
-  ::close(fd);  // the mapping keeps the object alive
-  return m;
+  // The module keeps the fd open: were it closed, the next artifact's memfd could get the
+  // same number, and dlopen of the same /proc/self/fd/N path would return this object —
+  // a second model in the process would run the first one's kernels.
+  return std::make_unique<Module>("/proc/self/fd/" + std::to_string(fd), fd);
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 #include <algorithm>
 
 #include "cli/model_common.h"
+#include "codegen/default_schedule.h"
 #include "codegen/target.h"
 #include "compile/schedule_choice.h"
 #include "db/sqlite_database.h"
 #include "graph/tasks.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
-#include "schedule/fallback.h"
 #include "schedule/trace.h"
 #include "support/error.h"
 
@@ -51,10 +51,8 @@ int main(int argc, char** argv) {
       if (!w) continue;
       auto top = db->top_k(w->id, target.str(), 1);
       if (top.empty()) continue;
-      schedule::FallbackOptions fo;
-      fo.vector_lanes = target.vector_lanes();
       std::vector<schedule::Trace> traces = {
-          schedule::fallback_schedule(task.dag, fo).trace(),
+          codegen::default_schedule(task.dag, target).trace(),
           compile::choose_schedule(task.dag, target, db.get()).sched.trace()};
       auto built = builder.build(task.dag, traces, target);
       measure::MeasureTask mt{task.dag, target, 1, {}, {}};

@@ -6,9 +6,8 @@
 #include <map>
 #include <optional>
 
+#include "codegen/default_schedule.h"
 #include "db/sqlite_database.h"
-#include "schedule/fallback.h"
-#include "schedule/gpu_fallback.h"
 
 namespace tuner::compile {
 
@@ -75,10 +74,8 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
       }
     }
   }
-  if (target.is_cuda()) return {schedule::gpu_fallback_schedule(dag), "fallback (GPU)", false};
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  return {schedule::fallback_schedule(dag, fo), "fallback", false};
+  return {codegen::default_schedule(dag, target),
+          target.is_cuda() ? "fallback (GPU)" : "fallback", false};
 }
 
 }  // namespace tuner::compile

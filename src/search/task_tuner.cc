@@ -7,9 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "codegen/default_schedule.h"
 #include "costmodel/features.h"
-#include "schedule/fallback.h"
-#include "schedule/gpu_fallback.h"
 #include "support/error.h"
 
 namespace tuner::search {
@@ -123,10 +122,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     std::vector<schedule::Schedule> cands;
     bool measuring_baseline = baseline;
     if (baseline) {
-      schedule::FallbackOptions fo;
-      fo.vector_lanes = opts.space.vector_lanes;
-      cands.push_back(opts.space.gpu ? schedule::gpu_fallback_schedule(task.dag)
-                                     : schedule::fallback_schedule(task.dag, fo));
+      cands.push_back(codegen::default_schedule(task.dag, task.target));
       baseline = false;
     } else {
       cands = search.propose(n);

@@ -2,8 +2,7 @@
 
 #include <set>
 
-#include "schedule/fallback.h"
-#include "schedule/gpu_fallback.h"
+#include "codegen/default_schedule.h"
 
 namespace tuner::search {
 
@@ -31,11 +30,7 @@ int validate_best(const std::vector<TuneTask>& tasks, const ValidateOptions& opt
         // Written by another Tuner version: not a candidate here.
       }
     }
-    schedule::FallbackOptions fo;
-    fo.vector_lanes = task.target.vector_lanes();
-    schedule::Trace fallback = (task.target.is_cuda() ? schedule::gpu_fallback_schedule(task.dag)
-                                                      : schedule::fallback_schedule(task.dag, fo))
-                                   .trace();
+    schedule::Trace fallback = codegen::default_schedule(task.dag, task.target).trace();
     if (seen.insert(fallback.to_json().dump()).second) traces.push_back(fallback);
     if (traces.size() < 2) continue;
 

@@ -28,6 +28,8 @@ using schedule::LoweredFunc;
 namespace {
 
 constexpr int64_t kMaxStackBytes = 64 * 1024;
+// Larger strides load more unused elements than a gather loads scalars.
+constexpr int64_t kMaxSpanStride = 4;
 
 class CodeGenLLVM {
  public:
@@ -287,7 +289,7 @@ class CodeGenLLVM {
 
   // Lazy conditional: only the branch taken is evaluated (it may read out of bounds otherwise).
   llvm::Value* emit_if_then_else(const CallNode* op) {
-    INTERNAL_CHECK(op->args[0].type().is_scalar()) << "codegen: vector if_then_else condition";
+    if (op->args[0].type().is_vector()) return emit_masked_choice(op);
     llvm::Value* c = emit(op->args[0]);
     auto* fn = fn_.fn;
     auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", fn);
@@ -307,6 +309,21 @@ class CodeGenLLVM {
     phi->addIncoming(t, then_end);
     phi->addIncoming(f, else_end);
     return phi;
+  }
+
+  // Per-lane if_then_else (vectorize_loops made sure its branches hold only vector loads and
+  // no integer division by a variable): each branch runs with its loads masked to the lanes
+  // that take it, so a padded border never reads out of bounds.
+  llvm::Value* emit_masked_choice(const CallNode* op) {
+    llvm::Value* c = emit(op->args[0]);
+    llvm::Value* outer = mask_;
+    mask_ = outer ? b_.CreateAnd(outer, c) : c;
+    llvm::Value* t = emit(op->args[1]);
+    llvm::Value* not_c = b_.CreateNot(c);
+    mask_ = outer ? b_.CreateAnd(outer, not_c) : not_c;
+    llvm::Value* f = emit(op->args[2]);
+    mask_ = outer;
+    return b_.CreateSelect(c, t, f);  // the idle lanes' poison is never selected
   }
 
   // Address of element `index` (a scalar) of buffer b.
@@ -339,18 +356,53 @@ class CodeGenLLVM {
       auto* l = b_.CreateAlignedLoad(scalar_type(buf->dtype, true), address(buf, emit(index)), llvm::Align(align));
       return from_memory(l, op->type);
     }
+    llvm::Type* ty = type_of(op->type, true);
     if (const Expr* base = contiguous_base(index)) {
-      auto* l = b_.CreateAlignedLoad(type_of(op->type, true), address(buf, emit(*base)), llvm::Align(align));
+      llvm::Value* p = address(buf, emit(*base));
+      llvm::Value* l = mask_ ? static_cast<llvm::Value*>(b_.CreateMaskedLoad(ty, p, llvm::Align(align), mask_))
+                             : b_.CreateAlignedLoad(ty, p, llvm::Align(align));
       return from_memory(l, op->type);
     }
-    // Gather, lane by lane.
+    if (auto* r = index.as<RampNode>()) {
+      auto* s = as_const_int(r->stride);
+      if (s && *s >= 2 && *s <= kMaxSpanStride) return from_memory(strided_load(buf, r, int(*s), op->type.lanes), op->type);
+    }
     llvm::Value* idx = emit(index);
+    if (mask_) {
+      llvm::Value* ptrs = b_.CreateInBoundsGEP(scalar_type(buf->dtype, true), buffers_.at(buf.get()), idx);
+      return from_memory(b_.CreateMaskedGather(ty, ptrs, llvm::Align(align), mask_), op->type);
+    }
+    // Gather, lane by lane.
     llvm::Value* out = llvm::PoisonValue::get(type_of(op->type, true));
     for (int i = 0; i < op->type.lanes; ++i) {
       llvm::Value* p = address(buf, b_.CreateExtractElement(idx, i));
       out = b_.CreateInsertElement(out, b_.CreateAlignedLoad(scalar_type(buf->dtype, true), p, llvm::Align(align)), i);
     }
     return from_memory(out, op->type);
+  }
+
+  // A load with a small constant stride s (a strided conv's input row) reads the span its
+  // lanes cover as one vector and keeps every s-th element: a few wide loads and a shuffle
+  // instead of one scalar load and insert per lane. The span ends at the last lane's element.
+  llvm::Value* strided_load(const Buffer& buf, const RampNode* r, int s, int lanes) {
+    unsigned align = unsigned(buf->dtype.bytes());
+    int span = (lanes - 1) * s + 1;
+    auto* wide_ty = llvm::FixedVectorType::get(scalar_type(buf->dtype, true), unsigned(span));
+    llvm::Value* p = address(buf, emit(r->base));
+    llvm::Value* wide;
+    if (mask_) {
+      // Element j of the span belongs to lane j / s when j % s == 0; the others stay idle
+      // (index `lanes` picks the first element of the all-false second operand).
+      std::vector<int> spread(size_t(span), lanes);
+      for (int i = 0; i < lanes; ++i) spread[size_t(i * s)] = i;
+      llvm::Value* m = b_.CreateShuffleVector(mask_, llvm::Constant::getNullValue(mask_->getType()), spread);
+      wide = b_.CreateMaskedLoad(wide_ty, p, llvm::Align(align), m);
+    } else {
+      wide = b_.CreateAlignedLoad(wide_ty, p, llvm::Align(align));
+    }
+    std::vector<int> pick(static_cast<size_t>(lanes));
+    for (int i = 0; i < lanes; ++i) pick[size_t(i)] = i * s;
+    return b_.CreateShuffleVector(wide, pick);
   }
 
   // ---- statements ------------------------------------------------------------------------
@@ -556,6 +608,7 @@ class CodeGenLLVM {
   llvm::IntegerType *i64_, *i32_;
   llvm::StructType* env_ty_;
   llvm::Value* env_ = nullptr;
+  llvm::Value* mask_ = nullptr;  // lanes active inside a per-lane if_then_else branch
   FnState fn_{};
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;

@@ -1,6 +1,6 @@
 // The hand-written default schedule, so an empty database still compiles correct, reasonable
-// code. Injective stages are inlined into their readers (except padding and the operands of
-// matmul/conv, which are computed once). Matmul and conv2d get a register-tiled schedule: the
+// code. Injective stages are inlined into their readers (except the operands of matmul/conv,
+// which are computed once, and padding, which only small conv windows read inlined). Matmul and conv2d get a register-tiled schedule: the
 // reduction is computed into a small local tile (vector accumulators) at the innermost outer
 // loop of the stage that writes the result, which also applies the elementwise epilogue.
 // Everything else: outer loops fused and parallel, the innermost loop vectorized when a
@@ -30,6 +30,7 @@ class Fallback {
 
   void run() {
     inline_injective();
+    inline_small_window_padding();
     // Stages are handled consumers first, so tiled reductions see their epilogue untouched.
     std::vector<std::string> names;
     for (auto& st : s_.state().stages()) names.push_back(st.name());
@@ -54,6 +55,23 @@ class Fallback {
   void inline_injective() {
     for (auto& st : std::vector<Stage>(s_.state().stages()))
       if (should_auto_inline(s_.state(), st.name())) s_.compute_inline(st.name());
+  }
+
+  // Padding read by a conv with a window of at most 3x3 is inlined into it: the border test
+  // on its loads (masked vector loads, or a branch for a broadcast input) costs less than a
+  // pass writing the whole padded input (measured 1.3-10x faster on ResNet-18 and
+  // MobileNet-V2 layers); the 7x7 stem tests too many loads and keeps the pass (1.6x).
+  void inline_small_window_padding() {
+    const State& st = s_.state();
+    for (auto& pad : std::vector<Stage>(st.stages())) {
+      if (pad.op->tag != "pad" || !st.can_inline(pad.name())) continue;
+      auto cons = st.consumers(pad.name());
+      if (cons.size() != 1 || !is_tiled_reduction(st.stage(cons[0]))) continue;
+      const auto& attrs = st.stage(cons[0]).op->attrs;
+      auto kh = attrs.find("kernel_h"), kw = attrs.find("kernel_w");
+      if (kh != attrs.end() && kw != attrs.end() && kh->second * kw->second <= 9)
+        s_.compute_inline(pad.name());
+    }
   }
 
   void tile_reduction(const std::string& name) {

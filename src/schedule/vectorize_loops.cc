@@ -28,8 +28,14 @@ class LaneWidener : public IRMutator {
   Expr visit_Call(const CallNode* op, const Expr& e) override {
     Expr r = IRMutator::visit_Call(op, e);
     if (auto* c = r.as<CallNode>(); c && c->op == Intrinsic::IfThenElse) {
-      if (c->args[0].type().is_vector()) throw NotVectorizable();  // lanes would diverge
-      int lanes = std::max(c->args[1].type().lanes, c->args[2].type().lanes);
+      // A lane-dependent condition (padding at a border) becomes a per-lane choice whose
+      // branches codegen evaluates under a mask: their vector loads touch only the lanes
+      // that take them. A scalar load there would run for every lane: not vectorizable.
+      if (c->args[0].type().is_vector()) {
+        check_maskable(c->args[1]);
+        check_maskable(c->args[2]);
+      }
+      int lanes = std::max({c->args[0].type().lanes, c->args[1].type().lanes, c->args[2].type().lanes});
       if (lanes > 1) {
         Expr t = c->args[1].type().is_vector() ? c->args[1] : broadcast(c->args[1], lanes);
         Expr f = c->args[2].type().is_vector() ? c->args[2] : broadcast(c->args[2], lanes);
@@ -40,6 +46,21 @@ class LaneWidener : public IRMutator {
   }
 
  private:
+  // Throws unless `e` can be evaluated for all lanes with its loads masked.
+  static void check_maskable(const Expr& e) {
+    post_order_visit(e, [](const Expr& x) {
+      if (auto* l = x.as<BufferLoadNode>(); l && l->indices[0].type().is_scalar()) throw NotVectorizable();
+      const Expr* d = nullptr;  // an integer division by zero in an idle lane would trap
+      if (auto* o = x.as<DivNode>()) d = &o->b;
+      if (auto* o = x.as<FloorDivNode>()) d = &o->b;
+      if (auto* o = x.as<FloorModNode>()) d = &o->b;
+      if (d && !d->type().is_float()) {
+        auto* b = d->as<BroadcastNode>();
+        if (!as_const_int(b ? b->value : *d)) throw NotVectorizable();
+      }
+    });
+  }
+
   const VarNode* var_;
   Expr ramp_;
 };

@@ -1,0 +1,95 @@
+// Loads at a padded border and strided loads are vectorized (masked loads, a span load and a
+// shuffle) and must never touch memory outside the input: each kernel runs with its input
+// placed right before, and right after, an inaccessible page, so a stray read crashes the test.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "kernel_check.h"
+#include "schedule/fallback.h"
+#include "schedule/lower.h"
+#include "te/functor.h"
+
+using namespace tuner;
+using namespace tuner::testing;
+
+namespace {
+
+// `bytes` of memory whose first byte follows a PROT_NONE page (at_end = false) or whose last
+// byte precedes one (at_end = true).
+class GuardedBuffer {
+ public:
+  GuardedBuffer(size_t bytes, bool at_end) {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    size_t data_pages = (bytes + page - 1) / page;
+    size_ = (data_pages + 2) * page;
+    base_ = static_cast<char*>(mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    EXPECT_NE(base_, MAP_FAILED);
+    mprotect(base_, page, PROT_NONE);
+    mprotect(base_ + (data_pages + 1) * page, page, PROT_NONE);
+    data_ = at_end ? base_ + (data_pages + 1) * page - bytes : base_ + page;
+  }
+  ~GuardedBuffer() { munmap(base_, size_); }
+  void* data() const { return data_; }
+
+ private:
+  char* base_;
+  char* data_;
+  size_t size_;
+};
+
+bool has_vector_if_then_else(const te::Stmt& body) {
+  bool found = false;
+  te::visit_exprs(body, [&](const te::Expr& e) {
+    auto* c = e.as<te::CallNode>();
+    if (c && c->op == te::Intrinsic::IfThenElse && c->args[0].type().is_vector()) found = true;
+  });
+  return found;
+}
+
+// Runs the fallback kernel of `op` with its first input guarded on either side.
+void check_guarded(const std::string& op, const std::vector<std::string>& params, bool expect_masked) {
+  OpCase c(op, params);
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = host_target().vector_lanes();
+  auto state = schedule::fallback_schedule(c.dag, fo).state();
+  if (expect_masked)
+    EXPECT_TRUE(has_vector_if_then_else(schedule::lower(state, "k").body))
+        << c.str() << ": the padded border was not vectorized";
+  auto kernel = codegen::compile_kernel(state, host_target(), "k");
+  for (bool at_end : {false, true}) {
+    const ops::HostTensor& in = c.inputs[0];
+    GuardedBuffer guarded(in.bytes(), at_end);
+    std::memcpy(guarded.data(), in.raw(), in.bytes());
+    std::vector<ops::HostTensor> outputs;
+    for (auto& t : c.dag.outputs()) outputs.emplace_back(t->shape, t->dtype);
+    std::vector<void*> args{guarded.data()};
+    for (size_t i = 1; i < c.inputs.size(); ++i) args.push_back(const_cast<void*>(c.inputs[i].raw()));
+    for (auto& t : outputs) args.push_back(t.raw());
+    TunerEnv env = test_pool().env();
+    kernel(args.data(), env);  // a read outside the input faults here
+    auto r = ops::compare(outputs[0], c.expected[0], 1e-4, 1e-5);
+    EXPECT_TRUE(r.ok) << c.str() << (at_end ? " (input at a page end): " : " (input at a page start): ") << r.message;
+  }
+}
+
+TEST(GuardedLoads, PaddingStaysInsideTheInput) {
+  check_guarded("pad", {"shape=2x16x10x12", "pads=0,0,1,2,0,0,2,1"}, true);
+  check_guarded("pad", {"shape=1x4x7x13", "pads=0,0,3,3,0,0,3,3"}, false);
+}
+
+TEST(GuardedLoads, DepthwiseConvWithInlinedPaddingStaysInsideTheInput) {
+  for (const char* stride : {"stride=1", "stride=2", "stride=3"})
+    check_guarded("depthwise_conv2d", {"c=16", "h=12", "w=20", "kh=3", "kw=3", "pad=1", stride}, true);
+  check_guarded("depthwise_conv2d", {"c=8", "h=9", "w=13", "kh=3", "kw=3", "pad=1", "stride=2"}, false);
+}
+
+TEST(GuardedLoads, StridedConvStaysInsideTheInput) {
+  for (const char* stride : {"stride=2", "stride=4"})
+    check_guarded("conv2d", {"c=16", "h=12", "w=24", "k=8", "kh=1", "kw=1", stride}, false);
+  check_guarded("conv2d", {"c=16", "h=14", "w=14", "k=32", "kh=3", "kw=3", "pad=1", "stride=2", "wblock=16"}, false);
+}
+
+}  // namespace

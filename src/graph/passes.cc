@@ -166,6 +166,21 @@ int pack_conv_weights(Graph& g, int vector_lanes) {
   return changed;
 }
 
+int transpose_gemm_weights(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "Gemm" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
+    auto t = n.attrs.find("transB");
+    if (t == n.attrs.end() || t->second.i == 0) continue;
+    const Value& b = g.values[size_t(n.inputs[1])];
+    if (!b.is_constant() || b.shape.size() != 2) continue;
+    n.inputs[1] = g.add_constant(b.name + "_t", ops::transpose_matrix(*b.data));
+    t->second.i = 0;
+    ++changed;
+  }
+  return changed;
+}
+
 void run_passes(Graph& g, const PassOptions& opts) {
   if (opts.on_change) opts.on_change("import", g);
   struct Pass {
@@ -186,6 +201,8 @@ void run_passes(Graph& g, const PassOptions& opts) {
   // Layouts last: the passes above see ONNX's layouts.
   if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("pack_conv_weights", g);
+  if (opts.vector_lanes > 0 && transpose_gemm_weights(g) > 0 && opts.on_change)
+    opts.on_change("transpose_gemm_weights", g);
   g.compact();
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ops/shape.h"
+#include "support/error.h"
 
 namespace tuner::ops {
 
@@ -36,6 +37,19 @@ HostTensor pack_conv_weight(const HostTensor& kcrs, int64_t block) {
 HostTensor unpack_conv_weight(const HostTensor& packed) {
   HostTensor out(unpacked_weight_shape(packed.shape), packed.dtype);
   convert(packed, out, out.shape[0], packed.shape[4], false);
+  return out;
+}
+
+HostTensor transpose_matrix(const HostTensor& m) {
+  INTERNAL_CHECK(m.shape.size() == 2) << "transpose_matrix needs a 2-D tensor";
+  int64_t rows = m.shape[0], cols = m.shape[1];
+  HostTensor out({cols, rows}, m.dtype);
+  size_t es = size_t(m.dtype.bytes());
+  const char* src = static_cast<const char*>(m.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(dst + size_t(c * rows + r) * es, src + size_t(r * cols + c) * es, es);
   return out;
 }
 

@@ -10,5 +10,7 @@ namespace tuner::ops {
 HostTensor pack_conv_weight(const HostTensor& kcrs, int64_t block);
 /// The inverse of pack_conv_weight.
 HostTensor unpack_conv_weight(const HostTensor& packed);
+/// The transpose of a 2-D tensor.
+HostTensor transpose_matrix(const HostTensor& m);
 
 }  // namespace tuner::ops

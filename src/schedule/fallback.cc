@@ -24,6 +24,9 @@ int64_t largest_divisor_leq(int64_t n, int64_t cap) {
   return 1;
 }
 
+// Fewer tiles than this in the parallel loop leave threads idle.
+constexpr int64_t kMinParallelTiles = 8;
+
 class Fallback {
  public:
   Fallback(Schedule& s, const FallbackOptions& o) : s_(s), o_(o) {}
@@ -94,6 +97,8 @@ class Fallback {
     // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized); for a
     // packed conv, rows are output pixels and columns one weight block of output channels.
     int row_axis = wblock ? nax - 1 : conv ? 1 : nax - 2, col_axis = wblock ? 1 : nax - 1;
+    // A batch of single-row products sharing B ([b, 1, k] x [k, n]): the rows are the batch.
+    if (!conv && nax >= 3 && wop->shape[size_t(row_axis)] == 1) row_axis = nax - 3;
     int64_t rows_ext = wop->shape[size_t(row_axis)];
     int64_t cols_ext = wop->shape[size_t(col_axis)];
     // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
@@ -117,11 +122,17 @@ class Fallback {
       else order.push_back(a);
     }
     fused.assign(order.begin(), order.end() - 1);  // everything but the last outer loop
+    int64_t fused_ext = 1;
+    for (int a : fused) fused_ext *= s_.state().stage(outer).iters[size_t(a)].extent;
+    // Too few tiles outside the last loop to share among threads (a matrix-vector product):
+    // the last loop joins the parallel one.
+    if (fused_ext < kMinParallelTiles) fused.push_back(order.back());
     int attach = order.back();
     order.push_back(r[1]);
     order.push_back(c[1]);
     s_.reorder(outer, order);
     int f = fused.size() > 1 ? s_.fuse(outer, fused) : fused[0];
+    if (fused.back() == attach) attach = f;
     s_.parallel(outer, f);
     s_.vectorize(outer, c[1]);
     s_.compute_at(local, outer, attach);
@@ -160,16 +171,34 @@ class Fallback {
     s_.vectorize(local, lc[1]);
   }
 
-  // Reductions other than matmul/conv: parallel over the fused spatial loops.
+  // Reductions other than matmul/conv: parallel over the fused spatial loops. A long
+  // innermost reduction (softmax, layer norm over a row) is vectorized through rfactor.
   void schedule_reduction(const std::string& name) {
     done_.insert(name);
     const Stage& st = s_.state().stage(name);
-    int nax = int(st.op->axes.size());
+    int nax = int(st.op->axes.size()), nred = int(st.op->reduce_axes.size());
     if (nax == 0) return;
+    int64_t inner = nred > 0 ? st.op->reduce_axes.back().extent : 0;
+    int lanes = o_.vector_lanes;
+    std::string rf;
+    if (inner >= 2 * lanes && inner % lanes == 0 && st.loc == Location::Root) {
+      rf = s_.rfactor(name, nax + nred - 1, lanes);
+      done_.insert(rf);
+    }
     std::vector<int> sp;
     for (int a = 0; a < nax; ++a) sp.push_back(a);
     int f = nax > 1 ? s_.fuse(name, sp) : 0;
     if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
+    if (rf.empty()) return;
+    // rf[axes..., lane] = reduce over (other reduce axes, outer part) — computed per row of
+    // the parallel loop into `lanes` vector accumulators, summed across lanes by `name`.
+    s_.compute_at(rf, name, f);
+    std::vector<int> order;
+    for (int a = 0; a < nax; ++a) order.push_back(a);
+    for (int k = 0; k < nred; ++k) order.push_back(nax + 1 + k);
+    order.push_back(nax);
+    s_.reorder(rf, order);
+    s_.vectorize(rf, nax);
   }
 
   // Injective stages: fuse the outer loops in parallel, vectorize the innermost.

@@ -150,6 +150,31 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
     if (!n.dead && n.op == "Conv") EXPECT_EQ(plain.values[size_t(n.inputs[1])].shape.size(), 4u);
 }
 
+TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
+  Builder b;
+  int x = b.input({3, 5});
+  int g1 = b.node("Gemm", {x, b.weight({4, 5}), b.weight({4})}, {{"transB", int_attr(1)}});
+  int g2 = b.node("Gemm", {g1, b.weight({4, 6})});                             // already [k, n]
+  int g3 = b.node("Gemm", {g2, g2}, {{"transB", int_attr(1)}});  // B not constant: kept
+  Graph raw = b.raw({g3});
+  Graph g = raw;
+  graph::PassOptions po;
+  po.vector_lanes = 8;
+  run_passes(g, po);
+  std::vector<std::pair<ops::Shape, int64_t>> gemms;  // B's shape, transB
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "Gemm") {
+      auto t = n.attrs.find("transB");
+      gemms.push_back({g.values[size_t(n.inputs[1])].shape, t == n.attrs.end() ? 0 : t->second.i});
+    }
+  EXPECT_EQ(gemms, (std::vector<std::pair<ops::Shape, int64_t>>{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}}));
+  Rng rng(3);
+  ops::HostTensor in = ops::HostTensor::random({3, 5}, te::DataType::f32(), rng);
+  auto want = evaluate_graph(raw, {in}), got = evaluate_graph(g, {in});
+  auto cmp = ops::compare(got[0], want[0], 1e-5, 1e-5);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+}
+
 TEST(Passes, ModelOutputsKeepTheirValues) {
   // A value that is a model output is never replaced, even by an equal one.
   Builder b;

@@ -149,6 +149,24 @@ int fold_batch_norm(Graph& g) {
   return changed;
 }
 
+// A 1x1 stride-1 conv over rows of at least two vectors is a matrix product whose rows of
+// output pixels fill the vectors in the plain layout: input loads and output stores are
+// contiguous, where the packed form stores every output element with a channel stride
+// (measured 1.4-2.5x faster unpacked on MobileNet-V2's 56- and 112-wide layers; packing
+// wins on 28-wide and smaller maps and on strided 1x1 convs).
+static bool pointwise_over_wide_rows(const Graph& g, const Node& n, int vector_lanes) {
+  const Value& w = g.values[size_t(n.inputs[1])];
+  const Value& x = g.values[size_t(n.inputs[0])];
+  if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
+  if (auto it = n.attrs.find("strides"); it != n.attrs.end())
+    for (int64_t s : it->second.ints)
+      if (s != 1) return false;
+  if (auto it = n.attrs.find("pads"); it != n.attrs.end())
+    for (int64_t p : it->second.ints)
+      if (p != 0) return false;
+  return x.shape[3] >= 2 * vector_lanes;
+}
+
 int pack_conv_weights(Graph& g, int vector_lanes) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -156,6 +174,7 @@ int pack_conv_weights(Graph& g, int vector_lanes) {
     if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
     const Value& w = g.values[size_t(n.inputs[1])];
     if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
+    if (pointwise_over_wide_rows(g, n, vector_lanes)) continue;
     int64_t block = w.shape[0] % (2 * vector_lanes) == 0 ? 2 * vector_lanes
                     : w.shape[0] % vector_lanes == 0     ? vector_lanes
                                                          : 0;

@@ -36,7 +36,8 @@ int reorder_pool_activation(Graph& g);
 /// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`
 /// or `vector_lanes` divides K: the CPU kernels then vectorize over output channels with
 /// contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
-/// bench/RESULTS.md). The layout is chosen at compile time, paid once.
+/// bench/RESULTS.md). The layout is chosen at compile time, paid once. Not packed: 1x1
+/// stride-1 convs over rows of at least two vectors, which are faster vectorized over the row.
 int pack_conv_weights(Graph& g, int vector_lanes);
 /// Gemm nodes with a constant B and transB = 1 get B transposed at compile time (and
 /// transB = 0): the kernels vectorize over B's columns, which are then contiguous instead

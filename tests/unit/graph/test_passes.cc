@@ -128,7 +128,10 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   int c24 = b.node("Conv", {c32, b.weight({24, 32, 1, 1})});  // 24: blocks of 8 lanes
   int g2 = b.node("Conv", {c24, b.weight({16, 12, 1, 1})}, {{"group", int_attr(2)}});  // kept
   int c5 = b.node("Conv", {g2, b.weight({5, 16, 1, 1})});  // 5 channels: kept
-  Graph raw = b.raw({c5});
+  int wide = b.input({1, 4, 2, 16});
+  int pw = b.node("Conv", {wide, b.weight({16, 4, 1, 1})});  // 1x1 over 16-wide rows: kept
+  int pw2 = b.node("Conv", {pw, b.weight({16, 16, 1, 1})}, {{"strides", ints({2, 2})}});  // strided: packed
+  Graph raw = b.raw({c5, pw2});
   Graph g = raw;
   graph::PassOptions po;
   po.vector_lanes = 8;
@@ -136,13 +139,20 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   std::vector<ops::Shape> weights;
   for (const Node& n : g.nodes)
     if (!n.dead && n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
-  EXPECT_EQ(weights, (std::vector<ops::Shape>{
-                         {2, 8, 3, 3, 16}, {3, 32, 1, 1, 8}, {16, 12, 1, 1}, {5, 16, 1, 1}}));
+  EXPECT_EQ(weights, (std::vector<ops::Shape>{{2, 8, 3, 3, 16},
+                                              {3, 32, 1, 1, 8},
+                                              {16, 12, 1, 1},
+                                              {5, 16, 1, 1},
+                                              {16, 4, 1, 1},
+                                              {1, 16, 1, 1, 16}}));
   Rng rng(3);
   ops::HostTensor in = ops::HostTensor::random({1, 8, 6, 6}, te::DataType::f32(), rng);
-  auto want = evaluate_graph(raw, {in}), got = evaluate_graph(g, {in});
-  auto cmp = ops::compare(got[0], want[0], 1e-5, 1e-5);
-  EXPECT_TRUE(cmp.ok) << cmp.message;
+  ops::HostTensor in2 = ops::HostTensor::random({1, 4, 2, 16}, te::DataType::f32(), rng);
+  auto want = evaluate_graph(raw, {in, in2}), got = evaluate_graph(g, {in, in2});
+  for (size_t i = 0; i < 2; ++i) {
+    auto cmp = ops::compare(got[i], want[i], 1e-5, 1e-5);
+    EXPECT_TRUE(cmp.ok) << cmp.message;
+  }
   // Without a target's lanes the ONNX layout stays.
   Graph plain = raw;
   run_passes(plain);

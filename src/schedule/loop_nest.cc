@@ -154,6 +154,11 @@ class NestBuilder {
       });
       return u;
     };
+    auto reads_data = [](const Expr& e) {  // an index read from a tensor (gather)
+      bool r = false;
+      post_order_visit(e, [&](const Expr& x) { r |= x.as<TensorReadNode>() != nullptr; });
+      return r;
+    };
     post_order_visit(body, [&](const Expr& e) {
       auto* r = e.as<TensorReadNode>();
       if (!r || r->tensor.get() != t) return;
@@ -163,6 +168,10 @@ class NestBuilder {
         LinearForm lf = to_linear(idx), b;
         int64_t l = lf.constant, h = lf.constant;
         for (auto& [atom, coef] : lf.terms) {
+          if (reads_data(atom)) {  // data-dependent: any element may be read
+            full[d] = true;
+            break;
+          }
           if (!uses_inner(atom)) {
             b.add(atom, coef);
             continue;

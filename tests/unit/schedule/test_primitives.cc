@@ -67,6 +67,21 @@ TEST(Primitives, ComputeAtRunsTheProducersOuterSplitLevelsOnce) {
   EXPECT_EQ(ir.find("in [0, 4) {\n      for i.2"), std::string::npos) << ir;  // B's level of 4
 }
 
+TEST(Primitives, ComputeAtReadByADataDependentIndexGetsTheWholeTensor) {
+  // O reads M at an index loaded from I (a gather): M computed inside O's loop must hold all
+  // of M, and no read of I may leak into the region's bounds (it survived lowering before).
+  Tensor A = placeholder({4, 8}, DataType::f32(), "A");
+  Tensor I = placeholder({1}, DataType::i64(), "I");
+  IterVar r = reduce_axis(8, "r");
+  Tensor M = compute({4}, [&](auto& i) { return sum(A(i[0], r.var), {r}); }, "M");
+  Tensor O = compute({8}, [&](auto& i) { return A(I(make_int(0)), i[0]) + M(I(make_int(0))); }, "O");
+  Schedule s(ComputeDAG({A, I}, {O}));
+  s.compute_at("M", "O", 0);
+  std::string ir;
+  ASSERT_NO_THROW(ir = lower(s.state(), "k").str());
+  EXPECT_NE(ir.find("allocate M[float32 x 4] local"), std::string::npos) << ir;
+}
+
 TEST(Primitives, RfactorAddsAStage) {
   Schedule s(chain());
   std::string rf = s.rfactor("C", 1, 4);

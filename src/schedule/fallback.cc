@@ -175,30 +175,18 @@ class Fallback {
   // innermost reduction (softmax, layer norm over a row) is vectorized through rfactor.
   void schedule_reduction(const std::string& name) {
     done_.insert(name);
-    const Stage& st = s_.state().stage(name);
-    int nax = int(st.op->axes.size()), nred = int(st.op->reduce_axes.size());
-    if (nax == 0) return;
-    int64_t inner = nred > 0 ? st.op->reduce_axes.back().extent : 0;
-    int lanes = o_.vector_lanes;
-    std::string rf;
-    if (inner >= 2 * lanes && inner % lanes == 0 && st.loc == Location::Root) {
-      rf = s_.rfactor(name, nax + nred - 1, lanes);
-      done_.insert(rf);
+    if (can_vectorize_row_reduction(s_.state(), name, o_.vector_lanes)) {
+      vectorize_row_reduction(s_, name, o_.vector_lanes);
+      done_.insert(name + ".rf");
+      return;
     }
+    const Stage& st = s_.state().stage(name);
+    int nax = int(st.op->axes.size());
+    if (nax == 0) return;
     std::vector<int> sp;
     for (int a = 0; a < nax; ++a) sp.push_back(a);
     int f = nax > 1 ? s_.fuse(name, sp) : 0;
     if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
-    if (rf.empty()) return;
-    // rf[axes..., lane] = reduce over (other reduce axes, outer part) — computed per row of
-    // the parallel loop into `lanes` vector accumulators, summed across lanes by `name`.
-    s_.compute_at(rf, name, f);
-    std::vector<int> order;
-    for (int a = 0; a < nax; ++a) order.push_back(a);
-    for (int k = 0; k < nred; ++k) order.push_back(nax + 1 + k);
-    order.push_back(nax);
-    s_.reorder(rf, order);
-    s_.vectorize(rf, nax);
   }
 
   // Injective stages: fuse the outer loops in parallel, vectorize the innermost.
@@ -231,6 +219,32 @@ class Fallback {
 };
 
 }  // namespace
+
+bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes) {
+  const Stage& s = st.stage(stage);
+  if (s.op->axes.empty() || s.op->reduce_axes.empty() || s.loc != Location::Root) return false;
+  if (s.iters.size() != s.op->axes.size() + s.op->reduce_axes.size()) return false;  // transformed
+  int64_t inner = s.op->reduce_axes.back().extent;
+  return inner >= 2 * lanes && inner % lanes == 0;
+}
+
+void vectorize_row_reduction(Schedule& s, const std::string& stage, int lanes) {
+  const Stage& st = s.state().stage(stage);
+  int nax = int(st.op->axes.size()), nred = int(st.op->reduce_axes.size());
+  std::string rf = s.rfactor(stage, nax + nred - 1, lanes);
+  std::vector<int> sp;
+  for (int a = 0; a < nax; ++a) sp.push_back(a);
+  int f = nax > 1 ? s.fuse(stage, sp) : 0;
+  if (s.state().stage(stage).iters[size_t(f)].extent >= 2) s.parallel(stage, f);
+  // rf's iterators: its spatial axes, the lane axis, then the reductions (the split one last).
+  s.compute_at(rf, stage, f);
+  std::vector<int> order;
+  for (int a = 0; a < nax; ++a) order.push_back(a);
+  for (int k = 0; k < nred; ++k) order.push_back(nax + 1 + k);
+  order.push_back(nax);
+  s.reorder(rf, order);
+  s.vectorize(rf, nax);
+}
 
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts) {
   Schedule s(dag);

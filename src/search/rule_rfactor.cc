@@ -1,3 +1,4 @@
+#include "schedule/fallback.h"
 #include "search/rules.h"
 
 namespace tuner::search {
@@ -9,8 +10,16 @@ bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOp
   int64_t spatial = 1, reduction = 1;
   for (auto& a : op.axes) spatial *= a.extent;
   for (auto& a : op.reduce_axes) reduction *= a.extent;
-  // Only worth it when the spatial loops cannot keep the cores busy.
-  if (spatial >= 4 * o.num_cores || reduction < 256) return false;
+  if (spatial >= 4 * o.num_cores) {
+    // Enough rows for the cores: a long innermost reduction may still be vectorized across
+    // its rows' elements (softmax, layer norm), the fallback's form.
+    if (!schedule::can_vectorize_row_reduction(s.state(), stage, o.vector_lanes)) return false;
+    if (s.categorical_value(s.sample_categorical({0, 1})) == 0) return false;
+    schedule::vectorize_row_reduction(s, stage, o.vector_lanes);
+    return true;
+  }
+  // Otherwise only worth it when the reduction is long.
+  if (reduction < 256) return false;
   if (s.categorical_value(s.sample_categorical({0, 1})) == 0) return false;
   int last = int(op.axes.size() + op.reduce_axes.size()) - 1;
   int tile = s.sample_perfect_tile(stage, last, 2, 64);

@@ -25,7 +25,8 @@ TilingStages tiling_stages(schedule::Schedule& s, const std::string& stage);
 void rule_multi_level_tiling(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
 
 /// Reductions with little spatial parallelism may be split with rfactor so the reduction
-/// itself runs in parallel (rule_rfactor.cc). Returns false when it did not apply.
+/// itself runs in parallel; others with a long innermost reduction may be vectorized across
+/// it, also through rfactor (rule_rfactor.cc). Returns false when it did not apply.
 bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOptions& o);
 
 /// Parallel outer loops and a vectorized innermost loop of a stage computed at root

@@ -55,9 +55,10 @@ void check_guarded(const std::string& op, const std::vector<std::string>& params
   schedule::FallbackOptions fo;
   fo.vector_lanes = host_target().vector_lanes();
   auto state = schedule::fallback_schedule(c.dag, fo).state();
-  if (expect_masked)
+  if (expect_masked) {
     EXPECT_TRUE(has_vector_if_then_else(schedule::lower(state, "k").body))
         << c.str() << ": the padded border was not vectorized";
+  }
   auto kernel = codegen::compile_kernel(state, host_target(), "k");
   for (bool at_end : {false, true}) {
     const ops::HostTensor& in = c.inputs[0];

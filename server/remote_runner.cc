@@ -16,6 +16,11 @@
 
 namespace tuner::server {
 
+namespace {
+constexpr size_t kMaxCachedPayloads = 32;  // more than most models have tasks
+constexpr size_t kMaxCachedPayloadBytes = size_t(512) << 20;
+}  // namespace
+
 RemoteRunner::RemoteRunner(Dispatcher& dispatcher, std::string job, RemoteRunnerOptions opts,
                            std::function<bool()> cancelled)
     : dispatcher_(dispatcher),
@@ -25,7 +30,11 @@ RemoteRunner::RemoteRunner(Dispatcher& dispatcher, std::string job, RemoteRunner
 
 std::shared_ptr<const rpc::TaskPayload> RemoteRunner::payload(const measure::MeasureTask& task) {
   std::string key = task.key();
-  if (auto it = tasks_.find(key); it != tasks_.end()) return it->second;
+  for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
+    if (it->first == key) {
+      tasks_.splice(tasks_.end(), tasks_, it);
+      return tasks_.back().second;
+    }
   auto p = std::make_shared<rpc::TaskPayload>();
   p->set_key(key);
   const te::ComputeDAG& dag = task.dag;
@@ -68,8 +77,13 @@ std::shared_ptr<const rpc::TaskPayload> RemoteRunner::payload(const measure::Mea
   p->set_reference_sha256(sha256_hex(p->reference_so()));
   USER_CHECK(p->ByteSizeLong() < size_t(kMaxMessageBytes) / 2)
       << "the inputs of workload " << dag.hash_hex() << " are too large to send to a worker";
-  tasks_.clear();  // one task at a time per job: keep only the current one
-  tasks_[key] = p;
+  tasks_.emplace_back(key, p);
+  size_t bytes = 0;
+  for (const auto& [k, t] : tasks_) bytes += t->ByteSizeLong();
+  while (tasks_.size() > 1 && (tasks_.size() > kMaxCachedPayloads || bytes > kMaxCachedPayloadBytes)) {
+    bytes -= tasks_.front().second->ByteSizeLong();
+    tasks_.pop_front();
+  }
   return p;
 }
 

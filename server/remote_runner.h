@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -53,7 +54,9 @@ class RemoteRunner : public measure::Runner {
   std::string job_;
   RemoteRunnerOptions opts_;
   std::function<bool()> cancelled_;
-  std::map<std::string, std::shared_ptr<const rpc::TaskPayload>> tasks_;  // by task key
+  // Payloads by task key, the most recently used last: a model's tune alternates between
+  // its tasks, and a payload costs a reference build (CUDA: also a sandboxed reference run).
+  std::list<std::pair<std::string, std::shared_ptr<const rpc::TaskPayload>>> tasks_;
 };
 
 }  // namespace tuner::server

@@ -45,12 +45,25 @@ schedule::GpuLoweredFunc lower_and_verify_gpu(const schedule::State& state, cons
   return f;
 }
 
+GpuSource prepare_gpu_kernel(const schedule::State& state, const Target& target, const std::string& name,
+                             const GpuBuildOptions& opts) {
+  GpuSource src;
+  src.func = lower_and_verify_gpu(state, target, name, opts);
+  src.source = emit_gpu_source(src.func, GpuDialect::Cuda);
+  return src;
+}
+
 GpuBuild build_gpu_kernel(const schedule::State& state, const Target& target, const std::string& name,
                           const GpuBuildOptions& opts) {
-  schedule::GpuLoweredFunc f = lower_and_verify_gpu(state, target, name, opts);
+  return compile_gpu_kernel(prepare_gpu_kernel(state, target, name, opts), target, name, opts);
+}
+
+GpuBuild compile_gpu_kernel(const GpuSource& src, const Target& target, const std::string& name,
+                            const GpuBuildOptions& opts) {
+  const schedule::GpuLoweredFunc& f = src.func;
   GpuBuild b;
   b.arch = target.arch;
-  b.source = emit_gpu_source(f, GpuDialect::Cuda);
+  b.source = src.source;
   NvrtcOutput o = nvrtc_compile(b.source, target.arch, name + ".cu");
   b.ptx = std::move(o.ptx);
   b.cubin = std::move(o.cubin);

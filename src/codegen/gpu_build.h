@@ -56,6 +56,20 @@ struct GpuBuildOptions {
   bool verify = true;
 };
 
+/// A candidate lowered, verified and printed as CUDA C, before NVRTC: its source identifies
+/// the program (a builder compiles each distinct source once).
+struct GpuSource {
+  schedule::GpuLoweredFunc func;
+  std::string source;
+};
+
+/// Lowers, verifies and emits CUDA C; throws like build_gpu_kernel, NvrtcError excepted.
+GpuSource prepare_gpu_kernel(const schedule::State& state, const Target& target,
+                             const std::string& name = "kernel", const GpuBuildOptions& opts = {});
+/// Compiles a prepared kernel with NVRTC for target.arch and checks its registers.
+GpuBuild compile_gpu_kernel(const GpuSource& src, const Target& target,
+                            const std::string& name = "kernel", const GpuBuildOptions& opts = {});
+
 /// Lowers, verifies, emits CUDA C and compiles it with NVRTC for target.arch. Throws
 /// ScheduleError (GpuLimitError when over a limit) for a schedule that cannot run, NvrtcError
 /// when NVRTC rejects the source, UserError when Tuner was built without NVRTC.

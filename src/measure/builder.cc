@@ -31,8 +31,32 @@ struct StepResult {
   double seconds = 0;
   schedule::LoweredFunc func;  // lowering step only
   uint64_t hash = 0;           // lowering step only
-  std::optional<GpuProgram> gpu;  // CUDA: lowered and compiled in one step
+  std::optional<codegen::GpuSource> gpu_source;  // CUDA lowering step
+  std::optional<GpuProgram> gpu;                  // CUDA compile step
 };
+
+// NVRTC on a prepared CUDA candidate: the cubin written to `file`, its launches returned.
+GpuProgram compile_cuda(const codegen::GpuSource& src, const codegen::Target& target,
+                        const std::string& name, const std::string& file) {
+  codegen::GpuBuild gb = codegen::compile_gpu_kernel(src, target, name);
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(gb.cubin.data(), std::streamsize(gb.cubin.size()));
+  USER_CHECK(out.good()) << "cannot write " << file;
+  GpuProgram prog;
+  for (const codegen::GpuKernel& k : gb.kernels) {
+    GpuLaunch l;
+    l.entry = k.entry;
+    for (size_t d = 0; d < 3; ++d) {
+      l.grid[d] = uint32_t(k.grid[d]);
+      l.block[d] = uint32_t(k.block[d]);
+    }
+    l.shared_bytes = uint32_t(k.dynamic_shared_bytes);
+    prog.kernels.push_back(std::move(l));
+  }
+  for (const codegen::GpuParam& p : gb.params)
+    if (p.role == codegen::GpuParam::Workspace) prog.workspace_bytes.push_back(p.bytes());
+  return prog;
+}
 
 // Runs `f`, turning every exception into the status the measure contract gives it.
 template <class F>
@@ -87,7 +111,8 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   auto batch = std::make_shared<const std::vector<BuildInput>>(batch_in);
   auto opts = std::make_shared<const BuilderOptions>(opts_);
 
-  // Step 1: replay and lower every candidate (INSTANTIATION errors come from here), in parallel.
+  // Step 1: replay and lower every candidate (INSTANTIATION errors come from here), in
+  // parallel; a CUDA candidate is also verified and printed as CUDA C, which identifies it.
   std::vector<std::shared_ptr<StepResult>> lowered(n);
   std::vector<std::function<void()>> jobs;
   std::vector<double> timeouts;
@@ -95,45 +120,17 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   std::vector<std::shared_ptr<const Artifact>> artifact(n);
   for (size_t i = 0; i < n; ++i) {
     lowered[i] = std::make_shared<StepResult>();
-    if ((*batch)[i].target.is_cuda()) {
-      // Lowering, the GPU verifier and NVRTC in one step: the cubin and its launches.
-      artifact[i] = std::make_shared<const Artifact>(
-          dir_, fmt::format("{}/k{}.cubin", dir_->path(), next_file_++));
-      jobs.push_back([batch, opts, i, r = lowered[i], file = artifact[i]] {
-        const BuildInput& in = (*batch)[i];
-        run_step(*r, [&] {
-          auto sched = schedule::Schedule::replay(in.dag, in.trace);
-          codegen::GpuBuild gb = codegen::build_gpu_kernel(sched.state(), in.target, opts->kernel_name);
-          std::ofstream out(file->path(), std::ios::binary | std::ios::trunc);
-          out.write(gb.cubin.data(), std::streamsize(gb.cubin.size()));
-          USER_CHECK(out.good()) << "cannot write " << file->path();
-          GpuProgram prog;
-          for (const codegen::GpuKernel& k : gb.kernels) {
-            GpuLaunch l;
-            l.entry = k.entry;
-            for (size_t d = 0; d < 3; ++d) {
-              l.grid[d] = uint32_t(k.grid[d]);
-              l.block[d] = uint32_t(k.block[d]);
-            }
-            l.shared_bytes = uint32_t(k.dynamic_shared_bytes);
-            prog.kernels.push_back(std::move(l));
-          }
-          for (const codegen::GpuParam& p : gb.params)
-            if (p.role == codegen::GpuParam::Workspace) prog.workspace_bytes.push_back(p.bytes());
-          r->gpu = std::move(prog);
-          r->hash = fnv1a64(in.target.str(), fnv1a64(gb.source));
-        });
-      });
-      timeouts.push_back(opts_.timeout_s);
-      job_of.push_back(i);
-      continue;
-    }
     jobs.push_back([batch, opts, i, r = lowered[i]] {
       const BuildInput& in = (*batch)[i];
       run_step(*r, [&] {
         auto sched = schedule::Schedule::replay(in.dag, in.trace);
-        r->func = schedule::lower(sched.state(), opts->kernel_name, opts->lower);
-        r->hash = fnv1a64(in.target.str(), fnv1a64(r->func.str()));
+        if (in.target.is_cuda()) {
+          r->gpu_source = codegen::prepare_gpu_kernel(sched.state(), in.target, opts->kernel_name);
+          r->hash = fnv1a64(in.target.str(), fnv1a64(r->gpu_source->source));
+        } else {
+          r->func = schedule::lower(sched.state(), opts->kernel_name, opts->lower);
+          r->hash = fnv1a64(in.target.str(), fnv1a64(r->func.str()));
+        }
       });
     });
     timeouts.push_back(opts_.timeout_s);
@@ -145,13 +142,12 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     size_t i = job_of[j];
     lowered[i] = std::make_shared<StepResult>();  // the abandoned job keeps the old slot
     lowered[i]->status = MeasureStatus::BuildTimeout;
-    lowered[i]->error = fmt::format("{} took longer than {:g} s",
-                                    (*batch)[i].target.is_cuda() ? "lowering and NVRTC" : "lowering",
-                                    opts_.timeout_s);
+    lowered[i]->error = fmt::format("lowering took longer than {:g} s", opts_.timeout_s);
     lowered[i]->seconds = opts_.timeout_s;
   }
 
-  // Step 2: codegen + link each distinct program once (same loop IR and target).
+  // Step 2: codegen + link (CUDA: NVRTC) each distinct program once (same loop IR or CUDA
+  // source, same target).
   std::map<uint64_t, size_t> leader_of_hash;
   std::vector<int> leader(n, -1);
   std::vector<std::shared_ptr<StepResult>> built(n);
@@ -163,17 +159,15 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     auto [it, fresh] = leader_of_hash.emplace(lowered[i]->hash, i);
     leader[i] = int(it->second);
     if (!fresh) continue;
-    if (lowered[i]->gpu) {  // built in step 1
-      built[i] = std::make_shared<StepResult>();
-      built[i]->status = MeasureStatus::Ok;
-      continue;
-    }
     built[i] = std::make_shared<StepResult>();
+    bool cuda = lowered[i]->gpu_source.has_value();
     artifact[i] = std::make_shared<const Artifact>(
-        dir_, fmt::format("{}/k{}.so", dir_->path(), next_file_++));
-    jobs.push_back([batch, opts, i, r = built[i], func = lowered[i], file = artifact[i]] {
+        dir_, fmt::format("{}/k{}.{}", dir_->path(), next_file_++, cuda ? "cubin" : "so"));
+    jobs.push_back([batch, opts, i, r = built[i], lo = lowered[i], file = artifact[i]] {
+      const codegen::Target& target = (*batch)[i].target;
       run_step(*r, [&] {
-        codegen::build_shared_object({func->func}, (*batch)[i].target, file->path(), opts->build);
+        if (lo->gpu_source) r->gpu = compile_cuda(*lo->gpu_source, target, opts->kernel_name, file->path());
+        else codegen::build_shared_object({lo->func}, target, file->path(), opts->build);
       });
     });
     timeouts.push_back(std::max(1e-3, opts_.timeout_s - lowered[i]->seconds));
@@ -185,7 +179,8 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     size_t i = job_of[j];
     built[i] = std::make_shared<StepResult>();
     built[i]->status = MeasureStatus::BuildTimeout;
-    built[i]->error = fmt::format("code generation took longer than {:g} s", opts_.timeout_s);
+    built[i]->error = fmt::format("{} took longer than {:g} s",
+                                  lowered[i]->gpu_source ? "NVRTC" : "code generation", opts_.timeout_s);
     built[i]->seconds = std::max(0.0, opts_.timeout_s - lowered[i]->seconds);
   }
 
@@ -209,7 +204,7 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
       c.artifact = artifact[l];
       c.so_path = artifact[l]->path();
       c.symbol = opts_.kernel_name;
-      c.gpu = lowered[l]->gpu;
+      c.gpu = b.gpu;
     }
   }
   return out;

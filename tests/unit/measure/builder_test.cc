@@ -112,7 +112,8 @@ TEST(Builder, BuildsCudaProgramsWithNvrtc) {
   auto dag = test::matmul_dag(64, 64, 64);
   schedule::Schedule too_wide(dag);
   schedule::auto_bind(too_wide, "matmul", 2048);
-  auto out = b.build(dag, {schedule::gpu_fallback_schedule(dag).trace(), too_wide.trace()},
+  auto fallback = schedule::gpu_fallback_schedule(dag).trace();
+  auto out = b.build(dag, {fallback, too_wide.trace(), fallback},
                      codegen::Target::parse("cuda -arch=sm_80"));
   ASSERT_EQ(out[0].status, MeasureStatus::Ok) << out[0].error;
   ASSERT_TRUE(out[0].gpu.has_value());
@@ -126,6 +127,12 @@ TEST(Builder, BuildsCudaProgramsWithNvrtc) {
   EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF") << out[0].so_path;
   EXPECT_EQ(out[1].status, MeasureStatus::Instantiation);
   EXPECT_NE(out[1].error.find("2048"), std::string::npos) << out[1].error;
+  // The same CUDA source is compiled once: the duplicate shares the leader's cubin.
+  ASSERT_EQ(out[2].status, MeasureStatus::Ok) << out[2].error;
+  EXPECT_EQ(out[2].duplicate_of, 0);
+  EXPECT_EQ(out[2].so_path, out[0].so_path);
+  ASSERT_TRUE(out[2].gpu.has_value());
+  EXPECT_EQ(out[2].gpu->kernels.size(), out[0].gpu->kernels.size());
 }
 
 TEST(Builder, CrossCompilesForAarch64) {

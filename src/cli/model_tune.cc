@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_common.h"
+#include "cli/model_validate.h"
 #include "cli/op_common.h"
 #include "cli/tune_view.h"
 #include "compile/compile_model.h"
@@ -268,6 +269,13 @@ void cmd_tune_model(const TuneModelArgs& a) {
   std::string out;
   if (!a.no_compile) {
     co.db_path = a.db;
+    if (!g_stop && a.validate > 0) {
+      if (chatty) fmt::print(stderr, "timing each task's choice against its fallback inside the model\n");
+      InModelResult r = validate_in_model(g, co, *db, a.threads);
+      if (chatty)
+        fmt::print(stderr, "in the model: the fallback was faster on {} of {} tasks (all fallbacks {:.3f} ms, all choices {:.3f} ms)\n",
+                   r.fallback_wins, r.compared, r.fallback_ms, r.chosen_ms);
+    }
     compile::CompileReport rep;
     runtime::Artifact art = compile::compile_model(g, co, &rep);
     out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;

@@ -151,7 +151,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   std::vector<schedule::LoweredFunc> funcs;
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const graph::Task& task = ts.tasks[i];
-    ChosenSchedule c = choose_schedule(task.dag, opts.target, db.get());
+    ChosenSchedule c = choose_schedule(task.dag, opts.target, db.get(), opts.in_model_choice);
     rep.tasks_from_db += c.from_db;
     rep.task_sources.push_back(c.source);
     std::string name = PlanBuilder::kernel_name(int(i));

@@ -14,6 +14,8 @@ namespace tuner::compile {
 struct ModelCompileOptions {
   codegen::Target target;
   std::string db_path;  // "" = no database: fallback schedules only
+  /// Prefer the choices timed inside the model after tuning (compile/schedule_choice.h).
+  bool in_model_choice = true;
   graph::FuseOptions fuse;
   /// When set: each task's ComputeDAG, schedule, lowered IR and LLVM IR are written here.
   std::string dump_dir;

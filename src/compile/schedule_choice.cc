@@ -21,10 +21,11 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
 
 namespace {
 
-// The validated schedule (search/validate.h): of the traces re-measured after tuning, the
-// one whose validation medians have the smallest median.
+// Of the traces re-measured after tuning by `worker` (the sandbox's validation, or timings
+// inside the model), the one whose medians have the smallest median.
 std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
-                                               int64_t workload_id, const std::string& target) {
+                                               int64_t workload_id, const std::string& target,
+                                               std::string_view worker, const char* how) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
@@ -35,7 +36,7 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
   f.target = target;
   f.status = db::MeasureStatus::Ok;
   db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
-    if (r.worker != db::kValidationWorker || !r.median) return;
+    if (r.worker != worker || !r.median) return;
     auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});
     it->second.medians.push_back(*r.median);
   });
@@ -47,7 +48,7 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
       auto t = schedule::Trace::from_json(Json::parse(*trace));
       return ChosenSchedule{schedule::Schedule::replay(dag, t),
                             "database record #" + std::to_string(by_trace[*trace].first_id) +
-                                " (validated)",
+                                " (" + how + ")",
                             true};
     } catch (const std::exception&) {
       // Written by another Tuner version: the next one.
@@ -59,10 +60,14 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
 }  // namespace
 
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
-                               db::Database* db) {
+                               db::Database* db, bool in_model) {
   if (db) {
     if (auto w = db->find_workload(dag.hash_hex())) {
-      if (auto v = validated_choice(dag, *db, w->id, target.str())) return std::move(*v);
+      if (in_model)
+        if (auto v = validated_choice(dag, *db, w->id, target.str(), db::kModelWorker, "faster in the model"))
+          return std::move(*v);
+      if (auto v = validated_choice(dag, *db, w->id, target.str(), db::kValidationWorker, "validated"))
+        return std::move(*v);
       for (auto& r : db->top_k(w->id, target.str(), 3)) {
         try {
           auto trace = schedule::Trace::from_json(Json::parse(r.trace));

@@ -20,10 +20,11 @@ struct ChosenSchedule {
 /// Opens the database at db_path read-only; nullptr when db_path is empty or absent.
 std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
 
-/// The schedule of (dag, target) in `db` (may be null), replayed: the validated choice when
-/// the tuning validated its best (search/validate.h), else the best ok record; the fallback
-/// schedule when there is none or none replays on this DAG.
+/// The schedule of (dag, target) in `db` (may be null), replayed: the faster in the model
+/// when the tuning timed its choice inside the model (cli/model_validate.h; only with
+/// `in_model`), else the validated choice when it validated its best (search/validate.h),
+/// else the best ok record; the fallback schedule when there is none or none replays.
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
-                               db::Database* db);
+                               db::Database* db, bool in_model = true);
 
 }  // namespace tuner::compile

@@ -37,6 +37,10 @@ struct Record {
 /// The worker of records that re-measure a task's best schedules after tuning
 /// (search/validate.h): compile chooses among those, by their medians.
 inline constexpr std::string_view kValidationWorker = "validation";
+/// The worker of records that time a task's chosen schedule and its fallback inside the
+/// whole model after tuning (per kernel: the task's step times over its kernel count);
+/// compile prefers these to the sandbox's validation.
+inline constexpr std::string_view kModelWorker = "in-model";
 
 /// Selects records. Unset fields match everything.
 struct RecordFilter {

@@ -45,7 +45,9 @@ std::vector<ReplayedWorkload> replay_records(
     db::Database& db, const std::string& target,
     const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
   std::map<int64_t, std::vector<db::Record>> by_workload;
-  for (auto& r : db.ok_records(target)) by_workload[r.workload_id].push_back(std::move(r));
+  // Timings inside a whole model are not sandbox measurements: not training data.
+  for (auto& r : db.ok_records(target))
+    if (r.worker != db::kModelWorker) by_workload[r.workload_id].push_back(std::move(r));
   std::vector<ReplayedWorkload> out;
   for (auto& [wid, recs] : by_workload) {
     auto w = db.workload(wid);

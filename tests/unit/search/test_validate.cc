@@ -98,4 +98,19 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_NE(c.source.find("validated"), std::string::npos) << c.source;
+
+  // Timed inside the model (cli/model_validate.h), the fallback beats the validated choice:
+  // compile takes the fallback, unless told to ignore in-model timings.
+  std::vector<db::Record> in_model;
+  for (auto [i, ms] : {std::pair{size_t(1), 0.9}, std::pair{size_t(3), 0.7}}) {
+    measure::MeasureResult r;
+    r.status = db::MeasureStatus::Ok;
+    r.times = {ms * 1e-3, ms * 1e-3};
+    in_model.push_back(search::make_record(wid, target.str(), traces[i], r, std::string(db::kModelWorker), std::nullopt));
+  }
+  db.commit_round(in_model);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[3].str());
+  EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
+  EXPECT_EQ(compile::choose_schedule(dag, target, &db, false).sched.trace().str(), traces[1].str());
 }

@@ -344,7 +344,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("--cost-model", a->cost_model, "xgb or random")->capture_default_str();
   cmd->add_option("--validate", a->validate,
                   "after tuning, measure each task's N fastest schedules and its fallback again, "
-                  "3 times in turn; compile chooses by these (0: off)")
+                  "3 times in turn, then time the choice against the fallback inside the model; "
+                  "compile chooses by these (0: off)")
       ->capture_default_str();
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");

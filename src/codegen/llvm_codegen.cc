@@ -315,21 +315,26 @@ class CodeGenLLVM {
   // no integer division by a variable): each branch runs with its loads masked to the lanes
   // that take it, so a padded border never reads out of bounds.
   llvm::Value* emit_masked_choice(const CallNode* op) {
-    llvm::Value* c = emit(op->args[0]);
+    // Frozen: a condition read through an outer masked load is poison in the idle lanes, and
+    // a poison mask lane is undefined behaviour; `select` keeps idle outer lanes false.
+    llvm::Value* c = b_.CreateFreeze(emit(op->args[0]));
     llvm::Value* outer = mask_;
-    mask_ = outer ? b_.CreateAnd(outer, c) : c;
+    llvm::Value* none = llvm::Constant::getNullValue(c->getType());
+    mask_ = outer ? b_.CreateSelect(outer, c, none) : c;
     llvm::Value* t = emit(op->args[1]);
     llvm::Value* not_c = b_.CreateNot(c);
-    mask_ = outer ? b_.CreateAnd(outer, not_c) : not_c;
+    mask_ = outer ? b_.CreateSelect(outer, not_c, none) : not_c;
     llvm::Value* f = emit(op->args[2]);
     mask_ = outer;
     return b_.CreateSelect(c, t, f);  // the idle lanes' poison is never selected
   }
 
-  // Address of element `index` (a scalar) of buffer b.
+  // Address of element `index` (a scalar) of buffer b. Not `inbounds` under a mask: a
+  // masked access at a padded border starts before the buffer (its idle lanes are there).
   llvm::Value* address(const Buffer& b, llvm::Value* index) {
     auto it = buffers_.find(b.get());
     INTERNAL_CHECK(it != buffers_.end()) << "codegen: unknown buffer " << b->name;
+    if (mask_) return b_.CreateGEP(scalar_type(b->dtype, true), it->second, index);
     return b_.CreateInBoundsGEP(scalar_type(b->dtype, true), it->second, index);
   }
 
@@ -369,7 +374,7 @@ class CodeGenLLVM {
     }
     llvm::Value* idx = emit(index);
     if (mask_) {
-      llvm::Value* ptrs = b_.CreateInBoundsGEP(scalar_type(buf->dtype, true), buffers_.at(buf.get()), idx);
+      llvm::Value* ptrs = b_.CreateGEP(scalar_type(buf->dtype, true), buffers_.at(buf.get()), idx);
       return from_memory(b_.CreateMaskedGather(ty, ptrs, llvm::Align(align), mask_), op->type);
     }
     // Gather, lane by lane.

@@ -41,6 +41,9 @@ inline constexpr std::string_view kValidationWorker = "validation";
 /// whole model after tuning (per kernel: the task's step times over its kernel count);
 /// compile prefers these to the sandbox's validation.
 inline constexpr std::string_view kModelWorker = "in-model";
+/// Whether `r` was measured by a runner (sandbox or worker), not timed inside a model: only
+/// those compare with each other and seed or train the search.
+inline bool measured_alone(const Record& r) { return r.worker != kModelWorker; }
 
 /// Selects records. Unset fields match everything.
 struct RecordFilter {

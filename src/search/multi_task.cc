@@ -46,7 +46,7 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
       if (k == 0) continue;
       // The best sandbox time (timings inside a model are on another scale).
       for (const auto& r : db.top_k(w->id, target, 16))
-        if (r.worker != db::kModelWorker) {
+        if (db::measured_alone(r)) {
           p.best[i] = *r.median;
           break;
         }

@@ -8,6 +8,7 @@
 #include "schedule/fallback.h"
 
 #include "schedule/analysis.h"
+#include "te/functor.h"
 
 #include <algorithm>
 #include <set>
@@ -225,7 +226,18 @@ bool can_vectorize_row_reduction(const State& st, const std::string& stage, int 
   if (s.op->axes.empty() || s.op->reduce_axes.empty() || s.loc != Location::Root) return false;
   if (s.iters.size() != s.op->axes.size() + s.op->reduce_axes.size()) return false;  // transformed
   int64_t inner = s.op->reduce_axes.back().extent;
-  return inner >= 2 * lanes && inner % lanes == 0;
+  if (inner < 2 * lanes || inner % lanes != 0) return false;
+  // Contiguous: every tensor read indexes with the reduction only in its last dimension (a
+  // sum over the channels of NCHW data would gather a vector from rows a plane apart).
+  auto* red = s.op->body.as<te::ReduceNode>();
+  if (!red) return false;
+  const te::VarNode* r = s.op->reduce_axes.back().var.get();
+  bool contiguous = true;
+  te::post_order_visit(red->source, [&](const te::Expr& e) {
+    if (auto* t = e.as<te::TensorReadNode>())
+      for (size_t d = 0; d + 1 < t->indices.size(); ++d) contiguous &= !te::uses_var(t->indices[d], r);
+  });
+  return contiguous;
 }
 
 void vectorize_row_reduction(Schedule& s, const std::string& stage, int lanes) {

@@ -5,11 +5,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "kernel_check.h"
 #include "schedule/fallback.h"
 #include "schedule/lower.h"
+#include "support/rng.h"
 #include "te/functor.h"
 
 using namespace tuner;
@@ -85,6 +87,43 @@ TEST(GuardedLoads, DepthwiseConvWithInlinedPaddingStaysInsideTheInput) {
   for (const char* stride : {"stride=1", "stride=2", "stride=3"})
     check_guarded("depthwise_conv2d", {"c=16", "h=12", "w=20", "kh=3", "kw=3", "pad=1", stride}, true);
   check_guarded("depthwise_conv2d", {"c=8", "h=9", "w=13", "kh=3", "kw=3", "pad=1", "stride=2"}, false);
+}
+
+TEST(GuardedLoads, NestedDataDependentChoiceStaysInsideTheInput) {
+  // P[i, j] = 1 <= j <= W ? (X[i, j-1] > 0 ? X[i, j-1] : -X[i, j-1]) : 0: the inner condition
+  // reads X under the outer (border) mask, so its idle lanes must not poison the inner mask.
+  const int64_t H = 8, W = 32;
+  te::Tensor X = te::placeholder({H, W}, te::DataType::f32(), "X");
+  te::Tensor P = te::compute({H, W + 2}, [&](auto& i) {
+    te::Expr j = i[1] - te::make_int(1);
+    te::Expr x = X(i[0], j);
+    te::Expr inside = te::logical_and(i[1] >= te::make_int(1), i[1] < te::make_int(W + 1));
+    return te::if_then_else(inside, te::if_then_else(x > te::Expr(0.0f), x, te::Expr(0.0f) - x), te::Expr(0.0f));
+  }, "P");
+  te::ComputeDAG dag({X}, {P});
+  schedule::Schedule s(dag);
+  auto sp = s.split("P", 1, {17});  // two vectors of 17 lanes: every lane position hits a border
+  s.vectorize("P", sp[1]);
+  auto state = s.state();
+  EXPECT_TRUE(has_vector_if_then_else(schedule::lower(state, "k").body));
+  auto kernel = codegen::compile_kernel(state, host_target(), "k");
+  Rng rng(5);
+  ops::HostTensor in = ops::HostTensor::random({H, W}, te::DataType::f32(), rng);
+  const float* x = static_cast<const float*>(in.raw());
+  for (bool at_end : {false, true}) {
+    GuardedBuffer guarded(in.bytes(), at_end);
+    std::memcpy(guarded.data(), in.raw(), in.bytes());
+    ops::HostTensor out({H, W + 2}, te::DataType::f32());
+    std::vector<void*> args{guarded.data(), out.raw()};
+    TunerEnv env = test_pool().env();
+    kernel(args.data(), env);
+    const float* p = static_cast<const float*>(out.raw());
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < W + 2; ++j) {
+        float want = j >= 1 && j <= W ? std::fabs(x[i * W + j - 1]) : 0.0f;
+        ASSERT_EQ(p[i * (W + 2) + j], want) << i << "," << j << (at_end ? " (page end)" : " (page start)");
+      }
+  }
 }
 
 TEST(GuardedLoads, StridedConvStaysInsideTheInput) {

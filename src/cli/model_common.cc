@@ -48,20 +48,23 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   return g;
 }
 
+void set_random_inputs(runtime::Executor& ex) {
+  Rng rng(0);
+  for (size_t i = 0; i < ex.num_inputs(); ++i) {
+    const auto& d = ex.input_desc(i);
+    te::DataType t = te::DataType::parse(d.dtype);
+    ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
+                                     : ops::HostTensor::random(d.shape, t, rng, 0, 1);
+    ex.set_input(i, x.raw(), x.bytes());
+  }
+}
+
 std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
                                       int min_runs, double min_seconds) {
   std::vector<std::unique_ptr<runtime::Executor>> exs;
   for (auto& art : arts) {
-    auto ex = std::make_unique<runtime::Executor>(std::move(art), threads);
-    Rng rng(0);
-    for (size_t i = 0; i < ex->num_inputs(); ++i) {
-      const auto& d = ex->input_desc(i);
-      te::DataType t = te::DataType::parse(d.dtype);
-      ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
-                                       : ops::HostTensor::random(d.shape, t, rng, 0, 1);
-      ex->set_input(i, x.raw(), x.bytes());
-    }
-    exs.push_back(std::move(ex));
+    exs.push_back(std::make_unique<runtime::Executor>(std::move(art), threads));
+    set_random_inputs(*exs.back());
   }
   // Blocks of runs taken in turn, so a change of machine load hits every artifact alike; the
   // first run of a block (the other pool's threads still spinning, caches cold) is not timed.

@@ -9,6 +9,7 @@
 
 #include "graph/graph.h"
 #include "runtime/artifact.h"
+#include "runtime/executor.h"
 
 namespace tuner::cli {
 
@@ -24,6 +25,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a);
 
 /// Imports the model and runs the graph passes; `print` shows the graph after each pass.
 graph::Graph load_model(const ModelArgs& a, bool print = false);
+
+/// Fills the executor's inputs with seeded random values (integer inputs 0 or 1: valid ids).
+void set_random_inputs(runtime::Executor& ex);
 
 /// Median latency (seconds) of an artifact on random inputs: at least `min_runs` runs and
 /// about `min_seconds` of running.

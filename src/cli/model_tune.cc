@@ -271,7 +271,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     co.db_path = a.db;
     if (!g_stop && a.validate > 0) {
       if (chatty) fmt::print(stderr, "timing each task's choice against its fallback inside the model\n");
-      InModelResult r = validate_in_model(g, co, *db, a.threads);
+      InModelResult r = validate_in_model(g, co, untuned, *db, a.threads);
       if (chatty)
         fmt::print(stderr, "in the model: the fallback was faster on {} of {} tasks (all fallbacks {:.3f} ms, all choices {:.3f} ms)\n",
                    r.fallback_wins, r.compared, r.fallback_ms, r.chosen_ms);

@@ -1,13 +1,10 @@
 #include "cli/model_validate.h"
 
-#include <algorithm>
-#include <chrono>
-
 #include "codegen/default_schedule.h"
+#include "cli/model_common.h"
 #include "compile/schedule_choice.h"
-#include "costmodel/features.h"
 #include "runtime/executor.h"
-#include "support/rng.h"
+#include "search/task_tuner.h"
 
 namespace tuner::cli {
 
@@ -15,17 +12,6 @@ namespace {
 
 // Per task, the seconds of each timed run spent in its kernels divided by their count.
 using TaskTimes = std::vector<std::vector<double>>;
-
-void set_random_inputs(runtime::Executor& ex) {
-  Rng rng(0);
-  for (size_t i = 0; i < ex.num_inputs(); ++i) {
-    const auto& d = ex.input_desc(i);
-    te::DataType t = te::DataType::parse(d.dtype);
-    ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
-                                     : ops::HostTensor::random(d.shape, t, rng, 0, 1);
-    ex.set_input(i, x.raw(), x.bytes());
-  }
-}
 
 void time_block(runtime::Executor& ex, size_t num_tasks, int runs, TaskTimes& out) {
   ex.run();  // untimed: the other executor's pool may still be spinning, caches are cold
@@ -47,32 +33,24 @@ void time_block(runtime::Executor& ex, size_t num_tasks, int runs, TaskTimes& ou
 
 db::Record model_record(int64_t workload_id, const std::string& target, const schedule::Trace& trace,
                         const std::vector<double>& times) {
-  db::Record rec;
-  rec.workload_id = workload_id;
-  rec.target = target;
-  rec.trace = trace.to_json().dump();
-  rec.trace_version = schedule::Trace::kVersion;
-  rec.status = db::MeasureStatus::Ok;
-  rec.times = times;
-  for (double t : times) rec.run_seconds += t;
-  rec.worker = db::kModelWorker;
-  rec.tuner_version = TUNER_VERSION_STRING;
-  rec.feature_version = costmodel::kFeatureVersion;
-  return rec;
+  measure::MeasureResult r;
+  r.status = db::MeasureStatus::Ok;
+  r.times = times;
+  for (double t : times) r.run_seconds += t;
+  return search::make_record(workload_id, target, trace, r, std::string(db::kModelWorker), std::nullopt);
 }
 
 }  // namespace
 
 InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompileOptions& co,
-                                db::Database& db, int threads, int rounds) {
+                                runtime::Artifact untuned, db::Database& db, int threads, int rounds) {
   graph::TaskSet ts = graph::extract_tasks(g, co.fuse);
   size_t n = ts.tasks.size();
   // The two builds: every task on its fallback; every task on its sandbox-chosen schedule.
-  compile::ModelCompileOptions fallback_opts = co, chosen_opts = co;
-  fallback_opts.db_path = "";
+  compile::ModelCompileOptions chosen_opts = co;
   chosen_opts.in_model_choice = false;
   std::vector<std::unique_ptr<runtime::Executor>> ex;
-  ex.push_back(std::make_unique<runtime::Executor>(compile::compile_model(g, fallback_opts), threads));
+  ex.push_back(std::make_unique<runtime::Executor>(std::move(untuned), threads));
   ex.push_back(std::make_unique<runtime::Executor>(compile::compile_model(g, chosen_opts), threads));
   for (auto& e : ex) {
     set_random_inputs(*e);

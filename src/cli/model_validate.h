@@ -24,8 +24,11 @@ struct InModelResult {
 };
 
 /// Times each task's chosen schedule (sandbox validation, else the best record) against its
-/// fallback inside the model, `rounds` blocks in turn, and records the per-kernel medians in `db`.
+/// fallback inside the model, `rounds` blocks in turn, and records every timed run's
+/// per-kernel time in `db`. `untuned` is the model compiled with fallbacks only (`co` without
+/// a database); `co` names the database the choices come from.
 InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompileOptions& co,
-                                db::Database& db, int threads, int rounds = 6);
+                                runtime::Artifact untuned, db::Database& db, int threads,
+                                int rounds = 6);
 
 }  // namespace tuner::cli

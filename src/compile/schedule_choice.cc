@@ -68,8 +68,7 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
           return std::move(*v);
       if (auto v = validated_choice(dag, *db, w->id, target.str(), db::kValidationWorker, "validated"))
         return std::move(*v);
-      for (auto& r : db->top_k(w->id, target.str(), 8)) {
-        if (!db::measured_alone(r)) continue;
+      for (auto& r : db->top_k(w->id, target.str(), 3)) {
         try {
           auto trace = schedule::Trace::from_json(Json::parse(r.trace));
           return {schedule::Schedule::replay(dag, trace),

@@ -93,11 +93,12 @@ class Database {
   /// commits nothing, when a record is malformed (check_record) or names an unknown workload.
   virtual CommitResult commit_round(std::span<const Record> round) = 0;
   /// The k fastest ok records of (workload, target) by median, fastest first (ties by id).
+  /// Only records measured alone (measured_alone): timings inside a model are another scale.
   virtual std::vector<Record> top_k(int64_t workload_id, std::string_view target, int k) = 0;
   virtual std::optional<Record> record(int64_t id) = 0;
   virtual int64_t count_records(const RecordFilter& filter) = 0;
-  /// Every ok record of `target` with id > after_id, by id (the cost model's training data;
-  /// pass the last id seen to get only what is new).
+  /// Every ok record of `target` measured alone with id > after_id, by id (the cost model's
+  /// training data; pass the last id seen to get only what is new).
   virtual std::vector<Record> ok_records(std::string_view target, int64_t after_id = 0) = 0;
   /// Calls `visit` for every record matching `filter` with its workload, in the canonical
   /// export order (workload hash, target, created, key), from one consistent snapshot.

@@ -118,7 +118,8 @@ std::vector<Record> MemoryDatabase::top_k(int64_t workload_id, std::string_view 
   std::lock_guard lock(mu_);
   std::vector<const Record*> ok;
   for (auto& [id, r] : records_)
-    if (r.workload_id == workload_id && r.target == target && r.status == MeasureStatus::Ok)
+    if (r.workload_id == workload_id && r.target == target && r.status == MeasureStatus::Ok &&
+        measured_alone(r))
       ok.push_back(&r);
   std::sort(ok.begin(), ok.end(), faster);
   std::vector<Record> out;
@@ -150,7 +151,8 @@ std::vector<Record> MemoryDatabase::ok_records(std::string_view target, int64_t 
   std::lock_guard lock(mu_);
   std::vector<Record> out;
   for (auto it = records_.upper_bound(after_id); it != records_.end(); ++it)
-    if (it->second.target == target && it->second.status == MeasureStatus::Ok)
+    if (it->second.target == target && it->second.status == MeasureStatus::Ok &&
+        measured_alone(it->second))
       out.push_back(it->second);
   return out;
 }

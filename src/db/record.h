@@ -42,7 +42,7 @@ inline constexpr std::string_view kValidationWorker = "validation";
 /// compile prefers these to the sandbox's validation.
 inline constexpr std::string_view kModelWorker = "in-model";
 /// Whether `r` was measured by a runner (sandbox or worker), not timed inside a model: only
-/// those compare with each other and seed or train the search.
+/// those compare with each other, rank as best (Database::top_k) and train the cost model.
 inline bool measured_alone(const Record& r) { return r.worker != kModelWorker; }
 
 /// Selects records. Unset fields match everything.

@@ -327,8 +327,8 @@ std::vector<Record> SqliteDatabase::top_k(int64_t workload_id, std::string_view 
     if (!tid) return out;
     auto q = c.query(kRecordCols +
                      "WHERE r.workload_id = ? AND r.target_id = ? AND r.status = 'ok' "
-                     "ORDER BY r.median, r.id LIMIT ?");
-    q.binds(workload_id, *tid, k);
+                     "AND r.worker <> ? ORDER BY r.median, r.id LIMIT ?");
+    q.binds(workload_id, *tid, std::string(kModelWorker), k);
     while (q.step()) out.push_back(record_row(q));
     return out;
   });
@@ -359,8 +359,9 @@ std::vector<Record> SqliteDatabase::ok_records(std::string_view target, int64_t 
     auto tid = target_id(c, target);
     if (!tid) return out;
     auto q = c.query(kRecordCols +
-                     "WHERE r.target_id = ? AND r.status = 'ok' AND r.id > ? ORDER BY r.id");
-    q.binds(*tid, after_id);
+                     "WHERE r.target_id = ? AND r.status = 'ok' AND r.worker <> ? AND r.id > ? "
+                     "ORDER BY r.id");
+    q.binds(*tid, std::string(kModelWorker), after_id);
     while (q.step()) out.push_back(record_row(q));
     return out;
   });

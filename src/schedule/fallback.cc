@@ -1,8 +1,9 @@
 // The hand-written default schedule, so an empty database still compiles correct, reasonable
 // code. Injective stages are inlined into their readers (except the operands of matmul/conv,
-// which are computed once, and padding, which only small conv windows read inlined). Matmul and conv2d get a register-tiled schedule: the
-// reduction is computed into a small local tile (vector accumulators) at the innermost outer
-// loop of the stage that writes the result, which also applies the elementwise epilogue.
+// which are computed once, and padding, which only small conv windows read inlined). Matmul
+// and conv2d get a register-tiled schedule: the reduction is computed into a small local tile
+// (vector accumulators) at the innermost outer loop of the stage that writes the result,
+// which also applies the elementwise epilogue.
 // Everything else: outer loops fused and parallel, the innermost loop vectorized when a
 // divisor of its extent fills a vector.
 #include "schedule/fallback.h"

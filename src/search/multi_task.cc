@@ -44,12 +44,8 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
       f.run_id = opts.run_id;
       int k = int(db.count_records(f));
       if (k == 0) continue;
-      // The best sandbox time (timings inside a model are on another scale).
-      for (const auto& r : db.top_k(w->id, target, 16))
-        if (db::measured_alone(r)) {
-          p.best[i] = *r.median;
-          break;
-        }
+      auto top = db.top_k(w->id, target, 1);
+      if (!top.empty()) p.best[i] = *top[0].median;
       sched.update(int(i), k, p.best[i], false);
       p.trials[i] = k;
       p.spent += k;

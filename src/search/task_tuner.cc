@@ -45,9 +45,7 @@ std::vector<ReplayedWorkload> replay_records(
     db::Database& db, const std::string& target,
     const std::function<std::optional<te::ComputeDAG>(const db::Workload&)>& rebuild) {
   std::map<int64_t, std::vector<db::Record>> by_workload;
-  // Timings inside a whole model are not sandbox measurements: not training data.
-  for (auto& r : db.ok_records(target))
-    if (db::measured_alone(r)) by_workload[r.workload_id].push_back(std::move(r));
+  for (auto& r : db.ok_records(target)) by_workload[r.workload_id].push_back(std::move(r));
   std::vector<ReplayedWorkload> out;
   for (auto& [wid, recs] : by_workload) {
     auto w = db.workload(wid);
@@ -98,7 +96,6 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
   // Earlier measurements of this workload seed the search and count as known.
   double best = std::numeric_limits<double>::infinity();
   for (auto& r : db.top_k(res.workload_id, target, 64)) {
-    if (!db::measured_alone(r)) continue;
     try {
       auto trace = schedule::Trace::from_json(Json::parse(r.trace));
       search.add_measured(trace, *r.median);

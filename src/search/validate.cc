@@ -23,7 +23,7 @@ int validate_best(const std::vector<TuneTask>& tasks, const ValidateOptions& opt
     std::set<std::string> seen;
     for (auto& r : db.top_k(w->id, target, 4 * opts.top)) {
       if (int(traces.size()) == opts.top) break;
-      if (!db::measured_alone(r) || !seen.insert(r.trace).second) continue;
+      if (!seen.insert(r.trace).second) continue;
       try {
         traces.push_back(schedule::Trace::from_json(Json::parse(r.trace)));
       } catch (const std::exception&) {

@@ -132,6 +132,14 @@ TYPED_TEST(DatabaseTest, TopKIsByMedianAndTargetAware) {
   EXPECT_TRUE(db.top_k(w0, "cuda -arch=sm_90", 5).empty());
   EXPECT_TRUE(db.top_k(w0, "llvm", 5).empty());  // exact target strings only
   EXPECT_TRUE(db.top_k(w0, kX86, 0).empty());
+
+  // A timing inside a whole model is not a measurement to rank or train on.
+  Record in_model = test_record(w0, kX86, 1e-9, 103);
+  in_model.worker = kModelWorker;
+  db.commit_round(std::vector<Record>{in_model});
+  EXPECT_DOUBLE_EQ(*db.top_k(w0, kX86, 1)[0].median, 1e-3);
+  for (const Record& r : db.ok_records(kX86)) EXPECT_NE(r.worker, kModelWorker);
+  EXPECT_EQ(db.ok_records(kX86).size(), 11u);
 }
 
 TYPED_TEST(DatabaseTest, CountsFilter) {

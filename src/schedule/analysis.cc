@@ -10,6 +10,16 @@ bool is_tiled_reduction(const Stage& s) {
   return false;
 }
 
+bool split_rows_among_threads(const te::OperationNode& op) {
+  if (op.tag != "conv2d" || op.shape.size() != 4) return false;
+  auto g = op.attrs.find("groups");
+  if (g != op.attrs.end() && g->second > 1) return false;
+  int64_t macs_per_pixel = 1;
+  for (auto& r : op.reduce_axes) macs_per_pixel *= r.extent;
+  int64_t pixels = op.shape[0] * op.shape[2] * op.shape[3];
+  return op.shape[2] >= 28 && pixels >= macs_per_pixel;
+}
+
 bool should_auto_inline(const State& st, const std::string& stage) {
   if (!st.can_inline(stage) || st.stage(stage).op->tag == "pad") return false;
   for (auto& c : st.consumers(stage))

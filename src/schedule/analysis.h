@@ -19,6 +19,14 @@ bool should_auto_inline(const State& st, const std::string& stage);
 /// hold `stage` in its loops (the epilogue of a matmul/conv); empty when there is none.
 std::string epilogue_of(const State& st, const std::string& stage);
 
+/// A conv whose threads should split the output rows rather than the output channels: one
+/// without groups, at least 28 rows high, with more output pixels than multiply-adds per
+/// pixel (activations outweigh weights). The thread pool gives thread t the t-th share of a
+/// parallel loop, so consecutive such layers read rows their own core just wrote (the next
+/// 1x1 conv reads every channel of a pixel, which a channel split leaves half on the other
+/// core: mobilenet_v2's projection convs ran 2-3x slower after their depthwise conv).
+bool split_rows_among_threads(const te::OperationNode& op);
+
 /// The epilogues of every tiled reduction of the state (scheduled together with it).
 std::set<std::string> tiled_epilogues(const State& st);
 

@@ -123,12 +123,22 @@ class Fallback {
       else if (a == col_axis) order.push_back(c[0]);
       else order.push_back(a);
     }
-    fused.assign(order.begin(), order.end() - 1);  // everything but the last outer loop
-    int64_t fused_ext = 1;
-    for (int a : fused) fused_ext *= s_.state().stage(outer).iters[size_t(a)].extent;
-    // Too few tiles outside the last loop to share among threads (a matrix-vector product):
-    // the last loop joins the parallel one.
-    if (fused_ext < kMinParallelTiles) fused.push_back(order.back());
+    auto extent = [&](int iter) { return s_.state().stage(outer).iters[size_t(iter)].extent; };
+    int64_t rb = largest_divisor_leq(wop->shape[2], 8);
+    if (split_rows_among_threads(*rop) &&
+        wop->shape[0] * (wop->shape[2] / rb) * extent(order[1]) >= kMinParallelTiles) {
+      // Rows split among threads: [n, oh.o, (channels).o, oh.i, last], the first three parallel.
+      auto h = s_.split(outer, 2, {rb});
+      order = {0, h[0], order[1], h[1], order[3]};
+      fused = {0, h[0], order[2]};
+    } else {
+      fused.assign(order.begin(), order.end() - 1);  // all but the last outer loop
+      int64_t fused_ext = 1;
+      for (int a : fused) fused_ext *= extent(a);
+      // Too few tiles outside the last loop to share among threads (a matrix-vector
+      // product): the last loop joins the parallel one.
+      if (fused_ext < kMinParallelTiles) fused.push_back(order.back());
+    }
     int attach = order.back();
     order.push_back(r[1]);
     order.push_back(c[1]);

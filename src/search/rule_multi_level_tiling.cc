@@ -19,11 +19,14 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // The vectorized axis: the innermost, or the output channels of a conv over a packed
   // weight (a contiguous weight vector, the input broadcast). It is the last loop of S3.
   int vec = op.attrs.count("weight_block") ? 1 : nsp - 1;
+  // S0 (the parallel loop) of a conv whose threads split rows: [n, oh, k, ow].
+  bool rows_first = schedule::split_rows_among_threads(op);
   auto level_order = [&](int level) {
     std::vector<int> axes;
     for (int a = 0; a < nsp; ++a)
       if (level < 3 || a != vec) axes.push_back(a);
     if (level == 3) axes.push_back(vec);
+    if (level == 0 && rows_first) std::swap(axes[1], axes[2]);
     return axes;
   };
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
@@ -38,7 +41,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   std::vector<int> order, s0;
   for (int level = 0; level < 4; ++level)
     for (int a : level_order(level)) order.push_back(w[a][level]);
-  for (int a = 0; a < nsp; ++a) s0.push_back(w[a][0]);
+  for (int a : level_order(0)) s0.push_back(w[a][0]);
   s.reorder(outer, order);
   int par = nsp > 1 ? s.fuse(outer, s0) : s0[0];
   s.parallel(outer, par);

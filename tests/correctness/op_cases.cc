@@ -37,7 +37,10 @@ const std::map<std::string, OpCases>& op_cases() {
                   // Packed weights (the CPU layout of pack_conv_weights).
                   {"c=3", "h=17", "w=19", "k=32", "stride=2", "pad=1", "wblock=32"},
                   {"c=16", "h=14", "w=14", "k=48", "pad=1", "bias=1", "wblock=16"},
-                  {"c=8", "h=7", "w=5", "k=16", "kh=1", "kw=1", "wblock=8"}}},
+                  {"c=8", "h=7", "w=5", "k=16", "kh=1", "kw=1", "wblock=8"},
+                  // Rows split among threads (schedule::split_rows_among_threads).
+                  {"n=2", "c=4", "h=30", "w=9", "k=12", "kh=1", "kw=1", "bias=1"},
+                  {"c=4", "h=28", "w=12", "k=16", "pad=1", "wblock=8"}}},
       {"depthwise_conv2d", {{"c=8", "h=15", "w=15", "stride=2", "pad=1"},
                             {"c=3", "h=7", "w=9", "multiplier=2"}, {"c=1", "h=5", "w=5", "bias=1"}}},
       {"max_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_check.h"
+#include "schedule/analysis.h"
 #include "search/mutator.h"
 #include "search/space.h"
 
@@ -35,6 +36,15 @@ void check_space(const OpCase& c, int n) {
 TEST(SearchSpace, MatmulWithEpilogue) { check_space(OpCase("dense", {"m=24", "n=40", "k=33"}), 15); }
 TEST(SearchSpace, Conv2d) {
   check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=16", "pad=1", "bias=1"}), 15);
+}
+// Tall enough, and light enough in weights, that threads split its rows (S0 starts with oh).
+TEST(SearchSpace, Conv2dRowsSplitAmongThreads) {
+  OpCase c("conv2d", {"n=2", "c=4", "h=28", "w=10", "k=8", "kh=1", "kw=1", "bias=1"});
+  int rows = 0;
+  for (auto& op : c.dag.ops()) rows += schedule::split_rows_among_threads(*op);
+  ASSERT_EQ(rows, 1) << "the conv should split its rows among threads";
+  check_space(c, 10);
+  check_space(OpCase("conv2d", {"c=4", "h=30", "w=12", "k=16", "pad=1", "wblock=8"}), 8);
 }
 TEST(SearchSpace, Conv2dPackedWeight) {
   check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);

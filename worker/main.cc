@@ -32,6 +32,10 @@ int main(int argc, char** argv) {
                  "address-space limit of the measurement child")->capture_default_str();
   app.add_option("--min-repeat-ms", o.runner.min_repeat_ms, "minimum duration of a timed repeat")
       ->capture_default_str();
+  std::string measure_mode = "warm";
+  app.add_option("--measure", measure_mode, measure::kMeasureModeHelp)
+      ->check(CLI::IsMember({"cold", "warm"}))
+      ->capture_default_str();
   app.add_option("--tls-ca", o.tls_ca, "CA certificate of a TLS server (PEM)");
   app.add_option("--max-backoff", o.max_backoff_s, "longest wait between reconnection attempts, s")
       ->capture_default_str();
@@ -40,6 +44,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  o.runner.cold_calls = measure_mode == "cold";
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

@@ -34,6 +34,7 @@ struct TuneArgs {
   std::string target = "llvm";
   std::string db = "tuning_logs/tuning.db";
   std::string cost_model = "xgb";
+  std::string measure = "warm";  // single operators are compared with peers timed warm
   std::string curve_csv;
   int trials = 1000;
   int batch = 64;
@@ -95,6 +96,7 @@ void cmd_tune(const TuneArgs& a) {
   measure::Builder builder;
   measure::LocalRunnerOptions ro;
   ro.threads = a.threads;
+  ro.cold_calls = a.measure == "cold";
   measure::LocalRunner runner(ro);
   search::TuneTask task{w.dag, w.def->name, w.params.str(), w.target,
                         w.def->make_inputs(w.params, w.dag, a.seed)};
@@ -196,6 +198,9 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--threads", a.threads, "threads of the measured kernels")->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
   tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
+  tune->add_option("--measure", a.measure, measure::kMeasureModeHelp)
+      ->check(CLI::IsMember({"cold", "warm"}))
+      ->capture_default_str();
   tune->add_option("--population", a.population,
                    "schedules per generation of the evolutionary search (the model ranks them)")
       ->check(CLI::PositiveNumber)

@@ -246,6 +246,7 @@ MeasureResult SandboxRunner::measure_one(PreparedTask& pt, const BuiltCandidate&
            {"repeats", opts_.repeats},
            {"min_repeat_ms", opts_.min_repeat_ms},
            {"flush", opts_.flush_cache},
+           {"cold", opts_.cold_calls},
            {"rtol", opts_.rtol},
            {"atol", opts_.atol}};
   if (c.gpu) {

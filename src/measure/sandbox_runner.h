@@ -27,6 +27,11 @@
 
 namespace tuner::measure {
 
+/// Help of the `--measure cold|warm` option (LocalRunnerOptions::cold_calls) of the commands.
+inline constexpr const char* kMeasureModeHelp =
+    "cold: every timed call starts with its data out of the caches, as a kernel in a model "
+    "does; warm: calls back to back, data cached";
+
 struct LocalRunnerOptions {
   /// Threads of the kernel's thread pool in the child.
   int threads = 2;
@@ -43,6 +48,9 @@ struct LocalRunnerOptions {
   int64_t memory_limit_mb = 4096;
   /// Flush the argument buffers from the CPU caches before every repeat (clflush).
   bool flush_cache = true;
+  /// Flush them before every call instead, timing calls one by one (at most 10 per repeat):
+  /// a kernel in a model finds its weights and inputs out of its core's cache.
+  bool cold_calls = false;
   /// Tolerances of the check against the reference outputs (integers are compared exactly).
   double rtol = 1e-3;
   double atol = 2e-3;

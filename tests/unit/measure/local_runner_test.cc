@@ -119,6 +119,23 @@ TEST(LocalRunner, GivesUpEarlyOnCandidatesFarSlowerThanTheBest) {
   std::printf("  very_slow -> %s (%.0f ms)\n", r[2].str().c_str(), r[2].run_seconds * 1e3);
 }
 
+// Cold calls: each timed call follows a flush of its arguments, so a repeat holds a few
+// single calls, however fast the kernel (warm: enough back-to-back calls to last 20 ms).
+TEST(LocalRunner, ColdCallsAreTimedOneByOne) {
+  LocalRunnerOptions o = fast_options();
+  o.min_repeat_ms = 20;
+  MeasureTask task = test::task_of(test::add_dag());
+  o.cold_calls = false;
+  auto warm = LocalRunner(o).run(task, {test::fixture("good")});
+  o.cold_calls = true;
+  auto cold = LocalRunner(o).run(task, {test::fixture("good")});
+  ASSERT_TRUE(warm[0].ok()) << warm[0].str();
+  ASSERT_TRUE(cold[0].ok()) << cold[0].str();
+  EXPECT_EQ(cold[0].times.size(), 3u);
+  EXPECT_LE(cold[0].calls_per_repeat, 10);
+  EXPECT_GT(warm[0].calls_per_repeat, 10) << "the fixture is a microsecond kernel";
+}
+
 TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
   LocalRunner runner(fast_options());
   MeasureTask task = test::task_of(test::add_dag());

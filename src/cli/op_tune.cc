@@ -172,7 +172,7 @@ void cmd_tune(const TuneArgs& a) {
   if (p.baseline_seconds > 0 && p.best_seconds > 0)
     fmt::print("  speed-up over the default (fallback) schedule: {:.2f}x ({:.4f} ms -> {:.4f} ms)\n",
                p.baseline_seconds / p.best_seconds, p.baseline_seconds * 1e3, p.best_seconds * 1e3);
-  else
+  else if (p.best_seconds <= 0)
     fmt::print("  no candidate succeeded\n");
   fmt::print("  per-trial overhead (wall time minus kernel time): median {:.1f} ms\n", overhead * 1e3);
   fmt::print("  time: search + cost model {:.1f} s, build {:.1f} s, measure {:.1f} s, database {:.2f} s\n",

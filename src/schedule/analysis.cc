@@ -7,6 +7,10 @@ bool is_tiled_reduction(const Stage& s) {
   if (op.tag == "matmul") return op.axes.size() >= 2 && op.reduce_axes.size() == 1;
   if (op.tag == "conv2d")
     return op.axes.size() == 4 && (op.reduce_axes.size() == 3 || op.reduce_axes.size() == 2);
+  // A pooling window is a depthwise conv without weights: tiled alike, it gets vector
+  // accumulators over the output width (a scalar loop per output element before).
+  if (op.tag == "pool" && op.attrs.count("kernel_h"))
+    return op.axes.size() == 4 && op.reduce_axes.size() == 2;
   return false;
 }
 

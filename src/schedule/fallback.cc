@@ -81,7 +81,7 @@ class Fallback {
 
   void tile_reduction(const std::string& name) {
     const te::Tensor rop = s_.state().stage(name).op;
-    bool conv = rop->tag == "conv2d";
+    bool conv = rop->tag == "conv2d" || rop->tag == "pool";
     // A conv over a packed weight vectorizes over output channels (one contiguous weight
     // vector, the input broadcast) with a row of output pixels in registers.
     auto wb = rop->attrs.find("weight_block");

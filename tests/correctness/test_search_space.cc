@@ -54,4 +54,13 @@ TEST(SearchSpace, DepthwiseConv2d) {
               10);
 }
 TEST(SearchSpace, Softmax) { check_space(OpCase("softmax", {"shape=6x200"}), 15); }
+// Windowed pools are tiled like depthwise convs (vector accumulators over the output width).
+TEST(SearchSpace, MaxPoolPaddedStrided) {
+  check_space(OpCase("max_pool2d", {"c=8", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"}), 10);
+}
+TEST(SearchSpace, AvgPoolCeilMode) {
+  check_space(OpCase("avg_pool2d", {"c=4", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1",
+                                    "count_include_pad=1"}),
+              10);
+}
 TEST(SearchSpace, GlobalPool) { check_space(OpCase("global_avg_pool", {"c=4", "h=20", "w=20"}), 10); }

@@ -124,9 +124,9 @@ class Fallback {
       else order.push_back(a);
     }
     auto extent = [&](int iter) { return s_.state().stage(outer).iters[size_t(iter)].extent; };
-    int64_t rb = largest_divisor_leq(wop->shape[2], 8);
-    if (split_rows_among_threads(*rop) &&
-        wop->shape[0] * (wop->shape[2] / rb) * extent(order[1]) >= kMinParallelTiles) {
+    // (4-D convs only: shape[2] is the output rows.)
+    int64_t rb = split_rows_among_threads(*rop) ? largest_divisor_leq(wop->shape[2], 8) : 0;
+    if (rb && wop->shape[0] * (wop->shape[2] / rb) * extent(order[1]) >= kMinParallelTiles) {
       // Rows split among threads: [n, oh.o, (channels).o, oh.i, last], the first three parallel.
       auto h = s_.split(outer, 2, {rb});
       order = {0, h[0], order[1], h[1], order[3]};

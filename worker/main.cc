@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
                  "address-space limit of the measurement child")->capture_default_str();
   app.add_option("--min-repeat-ms", o.runner.min_repeat_ms, "minimum duration of a timed repeat")
       ->capture_default_str();
-  std::string measure_mode = "warm";
+  std::string measure_mode = "cold";
   app.add_option("--measure", measure_mode, measure::kMeasureModeHelp)
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();

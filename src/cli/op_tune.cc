@@ -34,7 +34,7 @@ struct TuneArgs {
   std::string target = "llvm";
   std::string db = "tuning_logs/tuning.db";
   std::string cost_model = "xgb";
-  std::string measure = "warm";  // single operators are compared with peers timed warm
+  std::string measure = "cold";  // as `tuner tune`: its records serve models too
   std::string curve_csv;
   int trials = 1000;
   int batch = 64;

@@ -178,7 +178,11 @@ inline std::unique_ptr<Proc> start_worker(const Scratch& s, int port, const std:
       std::vector<std::string>{TUNER_WORKER_EXE, "--server", "127.0.0.1:" + std::to_string(port),
                                "--target=" + target, "--token-file", s.worker_token_file,
                                "--device-key", name, "--max-backoff", "0.5", "--min-repeat-ms",
-                               "1", "--threads", "1"},
+                               "1", "--threads", "1",
+                               // Warm: repeats of >= 1 ms keep a lease long enough for the
+                               // fault tests to catch a worker holding one (cold calls of
+                               // these tiny kernels finished the job before a second was seen).
+                               "--measure", "warm"},
       s.path(name + ".log"));
 }
 

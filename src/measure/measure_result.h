@@ -23,7 +23,8 @@ struct MeasureResult {
   /// for RUN_TIMEOUT, from the child taking the request to the kill): run_seconds -
   /// kernel_seconds is the measurement overhead.
   double kernel_seconds = 0;
-  /// Kernel calls per timed repeat (chosen so a repeat lasts at least min_repeat_ms).
+  /// Kernel calls per timed repeat (so a repeat lasts at least min_repeat_ms; cold: at most
+  /// protocol::kColdCallsPerRepeat, each timed alone).
   int64_t calls_per_repeat = 0;
 
   /// True when the candidate built, ran and was correct (times are valid).

@@ -6,7 +6,9 @@
 // Parent -> child requests ("cmd"):
 //   run:       measure one shared object: load it, run once into poisoned outputs and compare
 //              with the expected files, warm up, time `repeats` repeats of N calls each
-//              (only the first call's time when it exceeds the optional "give_up_s").
+//              (only the first call's time when it exceeds the optional "give_up_s");
+//              "flush": flush the arguments from the caches before each repeat; "cold":
+//              before each call instead, timing at most kColdCallsPerRepeat single calls.
 //   reference: run one shared object once and write its outputs to the files named by the
 //              task's outputs (used once per task to make the expected outputs).
 // Both carry "task": {"id", "inputs": [tensor], "outputs": [tensor]} where a tensor is
@@ -30,6 +32,10 @@ namespace tuner::measure::protocol {
 
 /// The file descriptor of the child's end of the socket.
 inline constexpr int kChildFd = 3;
+/// Timed calls per repeat of a "cold" run (each after a flush of every argument).
+inline constexpr int64_t kColdCallsPerRepeat = 10;
+/// Upper estimate of flushing one MB of arguments (clflush, serialized: ~1.25 ms/MB seen).
+inline constexpr double kFlushSecondsPerMB = 2e-3;
 /// Largest accepted frame (a sanity bound against a corrupted stream).
 inline constexpr uint32_t kMaxFrame = 64u << 20;
 

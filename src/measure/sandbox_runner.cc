@@ -230,6 +230,7 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
   PreparedTask& pt = tasks_[task.key];
   // Reading, poisoning, comparing: generously 5 ms per MB of inputs and outputs.
   pt.load_seconds = 0.25 + 5e-3 * mb;
+  pt.arg_mb = mb;
   pt.dir = dir;
   pt.spec = std::move(spec);
   pt.last_used = use_counter_;
@@ -270,9 +271,12 @@ MeasureResult SandboxRunner::measure_one(PreparedTask& pt, const BuiltCandidate&
         std::max(opts_.give_up_factor * pt.best_seconds, opts_.min_repeat_ms * 1e-3);
     // Every call the child goes on timing is under give_up_s, so a request lasting longer
     // than this is hopeless: kill it early. (A cold first call and a second one, warm-up
-    // under a repeat, the repeats, loading and checking.)
+    // under a repeat, the repeats, the cache flushes between them, loading and checking.)
+    int64_t flushes = opts_.cold_calls ? opts_.repeats * protocol::kColdCallsPerRepeat + 1
+                                       : opts_.flush_cache ? opts_.repeats : 0;
     double bound = double(3 + opts_.repeats) * give_up_s +
-                   (opts_.repeats + 0.5) * opts_.min_repeat_ms * 1e-3 + pt.load_seconds;
+                   (opts_.repeats + 0.5) * opts_.min_repeat_ms * 1e-3 + pt.load_seconds +
+                   double(flushes) * protocol::kFlushSecondsPerMB * pt.arg_mb;
     req["give_up_s"] = give_up_s;
     adaptive = bound < timeout_s;
     timeout_s = std::min(timeout_s, bound);

@@ -136,6 +136,7 @@ class SandboxRunner {
     uint64_t last_used = 0;
     double best_seconds = std::numeric_limits<double>::infinity();  // best median so far
     double load_seconds = 0.25;  // allowance for a fresh child to load the task and check
+    double arg_mb = 0;           // inputs and outputs, MB (what a cache flush goes over)
   };
 
   PreparedTask& prepare(const TaskData& task);

@@ -48,7 +48,7 @@ class ThreadPool {
 
   int num_threads_;
   std::vector<std::thread> threads_;
-  // The current job, written by the caller before it publishes claim_ and unchanged until
+  // The current job, written by the caller before it stores the ranges and unchanged until
   // every chunk is done.
   TunerTaskFn fn_ = nullptr;
   void* closure_ = nullptr;

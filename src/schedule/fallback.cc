@@ -128,9 +128,10 @@ class Fallback {
     int64_t rb = split_rows_among_threads(*rop) ? largest_divisor_leq(wop->shape[2], 8) : 0;
     if (rb && wop->shape[0] * (wop->shape[2] / rb) * extent(order[1]) >= kMinParallelTiles) {
       // Rows split among threads: [n, oh.o, (channels).o, oh.i, last], the first three parallel.
+      int channels_o = order[1], last = order[3];
       auto h = s_.split(outer, 2, {rb});
-      order = {0, h[0], order[1], h[1], order[3]};
-      fused = {0, h[0], order[2]};
+      order = {0, h[0], channels_o, h[1], last};
+      fused = {0, h[0], channels_o};
     } else {
       fused.assign(order.begin(), order.end() - 1);  // all but the last outer loop
       int64_t fused_ext = 1;

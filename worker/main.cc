@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <thread>
 
+#include "measure/measure_option.h"
 #include "server/auth.h"
 #include "support/error.h"
 #include "worker/cuda_device.h"
@@ -32,10 +33,7 @@ int main(int argc, char** argv) {
                  "address-space limit of the measurement child")->capture_default_str();
   app.add_option("--min-repeat-ms", o.runner.min_repeat_ms, "minimum duration of a timed repeat")
       ->capture_default_str();
-  std::string measure_mode = "cold";
-  app.add_option("--measure", measure_mode, measure::kMeasureModeHelp)
-      ->check(CLI::IsMember({"cold", "warm"}))
-      ->capture_default_str();
+  measure::add_measure_option(&app, &o.runner.cold_calls);
   app.add_option("--tls-ca", o.tls_ca, "CA certificate of a TLS server (PEM)");
   app.add_option("--max-backoff", o.max_backoff_s, "longest wait between reconnection attempts, s")
       ->capture_default_str();
@@ -44,7 +42,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  o.runner.cold_calls = measure_mode == "cold";
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

@@ -59,31 +59,43 @@ void set_random_inputs(runtime::Executor& ex) {
   }
 }
 
-std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
-                                      int min_runs, double min_seconds) {
-  std::vector<std::unique_ptr<runtime::Executor>> exs;
-  for (auto& art : arts) {
-    exs.push_back(std::make_unique<runtime::Executor>(std::move(art), threads));
-    set_random_inputs(*exs.back());
-  }
-  // Blocks of runs taken in turn, so a change of machine load hits every artifact alike; the
-  // first run of a block (the other pool's threads still spinning, caches cold) is not timed.
+void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function<bool()>& more,
+                 const std::function<void(size_t, double)>& on_run) {
+  // The first run of a block (the other pool's threads still spinning, caches cold) is not
+  // timed; which executor goes first alternates between rounds.
   constexpr int kBlock = 5;
-  std::vector<std::vector<double>> times(exs.size());
-  double total = 0;
-  while (int(times[0].size()) < min_runs || total < min_seconds) {
-    for (size_t k = 0; k < exs.size(); ++k) {
+  for (size_t round = 0; more(); ++round)
+    for (size_t i = 0; i < exs.size(); ++i) {
+      size_t k = (i + round) % exs.size();
       exs[k]->run();
       for (int r = 0; r < kBlock; ++r) {
         auto t0 = std::chrono::steady_clock::now();
         exs[k]->run();
-        times[k].push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        total += times[k].back() / double(exs.size());
+        on_run(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     }
-    if (times[0].size() >= 1000) break;
+}
+
+std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
+                                      int min_runs, double min_seconds) {
+  std::vector<std::unique_ptr<runtime::Executor>> owned;
+  std::vector<runtime::Executor*> exs;
+  for (auto& art : arts) {
+    owned.push_back(std::make_unique<runtime::Executor>(std::move(art), threads));
+    set_random_inputs(*owned.back());
+    exs.push_back(owned.back().get());
   }
+  std::vector<std::vector<double>> times(exs.size());
+  double total = 0;
+  run_in_turn(
+      exs,
+      [&] {
+        return times[0].size() < 1000 && (int(times[0].size()) < min_runs || total < min_seconds);
+      },
+      [&](size_t k, double s) {
+        times[k].push_back(s);
+        total += s / double(exs.size());
+      });
   std::vector<double> medians;
   for (auto& t : times) {
     std::sort(t.begin(), t.end());

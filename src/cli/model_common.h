@@ -2,6 +2,8 @@
 // and timing a compiled model.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -28,6 +30,12 @@ graph::Graph load_model(const ModelArgs& a, bool print = false);
 
 /// Fills the executor's inputs with seeded random values (integer inputs 0 or 1: valid ids).
 void set_random_inputs(runtime::Executor& ex);
+
+/// Runs the executors in turn, in blocks of a few timed runs after an untimed one (so a
+/// change of machine load hits them alike), calling on_run(index, seconds) after each timed
+/// run, while more() says so (asked before each round).
+void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function<bool()>& more,
+                 const std::function<void(size_t, double)>& on_run);
 
 /// Median latency (seconds) of an artifact on random inputs: at least `min_runs` runs and
 /// about `min_seconds` of running.

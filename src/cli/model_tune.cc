@@ -17,6 +17,7 @@
 #include "cli/model_validate.h"
 #include "cli/op_common.h"
 #include "cli/tune_view.h"
+#include "measure/measure_option.h"
 #include "compile/compile_model.h"
 #include "costmodel/features.h"
 #include "db/sqlite_database.h"
@@ -42,7 +43,7 @@ struct TuneModelArgs {
   std::string db = "tuning_logs/tuning.db";
   std::string out;
   std::string cost_model = "xgb";
-  std::string measure = "cold";
+  bool cold = true;  // --measure
   int trials = 2000;
   int64_t resume = 0;
   int batch = 64;
@@ -116,7 +117,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   measure::Builder builder;
   measure::LocalRunnerOptions ro;
   ro.threads = a.threads;
-  ro.cold_calls = a.measure == "cold";
+  ro.cold_calls = a.cold;
   measure::LocalRunner runner(ro);
   // The run: the same command (model, target, budget, seed) continues an unfinished run
   // (interrupted, or killed while running), counting the trials it already spent.
@@ -344,9 +345,7 @@ void add_model_tune_command(CLI::App& app) {
                   "a task stops after this many trials without improvement")
       ->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "xgb or random")->capture_default_str();
-  cmd->add_option("--measure", a->measure, measure::kMeasureModeHelp)
-      ->check(CLI::IsMember({"cold", "warm"}))
-      ->capture_default_str();
+  measure::add_measure_option(cmd, &a->cold);
   cmd->add_option("--validate", a->validate,
                   "after tuning, measure each task's N fastest schedules and its fallback again, "
                   "3 times in turn, then time the choice against the fallback inside the model; "

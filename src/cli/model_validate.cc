@@ -13,22 +13,20 @@ namespace {
 // Per task, the seconds of each timed run spent in its kernels divided by their count.
 using TaskTimes = std::vector<std::vector<double>>;
 
-void time_block(runtime::Executor& ex, size_t num_tasks, int runs, TaskTimes& out) {
-  ex.run();  // untimed: the other executor's pool may still be spinning, caches are cold
-  for (int r = 0; r < runs; ++r) {
-    ex.run();
-    std::vector<double> sum(num_tasks, 0);
-    std::vector<int> kernels(num_tasks, 0);
-    const auto& steps = ex.plan().steps;
-    for (size_t s = 0; s < steps.size(); ++s) {
-      int t = steps[s].task;
-      if (t < 0 || size_t(t) >= num_tasks) continue;
-      sum[size_t(t)] += ex.step_seconds()[s];
-      ++kernels[size_t(t)];
-    }
-    for (size_t t = 0; t < num_tasks; ++t)
-      if (kernels[t] > 0) out[t].push_back(sum[t] / kernels[t]);
+// Adds the executor's last run to `out`.
+void add_task_times(const runtime::Executor& ex, TaskTimes& out) {
+  size_t num_tasks = out.size();
+  std::vector<double> sum(num_tasks, 0);
+  std::vector<int> kernels(num_tasks, 0);
+  const auto& steps = ex.plan().steps;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    int t = steps[s].task;
+    if (t < 0 || size_t(t) >= num_tasks) continue;
+    sum[size_t(t)] += ex.step_seconds()[s];
+    ++kernels[size_t(t)];
   }
+  for (size_t t = 0; t < num_tasks; ++t)
+    if (kernels[t] > 0) out[t].push_back(sum[t] / kernels[t]);
 }
 
 db::Record model_record(int64_t workload_id, const std::string& target, const schedule::Trace& trace,
@@ -57,13 +55,9 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
     e->set_profiling(true);
   }
   std::vector<TaskTimes> times(2, TaskTimes(n));
-  std::vector<std::vector<double>> totals(2);
-  constexpr int kRunsPerBlock = 5;
-  for (int r = 0; r < rounds; ++r)
-    for (size_t k = 0; k < 2; ++k) {
-      size_t b = (k + size_t(r)) % 2;  // alternate which goes first
-      time_block(*ex[b], n, kRunsPerBlock, times[b]);
-    }
+  int round = 0;
+  run_in_turn({ex[0].get(), ex[1].get()}, [&] { return round++ < rounds; },
+              [&](size_t k, double) { add_task_times(*ex[k], times[k]); });
   InModelResult res;
   double sums[2] = {0, 0};
   std::vector<db::Record> records;

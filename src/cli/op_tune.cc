@@ -15,6 +15,7 @@
 #include "db/sqlite_database.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
+#include "measure/measure_option.h"
 #include "search/space_gpu.h"
 #include "search/task_tuner.h"
 #include "support/error.h"
@@ -34,7 +35,7 @@ struct TuneArgs {
   std::string target = "llvm";
   std::string db = "tuning_logs/tuning.db";
   std::string cost_model = "xgb";
-  std::string measure = "cold";  // as `tuner tune`: its records serve models too
+  bool cold = true;  // --measure; as `tuner tune`: one workload's records serve models too
   std::string curve_csv;
   int trials = 1000;
   int batch = 64;
@@ -96,7 +97,7 @@ void cmd_tune(const TuneArgs& a) {
   measure::Builder builder;
   measure::LocalRunnerOptions ro;
   ro.threads = a.threads;
-  ro.cold_calls = a.measure == "cold";
+  ro.cold_calls = a.cold;
   measure::LocalRunner runner(ro);
   search::TuneTask task{w.dag, w.def->name, w.params.str(), w.target,
                         w.def->make_inputs(w.params, w.dag, a.seed)};
@@ -198,9 +199,7 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--threads", a.threads, "threads of the measured kernels")->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
   tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
-  tune->add_option("--measure", a.measure, measure::kMeasureModeHelp)
-      ->check(CLI::IsMember({"cold", "warm"}))
-      ->capture_default_str();
+  measure::add_measure_option(tune, &a.cold);
   tune->add_option("--population", a.population,
                    "schedules per generation of the evolutionary search (the model ranks them)")
       ->check(CLI::PositiveNumber)

@@ -27,11 +27,6 @@
 
 namespace tuner::measure {
 
-/// Help of the `--measure cold|warm` option (LocalRunnerOptions::cold_calls) of the commands.
-inline constexpr const char* kMeasureModeHelp =
-    "cold: every timed call starts with its data out of the caches, as a kernel in a model "
-    "does; warm: calls back to back, data cached";
-
 struct LocalRunnerOptions {
   /// Threads of the kernel's thread pool in the child.
   int threads = 2;

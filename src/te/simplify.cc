@@ -47,9 +47,44 @@ class Simplifier : public IRMutator {
 
   Expr canonical_linear(const Expr& e) {
     LinearForm f = to_linear(e);
-    // Simplify atoms that became constant multiples of each other: nothing more here.
-    Expr r = f.to_expr(e.type());
-    return r;
+    if (rejoin_div_mod(f)) return mutate(f.to_expr(e.type()));
+    return f.to_expr(e.type());
+  }
+
+  // m*c*(x // c) + m*(y % c) = m*x when x - y is a multiple of c: the row-major position of
+  // a fused loop's (row, column) pair is the fused index again. Returns whether f changed.
+  static bool rejoin_div_mod(LinearForm& f) {
+    for (size_t i = 0; i < f.terms.size(); ++i) {
+      auto* mod = f.terms[i].first.as<FloorModNode>();
+      auto* c = mod ? as_const_int(mod->b) : nullptr;
+      if (!c || *c <= 0 || f.terms[i].second == 0) continue;
+      int64_t m = f.terms[i].second;
+      for (size_t j = 0; j < f.terms.size(); ++j) {
+        auto* div = f.terms[j].first.as<FloorDivNode>();
+        auto* cd = div ? as_const_int(div->b) : nullptr;
+        if (!cd || *cd != *c || f.terms[j].second != m * *c) continue;
+        if (!is_index(div->a) || !is_index(mod->a) || !multiple_of(div->a, mod->a, *c)) continue;
+        Expr x = div->a;
+        f.terms[i].second = 0;
+        f.terms[j].second = 0;
+        LinearForm fx = to_linear(x);
+        for (auto& [atom, k] : fx.terms) f.add(atom, k * m);
+        f.constant += fx.constant * m;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether a - b is a constant multiple of c (every coefficient and the constant).
+  static bool multiple_of(const Expr& a, const Expr& b, int64_t c) {
+    LinearForm d = to_linear(a);
+    LinearForm g = to_linear(b);
+    for (auto& [atom, k] : g.terms) d.add(atom, -k);
+    if ((d.constant - g.constant) % c != 0) return false;
+    for (auto& [atom, k] : d.terms)
+      if (k % c != 0) return false;
+    return true;
   }
 
   Expr visit_Add(const AddNode* op, const Expr& e) override { return arith(NodeKind::Add, op->a, op->b, e); }

@@ -131,7 +131,13 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   int wide = b.input({1, 4, 2, 16});
   int pw = b.node("Conv", {wide, b.weight({16, 4, 1, 1})});  // 1x1 over 16-wide rows: kept
   int pw2 = b.node("Conv", {pw, b.weight({16, 16, 1, 1})}, {{"strides", ints({2, 2})}});  // strided: packed
-  Graph raw = b.raw({c5, pw2});
+  // Rows of 6 fill 3/4 of a vector: a 1x1 conv expanding the channels is kept, one projecting
+  // them is packed; over rows of 4 an expanding one is packed too.
+  int mid = b.input({1, 8, 2, 6}), narrow = b.input({1, 8, 2, 4});
+  int expand = b.node("Conv", {mid, b.weight({32, 8, 1, 1})});
+  int project = b.node("Conv", {expand, b.weight({8, 32, 1, 1})});
+  int expand4 = b.node("Conv", {narrow, b.weight({32, 8, 1, 1})});
+  Graph raw = b.raw({c5, pw2, project, expand4});
   Graph g = raw;
   graph::PassOptions po;
   po.vector_lanes = 8;
@@ -144,12 +150,16 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
                                               {16, 12, 1, 1},
                                               {5, 16, 1, 1},
                                               {16, 4, 1, 1},
-                                              {1, 16, 1, 1, 16}}));
+                                              {1, 16, 1, 1, 16},
+                                              {32, 8, 1, 1},
+                                              {1, 32, 1, 1, 8},
+                                              {2, 8, 1, 1, 16}}));
   Rng rng(3);
-  ops::HostTensor in = ops::HostTensor::random({1, 8, 6, 6}, te::DataType::f32(), rng);
-  ops::HostTensor in2 = ops::HostTensor::random({1, 4, 2, 16}, te::DataType::f32(), rng);
-  auto want = evaluate_graph(raw, {in, in2}), got = evaluate_graph(g, {in, in2});
-  for (size_t i = 0; i < 2; ++i) {
+  std::vector<ops::HostTensor> ins;
+  for (ops::Shape s : {ops::Shape{1, 8, 6, 6}, {1, 4, 2, 16}, {1, 8, 2, 6}, {1, 8, 2, 4}})
+    ins.push_back(ops::HostTensor::random(s, te::DataType::f32(), rng));
+  auto want = evaluate_graph(raw, ins), got = evaluate_graph(g, ins);
+  for (size_t i = 0; i < want.size(); ++i) {
     auto cmp = ops::compare(got[i], want[i], 1e-5, 1e-5);
     EXPECT_TRUE(cmp.ok) << cmp.message;
   }

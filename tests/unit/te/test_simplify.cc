@@ -21,6 +21,23 @@ TEST(Simplify, FloorDivModWithBounds) {
   EXPECT_NE(to_string(simplify(floordiv(x, Expr(8)))), "io");
 }
 
+// A fused (row, column) pair flattened row-major is the fused index again, also when the
+// simplifier has already reduced the column's operand (x - y a multiple of the width).
+TEST(Simplify, RowMajorPositionOfAFusedPairIsTheFusedIndex) {
+  Var f("f"), b("b");
+  Expr rows = floordiv(f, Expr(14)), cols = floormod(f, Expr(14));
+  EXPECT_EQ(to_string(simplify(b * 196 + rows * 14 + cols)), "((b * 196) + f)");
+  Expr x = b * 28 + f;
+  EXPECT_EQ(to_string(simplify(floordiv(x, Expr(14)) * 14 + floormod(f, Expr(14)))),
+            "((b * 28) + f)");
+  // Not a multiple of the width: left alone.
+  Expr y = b * 3 + f;
+  EXPECT_NE(to_string(simplify(floordiv(y, Expr(14)) * 14 + floormod(f, Expr(14)))),
+            "((b * 3) + f)");
+  // Coefficients that do not match (the row scaled by 13, not 14): left alone.
+  EXPECT_NE(to_string(simplify(rows * 13 + cols)), "f");
+}
+
 TEST(Simplify, DecidesComparisonsFromRanges) {
   Var i("i");
   RangeMap r{{i.get(), {0, 63}}};

@@ -157,7 +157,7 @@ int fold_batch_norm(Graph& g) {
 // expands the channels: the packed form's scattered store per output then outweighs its few
 // multiply-adds (tuned, cold: 32->192 at 28x28 and 64->384 at 14x14 1.4x faster plain;
 // 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x).
-static bool pointwise_over_wide_rows(const Graph& g, const Node& n, int vector_lanes) {
+static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes) {
   const Value& w = g.values[size_t(n.inputs[1])];
   const Value& x = g.values[size_t(n.inputs[0])];
   if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
@@ -178,7 +178,7 @@ int pack_conv_weights(Graph& g, int vector_lanes) {
     if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
     const Value& w = g.values[size_t(n.inputs[1])];
     if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
-    if (pointwise_over_wide_rows(g, n, vector_lanes)) continue;
+    if (pointwise_plain_wins(g, n, vector_lanes)) continue;
     int64_t block = w.shape[0] % (2 * vector_lanes) == 0 ? 2 * vector_lanes
                     : w.shape[0] % vector_lanes == 0     ? vector_lanes
                                                          : 0;

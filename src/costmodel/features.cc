@@ -1,8 +1,9 @@
-// Feature extraction (version 1), in the spirit of Ansor and TenSet: one fixed-length vector
+// Feature extraction (version 2), in the spirit of Ansor and TenSet: one fixed-length vector
 // per buffer store of the loop IR, describing the computation it performs (operation counts
 // times its trip count), the loops around it (vectorize / unroll / parallel lengths and
-// positions) and the memory it touches (up to five buffers: bytes, footprint, cache lines,
-// reuse, stride). Counts are log2(1 + x) so that the model sees ratios.
+// positions), the memory it touches (up to five buffers: bytes, footprint, cache lines,
+// reuse, stride, and what one iteration of the reuse loop touches) and how much of the nest
+// fits a cache. Counts are log2(1 + x) so that the model sees ratios.
 #include "costmodel/features.h"
 
 #include <algorithm>
@@ -137,7 +138,8 @@ class Extractor : public IRVisitor {
           ++a.count;
           return;
         }
-      Access a{b};
+      Access a;
+      a.buf = b;
       (write ? a.write : a.read) = true;
       a.index = idx;
       a.count = 1;
@@ -148,7 +150,7 @@ class Extractor : public IRVisitor {
       if (auto* l = e.as<BufferLoadNode>()) note(l->buffer.get(), l->indices[0], false);
     });
     std::vector<std::pair<double, std::vector<float>>> bufs;
-    for (auto& a : acc) bufs.push_back(buffer_features(a, trips));
+    for (auto& a : acc) bufs.push_back(buffer_features(a, acc, trips));
     std::stable_sort(bufs.begin(), bufs.end(), [](auto& x, auto& y) { return x.first > y.first; });
     for (int k = 0; k < kBuffersPerStore; ++k) {
       if (k < int(bufs.size())) f.insert(f.end(), bufs[k].second.begin(), bufs[k].second.end());
@@ -162,10 +164,51 @@ class Extractor : public IRVisitor {
       outer *= double(l.extent);
     }
     f.push_back(float(slog(outer)));
+    // Group E: iterations whose data fits an L1- and an L2-sized cache (the working set of all
+    // buffers of the store under a loop, growing outward from the innermost loop).
+    double fits[2] = {1, 1};
+    const double caches[2] = {32.0 * 1024, 1024.0 * 1024};
+    RangeMap r = ranges_below(int(loops_.size()) - 1);
+    for (int d = int(loops_.size()) - 1; d >= 0; --d) {
+      r[loops_[d].var] = ranges_.at(loops_[d].var);
+      double bytes = 0;
+      for (auto& a : acc) bytes += footprint(a, r);
+      if (bytes > caches[1]) break;
+      for (int c = 0; c < 2; ++c)
+        if (bytes <= caches[c]) fits[c] *= double(loops_[d].extent);
+    }
+    for (double x : fits) f.push_back(float(slog(x)));
     return f;
   }
 
-  std::pair<double, std::vector<float>> buffer_features(const Access& a, double trips) {
+  // The loop ranges with the loops at depth <= `fixed` held at one point (-1: none held).
+  RangeMap ranges_below(int fixed) const {
+    RangeMap r = ranges_;
+    for (int i = 0; i <= fixed; ++i) r[loops_[i].var] = {0, 0};
+    return r;
+  }
+  // Bytes an access touches over `ranges`: its index's interval, but no more elements than
+  // the loops moving it take steps (a 16x16 tile of a 512-wide matrix spans 7,700 elements
+  // and touches 256).
+  double footprint(const Access& a, const RangeMap& ranges) const {
+    IntBound b = const_int_bound(a.index, ranges);
+    double n = b.bounded() ? double(b.hi - b.lo + 1) : double(a.buf->num_elements());
+    double steps = double(a.index.type().lanes);
+    for (auto& l : loops_) {
+      const IntBound& r = ranges.at(l.var);
+      if (r.hi > r.lo && uses_var(a.index, l.var)) steps *= double(r.hi - r.lo + 1);
+    }
+    return std::min({n, steps, double(a.buf->num_elements())}) * double(a.buf->dtype.bytes());
+  }
+  double working_set(const std::vector<Access>& acc, int fixed) const {
+    RangeMap r = ranges_below(fixed);
+    double bytes = 0;
+    for (auto& a : acc) bytes += footprint(a, r);
+    return bytes;
+  }
+
+  std::pair<double, std::vector<float>> buffer_features(const Access& a, const std::vector<Access>& acc,
+                                                        double trips) {
     double elem = double(a.buf->dtype.bytes());
     int lanes = a.index.type().lanes;
     Expr idx = a.index;
@@ -201,12 +244,13 @@ class Extractor : public IRVisitor {
     double lines = stride * elem >= 64 || stride == 0 ? footprint / elem : footprint / 64.0;
     // Reuse: loops whose variable the index does not use revisit the same elements.
     double reuse_count = 1, reuse_dist = 1;
-    int reuse_type = 0;
+    int reuse_type = 0, reuse_loop = -1;
     bool inner = true;
     for (int i = int(loops_.size()) - 1; i >= 0; --i) {
       if (!uses(loops_[i].var)) {
         reuse_count *= double(loops_[i].extent);
         reuse_type = inner ? 1 : 2;  // 1: innermost loops reuse (registers), 2: outer
+        if (reuse_loop < 0) reuse_loop = i;
       } else if (reuse_type == 0) {
         reuse_dist *= double(loops_[i].extent);
         inner = false;
@@ -218,6 +262,13 @@ class Extractor : public IRVisitor {
                          float(slog(reuse_count)), float(slog(stride)),
                          float(stride == 1 || ramp_stride == 1 ? 1 : 0),
                          float(slog(bytes / std::max(1.0, footprint)))};
+    // Within one iteration of the reuse loop: this buffer's unique bytes and lines, and the
+    // bytes of all the store's buffers that pass between two uses (the reuse distance a
+    // cache must hold). Without reuse: the whole nest.
+    double unique = reuse_loop < 0 ? footprint : Extractor::footprint(a, ranges_below(reuse_loop));
+    double unique_lines = stride * elem >= 64 || stride == 0 ? unique / elem : unique / 64.0;
+    double dist_bytes = reuse_loop < 0 ? 0 : working_set(acc, reuse_loop);
+    f.insert(f.end(), {float(slog(unique)), float(slog(unique_lines)), float(slog(dist_bytes))});
     return {bytes, f};
   }
 

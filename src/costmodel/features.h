@@ -10,11 +10,11 @@
 namespace tuner::costmodel {
 
 /// Bump when the meaning or order of any feature changes.
-constexpr int kFeatureVersion = 1;
+constexpr int kFeatureVersion = 2;
 constexpr int kBuffersPerStore = 5;
-constexpr int kFeaturesPerBuffer = 10;
-/// 9 compute + 15 loop + 5 x 10 buffer + 2 allocation/outer features.
-constexpr int kFeaturesPerStore = 9 + 15 + kBuffersPerStore * kFeaturesPerBuffer + 2;
+constexpr int kFeaturesPerBuffer = 13;
+/// 9 compute + 15 loop + 5 x 13 buffer + 2 allocation/outer + 2 cache-fit features.
+constexpr int kFeaturesPerStore = 9 + 15 + kBuffersPerStore * kFeaturesPerBuffer + 2 + 2;
 
 /// One feature vector per buffer store of the scheduled program, in program order.
 std::vector<std::vector<float>> extract_store_features(const schedule::State& state);

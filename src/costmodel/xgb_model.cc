@@ -94,11 +94,12 @@ bool XGBModel::train_on(const std::vector<const Program*>& data) {
       std::fill(sums.begin(), sums.end(), 0.0);
       for (size_t r = 0; r < n; ++r) sums[row_program[r]] += pred[r];
     }
-    // Pack-sum squared error: every store of a program shares its program's gradient. The
-    // weight is the throughput (1 / normalized cost), so the fast programs are fit best.
+    // Pack-sum squared relative error: every store of a program shares its program's
+    // gradient, weighted 1 / y^2 so that a 10% miss counts alike for fast and slow programs
+    // (plain squared error let the 10-70x slower ones dominate; 1 / y still leaned on them).
     for (size_t r = 0; r < row_program.size(); ++r) {
       size_t p = row_program[r];
-      double w = 1.0 / y[p];
+      double w = 1.0 / (y[p] * y[p]);
       grad[r] = float(2 * w * (sums[p] - y[p]));
       hess[r] = float(2 * w);
     }

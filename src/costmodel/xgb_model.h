@@ -1,8 +1,7 @@
 // The learned cost model: gradient-boosted trees (XGBoost through its C API) over per-store
 // features. A program's predicted cost is the sum of its stores' predictions ("pack-sum", as
-// in Ansor), trained with a custom objective: squared error between that sum and the program's
-// normalized cost (its cost / the best cost of its workload), weighted by throughput so the
-// fast programs are fit best. Unlike Ansor we fit cost rather than throughput: cost adds up
+// in Ansor), trained with a custom objective: squared relative error between that sum and the
+// program's normalized cost (its cost / the best cost of its workload). Unlike Ansor we fit cost rather than throughput: cost adds up
 // over stores, throughput does not (a program with more stores would look faster). The score
 // is the negated predicted cost.
 #pragma once

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
 
 #include "support/hash.h"
@@ -83,9 +84,16 @@ std::vector<Schedule> EvolutionarySearch::propose(int n) {
 
   for (int g = 0; g < opts_.generations; ++g) {
     std::vector<double> scores = score_all(pop);
-    double lo = *std::min_element(scores.begin(), scores.end());
-    std::vector<double> w;
-    for (double s : scores) w.push_back(s - lo + 1e-9);
+    // Parents drawn by rank, weight (1 - rank / n)^2: scores are negated predicted costs,
+    // whose differences (score - lowest) made every parent about equally likely.
+    std::vector<size_t> order(pop.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    std::vector<double> w(pop.size());
+    for (size_t r = 0; r < order.size(); ++r) {
+      double q = 1.0 - double(r) / double(order.size());
+      w[order[r]] = q * q;
+    }
     std::vector<Schedule> next;
     while (int(next.size()) < pop_size) next.push_back(mutate(pop[rng_.weighted(w)]));
     pop = std::move(next);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 
 #include "costmodel/features.h"
 #include "ops/registry.h"
@@ -63,4 +64,24 @@ TEST(Features, ExtractionIsFast) {
   std::sort(ms.begin(), ms.end());
   std::printf("feature extraction, conv2d candidates: median %.3f ms\n", ms[ms.size() / 2]);
   EXPECT_LT(ms[ms.size() / 2], 5.0);  // issue target is 1 ms; generous bound for a loaded machine
+}
+
+// The last two features count the iterations whose working set fits an L1- and an L2-sized
+// cache: a matmul blocked into 16x16x16 tiles keeps 4,096 iterations in L1; the untiled
+// i, j, k nest only its innermost k loop (512), the j loop around it walking all 1 MiB of B.
+TEST(Features, CacheFitSeesBlocking) {
+  auto dag = op_dag("matmul", {"m=512", "n=512", "k=512"});
+  const auto& name = dag.outputs()[0]->name;
+  schedule::Schedule plain(dag);
+  schedule::Schedule blocked(dag);
+  auto i = blocked.split(name, 0, {16});
+  auto j = blocked.split(name, 1, {16});
+  auto k = blocked.split(name, 2, {16});
+  blocked.reorder(name, {i[0], j[0], k[0], i[1], k[1], j[1]});
+  auto fp = extract_store_features(plain.state()).back();
+  auto fb = extract_store_features(blocked.state()).back();
+  const int l1 = kFeaturesPerStore - 2, l2 = kFeaturesPerStore - 1;
+  EXPECT_NEAR(fp[l1], std::log2(1 + 512.0), 1e-3);  // log2(1 + iterations)
+  EXPECT_NEAR(fb[l1], std::log2(1 + 4096.0), 1e-3);
+  EXPECT_GT(fb[l2], fp[l2]);
 }

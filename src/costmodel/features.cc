@@ -63,6 +63,7 @@ struct Access {
   bool read = false, write = false;
   Expr index;  // one representative flat index
   int count = 0;
+  std::vector<bool> moves;  // per loop, outermost first: whether its variable moves the index
 };
 
 class Extractor : public IRVisitor {
@@ -149,6 +150,8 @@ class Extractor : public IRVisitor {
     post_order_visit(st->value, [&](const Expr& e) {
       if (auto* l = e.as<BufferLoadNode>()) note(l->buffer.get(), l->indices[0], false);
     });
+    for (auto& a : acc)
+      for (auto& l : loops_) a.moves.push_back(uses_var(a.index, l.var));
     std::vector<std::pair<double, std::vector<float>>> bufs;
     for (auto& a : acc) bufs.push_back(buffer_features(a, acc, trips));
     std::stable_sort(bufs.begin(), bufs.end(), [](auto& x, auto& y) { return x.first > y.first; });
@@ -171,8 +174,7 @@ class Extractor : public IRVisitor {
     RangeMap r = ranges_below(int(loops_.size()) - 1);
     for (int d = int(loops_.size()) - 1; d >= 0; --d) {
       r[loops_[d].var] = ranges_.at(loops_[d].var);
-      double bytes = 0;
-      for (auto& a : acc) bytes += footprint(a, r);
+      double bytes = working_set(acc, r);
       if (bytes > caches[1]) break;
       for (int c = 0; c < 2; ++c)
         if (bytes <= caches[c]) fits[c] *= double(loops_[d].extent);
@@ -194,16 +196,16 @@ class Extractor : public IRVisitor {
     IntBound b = const_int_bound(a.index, ranges);
     double n = b.bounded() ? double(b.hi - b.lo + 1) : double(a.buf->num_elements());
     double steps = double(a.index.type().lanes);
-    for (auto& l : loops_) {
-      const IntBound& r = ranges.at(l.var);
-      if (r.hi > r.lo && uses_var(a.index, l.var)) steps *= double(r.hi - r.lo + 1);
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      const IntBound& r = ranges.at(loops_[i].var);
+      if (r.hi > r.lo && a.moves[i]) steps *= double(r.hi - r.lo + 1);
     }
     return std::min({n, steps, double(a.buf->num_elements())}) * double(a.buf->dtype.bytes());
   }
-  double working_set(const std::vector<Access>& acc, int fixed) const {
-    RangeMap r = ranges_below(fixed);
+  // Bytes all the store's accesses touch over `ranges`.
+  double working_set(const std::vector<Access>& acc, const RangeMap& ranges) const {
     double bytes = 0;
-    for (auto& a : acc) bytes += footprint(a, r);
+    for (auto& a : acc) bytes += footprint(a, ranges);
     return bytes;
   }
 
@@ -219,15 +221,11 @@ class Extractor : public IRVisitor {
     }
     // Coefficient of each loop variable in the index (linear part).
     std::map<const VarNode*, int64_t> coef;
-    bool nonlinear = false;
     if (idx.type().is_integer() && idx.type().is_scalar()) {
       LinearForm lf = to_linear(idx);
-      for (auto& [atom, c] : lf.terms) {
+      for (auto& [atom, c] : lf.terms)
         if (auto* v = atom.as<VarNode>()) coef[v] += c;
-        else nonlinear = true;
-      }
     }
-    auto uses = [&](const VarNode* v) { return coef.count(v) || (nonlinear && uses_var(idx, v)); };
     double bytes = trips * elem * lanes;
     IntBound b = const_int_bound(a.index, ranges_);
     double footprint = b.bounded() ? double(b.hi - b.lo + 1) : double(a.buf->num_elements());
@@ -235,19 +233,23 @@ class Extractor : public IRVisitor {
     // Stride of the innermost loop that moves this access.
     double stride = 0;
     for (int i = int(loops_.size()) - 1; i >= 0; --i)
-      if (uses(loops_[i].var)) {
+      if (a.moves[size_t(i)]) {
         auto it = coef.find(loops_[i].var);
         stride = it == coef.end() ? 0 : double(std::abs(it->second));
         break;
       }
     if (lanes > 1) stride = double(std::abs(ramp_stride));
-    double lines = stride * elem >= 64 || stride == 0 ? footprint / elem : footprint / 64.0;
+    // Cache lines of a footprint: one per element when the stride skips lines.
+    auto lines_of = [&](double bytes_touched) {
+      return stride * elem >= 64 || stride == 0 ? bytes_touched / elem : bytes_touched / 64.0;
+    };
+    double lines = lines_of(footprint);
     // Reuse: loops whose variable the index does not use revisit the same elements.
     double reuse_count = 1, reuse_dist = 1;
     int reuse_type = 0, reuse_loop = -1;
     bool inner = true;
     for (int i = int(loops_.size()) - 1; i >= 0; --i) {
-      if (!uses(loops_[i].var)) {
+      if (!a.moves[size_t(i)]) {
         reuse_count *= double(loops_[i].extent);
         reuse_type = inner ? 1 : 2;  // 1: innermost loops reuse (registers), 2: outer
         if (reuse_loop < 0) reuse_loop = i;
@@ -265,10 +267,10 @@ class Extractor : public IRVisitor {
     // Within one iteration of the reuse loop: this buffer's unique bytes and lines, and the
     // bytes of all the store's buffers that pass between two uses (the reuse distance a
     // cache must hold). Without reuse: the whole nest.
-    double unique = reuse_loop < 0 ? footprint : Extractor::footprint(a, ranges_below(reuse_loop));
-    double unique_lines = stride * elem >= 64 || stride == 0 ? unique / elem : unique / 64.0;
-    double dist_bytes = reuse_loop < 0 ? 0 : working_set(acc, reuse_loop);
-    f.insert(f.end(), {float(slog(unique)), float(slog(unique_lines)), float(slog(dist_bytes))});
+    RangeMap inner_ranges = ranges_below(reuse_loop);
+    double unique = reuse_loop < 0 ? footprint : Extractor::footprint(a, inner_ranges);
+    double dist_bytes = reuse_loop < 0 ? 0 : working_set(acc, inner_ranges);
+    f.insert(f.end(), {float(slog(unique)), float(slog(lines_of(unique))), float(slog(dist_bytes))});
     return {bytes, f};
   }
 

@@ -1,9 +1,9 @@
 // The learned cost model: gradient-boosted trees (XGBoost through its C API) over per-store
 // features. A program's predicted cost is the sum of its stores' predictions ("pack-sum", as
 // in Ansor), trained with a custom objective: squared relative error between that sum and the
-// program's normalized cost (its cost / the best cost of its workload). Unlike Ansor we fit cost rather than throughput: cost adds up
-// over stores, throughput does not (a program with more stores would look faster). The score
-// is the negated predicted cost.
+// program's normalized cost (its cost / the best cost of its workload). Unlike Ansor we fit
+// cost rather than throughput: cost adds up over stores, throughput does not (a program with
+// more stores would look faster). The score is the negated predicted cost.
 #pragma once
 
 #include <functional>

@@ -89,6 +89,11 @@ void run_compile(const CompileArgs& a) {
   fmt::print("compiled {} for {}: {} kernels from {} tasks ({} tuned, {} fallback) in {:.1f} s\n",
              g.name, o.target.str(), rep.groups, rep.tasks, rep.tasks_from_db,
              rep.tasks - rep.tasks_from_db, secs);
+  if (rep.tasks_stale)
+    fmt::print(stderr,
+               "warning: {} tasks have records in {} that no longer replay (written by an older "
+               "Tuner): they use the fallback schedule until tuned again\n",
+               rep.tasks_stale, o.db_path);
   fmt::print("memory: weights {}, intermediates {} planned into {} (peak)\n",
              human_bytes(rep.weight_bytes), human_bytes(rep.unplanned_bytes),
              human_bytes(rep.arena_bytes));

@@ -153,6 +153,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
     const graph::Task& task = ts.tasks[i];
     ChosenSchedule c = choose_schedule(task.dag, opts.target, db.get(), opts.in_model_choice);
     rep.tasks_from_db += c.from_db;
+    rep.tasks_stale += c.stale;
     rep.task_sources.push_back(c.source);
     std::string name = PlanBuilder::kernel_name(int(i));
     funcs.push_back(schedule::lower(c.sched.state(), name));

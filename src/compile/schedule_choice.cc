@@ -61,6 +61,7 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
 
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db, bool in_model) {
+  bool stale = false;
   if (db) {
     if (auto w = db->find_workload(dag.hash_hex())) {
       if (in_model)
@@ -68,7 +69,8 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
           return std::move(*v);
       if (auto v = validated_choice(dag, *db, w->id, target.str(), db::kValidationWorker, "validated"))
         return std::move(*v);
-      for (auto& r : db->top_k(w->id, target.str(), 3)) {
+      auto top = db->top_k(w->id, target.str(), 3);
+      for (auto& r : top) {
         try {
           auto trace = schedule::Trace::from_json(Json::parse(r.trace));
           return {schedule::Schedule::replay(dag, trace),
@@ -77,10 +79,11 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
           // Written by another Tuner version: try the next one, then fall back.
         }
       }
+      stale = !top.empty();
     }
   }
   return {codegen::default_schedule(dag, target),
-          target.is_cuda() ? "fallback (GPU)" : "fallback", false};
+          target.is_cuda() ? "fallback (GPU)" : "fallback", false, stale};
 }
 
 }  // namespace tuner::compile

@@ -15,6 +15,9 @@ struct ChosenSchedule {
   schedule::Schedule sched;
   std::string source;  // "fallback" or "database record #N"
   bool from_db = false;
+  /// The database has ok records of the workload but none replays (written by an older
+  /// Tuner whose traces named stages differently): re-tuning the task helps.
+  bool stale = false;
 };
 
 /// Opens the database at db_path read-only; nullptr when db_path is empty or absent.

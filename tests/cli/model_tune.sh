@@ -49,6 +49,15 @@ total = s["records"] - s["by_worker"].get("validation", 0) - s["by_worker"].get(
 assert total == a["trials"] + b["trials"], (total, a["trials"], b["trials"])
 PY
 
+# Records whose traces name stages this Tuner does not make (as an older version's did) are
+# not used, and compile says so instead of silently falling back.
+"$TUNER" db export --db "$tmp/t.db" -o "$tmp/all.jsonl" >/dev/null
+sed 's/"stage":"n\([0-9]\)/"stage":"old\1/g' "$tmp/all.jsonl" >"$tmp/stale.jsonl"
+"$TUNER" db import --db "$tmp/stale.db" "$tmp/stale.jsonl" >/dev/null
+"$TUNER" compile "$MODEL" --db "$tmp/stale.db" -o "$tmp/stale.tuner" >"$tmp/stale.txt" 2>&1
+check "compile warns about records that no longer replay" grep -q "no longer replay" "$tmp/stale.txt"
+check "and uses the fallback schedules for them" grep -q "(0 tuned, " "$tmp/stale.txt"
+
 # Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
 # lost): the same command resumes the run and ends with exactly its budget of records.
 for sig in INT KILL; do

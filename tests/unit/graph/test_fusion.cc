@@ -59,6 +59,27 @@ TEST(Fusion, EqualGroupsShareATaskAndUnfusedIsOneKernelPerNode) {
   EXPECT_EQ(extract_tasks(g, off).groups.size(), 6u);
 }
 
+// A task's stages are named by position in its group, so its records (whose traces name
+// stages) replay on the same task of another model, wherever the group sits in the graph.
+TEST(Fusion, EqualTasksOfDifferentModelsNameTheirStagesAlike) {
+  auto conv_relu = [](Builder& b, int x, int k) {
+    int pad = k / 2;
+    return b.node("Relu", {b.node("Conv", {x, b.weight({8, 8, k, k})},
+                                  {{"pads", ints({pad, pad, pad, pad})}})});
+  };
+  Builder b1;
+  Graph g1 = b1.done({conv_relu(b1, b1.input({1, 8, 8, 8}), 3)});
+  Builder b2;
+  int y = conv_relu(b2, b2.input({1, 8, 8, 8}), 1);
+  Graph g2 = b2.done({conv_relu(b2, y, 3)});
+  TaskSet t1 = extract_tasks(g1), t2 = extract_tasks(g2);
+  ASSERT_EQ(t1.tasks.size(), 1u);
+  ASSERT_EQ(t2.tasks.size(), 2u);
+  const te::ComputeDAG &a = t1.tasks[0].dag, &c = t2.tasks[1].dag;
+  ASSERT_EQ(a.hash_hex(), c.hash_hex());
+  EXPECT_EQ(a.str(), c.str());  // names included
+}
+
 TEST(Fusion, ReductionTakesItsInjectiveProducer) {
   Builder b;
   int x = b.input({4, 16});

@@ -151,7 +151,9 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   std::vector<schedule::LoweredFunc> funcs;
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const graph::Task& task = ts.tasks[i];
-    ChosenSchedule c = choose_schedule(task.dag, opts.target, db.get(), opts.in_model_choice);
+    std::optional<schedule::Schedule> picked = opts.pick ? opts.pick(i) : std::nullopt;
+    ChosenSchedule c = picked ? ChosenSchedule{std::move(*picked), "picked", true}
+                              : choose_schedule(task.dag, opts.target, db.get(), opts.in_model_choice);
     rep.tasks_from_db += c.from_db;
     rep.tasks_stale += c.stale;
     rep.task_sources.push_back(c.source);

@@ -2,12 +2,15 @@
 // one shared object with every kernel -> an execution plan with planned memory -> artifact.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/target.h"
 #include "graph/tasks.h"
 #include "runtime/artifact.h"
+#include "schedule/schedule.h"
 
 namespace tuner::compile {
 
@@ -21,6 +24,9 @@ struct ModelCompileOptions {
   std::string dump_dir;
   /// Progress lines to stderr.
   bool verbose = false;
+  /// When set, and it gives a schedule for a task (by index), that schedule is used instead
+  /// of the database's choice (in-model validation builds each rank of the choices).
+  std::function<std::optional<schedule::Schedule>(size_t task)> pick;
 };
 
 /// What compilation did, for the CLI and tests.

@@ -21,11 +21,12 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
 
 namespace {
 
-// Of the traces re-measured after tuning by `worker` (the sandbox's validation, or timings
-// inside the model), the one whose medians have the smallest median.
-std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
-                                               int64_t workload_id, const std::string& target,
-                                               std::string_view worker, const char* how) {
+// The traces re-measured after tuning by `worker` (the sandbox's validation, or timings
+// inside the model) that replay on `dag`, by the median of their records' medians, fastest
+// first; at most `limit`.
+std::vector<ChosenSchedule> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
+                                           int64_t workload_id, const std::string& target,
+                                           std::string_view worker, const char* how, size_t limit) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
@@ -43,18 +44,28 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
   std::vector<std::pair<double, const std::string*>> ranked;
   for (auto& [trace, seen] : by_trace) ranked.emplace_back(db::median_of(seen.medians), &trace);
   std::sort(ranked.begin(), ranked.end());
+  std::vector<ChosenSchedule> out;
   for (auto& [median, trace] : ranked) {
+    if (out.size() >= limit) break;
     try {
       auto t = schedule::Trace::from_json(Json::parse(*trace));
-      return ChosenSchedule{schedule::Schedule::replay(dag, t),
-                            "database record #" + std::to_string(by_trace[*trace].first_id) +
-                                " (" + how + ")",
-                            true};
+      out.push_back({schedule::Schedule::replay(dag, t),
+                     "database record #" + std::to_string(by_trace[*trace].first_id) + " (" +
+                         how + ")",
+                     true});
     } catch (const std::exception&) {
       // Written by another Tuner version: the next one.
     }
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
+                                               int64_t workload_id, const std::string& target,
+                                               std::string_view worker, const char* how) {
+  auto v = ranked_choices(dag, db, workload_id, target, worker, how, 1);
+  if (v.empty()) return std::nullopt;
+  return std::move(v[0]);
 }
 
 }  // namespace
@@ -84,6 +95,14 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
   }
   return {codegen::default_schedule(dag, target),
           target.is_cuda() ? "fallback (GPU)" : "fallback", false, stale};
+}
+
+std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,
+                                                const codegen::Target& target, db::Database& db,
+                                                size_t limit) {
+  auto w = db.find_workload(dag.hash_hex());
+  if (!w) return {};
+  return ranked_choices(dag, db, w->id, target.str(), db::kValidationWorker, "validated", limit);
 }
 
 }  // namespace tuner::compile

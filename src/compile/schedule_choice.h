@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/target.h"
 #include "db/database.h"
@@ -29,5 +30,11 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
 /// else the best ok record; the fallback schedule when there is none or none replays.
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db, bool in_model = true);
+
+/// The schedules of (dag, target) that the sandbox validated after tuning
+/// (search/validate.h), by validated time, fastest first: at most `limit`.
+std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,
+                                                const codegen::Target& target, db::Database& db,
+                                                size_t limit);
 
 }  // namespace tuner::compile

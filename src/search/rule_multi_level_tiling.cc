@@ -35,17 +35,29 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     sp_tiles.push_back(s.sample_perfect_tile(local, a, 4, a == vec ? o.max_innermost_factor : 16));
   for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, nsp + r, 2, 64));
 
+  // A packed conv's tile holds output channels in its vectors, which the output stores a
+  // channel stride apart, lane by lane; the writing stage may instead vectorize the output
+  // rows (contiguous) and unroll the channels, reading the tile across its vectors (in
+  // registers once unrolled). Sampled: which wins depends on the tile's width.
+  bool rows_out = vec != nsp - 1 && s.categorical_value(s.sample_categorical({0, 1})) == 1;
+
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
   std::vector<std::vector<int>> w(nsp);
   for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, a, sp_tiles[a]);
   std::vector<int> order, s0;
   for (int level = 0; level < 4; ++level)
     for (int a : level_order(level)) order.push_back(w[a][level]);
+  if (rows_out) std::swap(order[order.size() - 1], order[order.size() - 2]);
   for (int a : level_order(0)) s0.push_back(w[a][0]);
   s.reorder(outer, order);
   int par = nsp > 1 ? s.fuse(outer, s0) : s0[0];
   s.parallel(outer, par);
-  s.vectorize(outer, w[vec][3]);
+  if (rows_out) {
+    s.unroll(outer, w[vec][3]);
+    s.vectorize(outer, w[nsp - 1][3]);
+  } else {
+    s.vectorize(outer, w[vec][3]);
+  }
   s.compute_at(local, outer, w[nsp - 1][1]);
 
   // The register tile: S0 S1 R0 S2 R1 S3 (S0 and S1 have extent 1 inside the tile).

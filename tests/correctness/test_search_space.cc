@@ -12,7 +12,9 @@ using namespace tuner::testing;
 
 namespace {
 
-void check_space(const OpCase& c, int n) {
+// Checks n schedules of the space (and a mutated neighbour of each); returns their traces.
+std::vector<schedule::Trace> check_space(const OpCase& c, int n) {
+  std::vector<schedule::Trace> traces;
   search::SpaceOptions o;
   o.vector_lanes = host_target().vector_lanes();
   codegen::CompileOptions opts;
@@ -21,14 +23,16 @@ void check_space(const OpCase& c, int n) {
   Rng rng(1);
   for (int i = 0; i < n; ++i) {
     auto s = search::generate_schedule(c.dag, o, 100 + i);
-    ASSERT_EQ(check_schedule(c, s.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << s.trace().pretty();
+    EXPECT_EQ(check_schedule(c, s.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << s.trace().pretty();
+    traces.push_back(s.trace());
     // A mutated neighbour too.
     auto d = search::decisions_of(s.trace());
     if (tile->mutate(s.trace(), d, rng)) {
       auto m = search::generate_schedule(c.dag, o, 200 + i, &d);
-      ASSERT_EQ(check_schedule(c, m.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << m.trace().pretty();
+      EXPECT_EQ(check_schedule(c, m.state(), 1e-4, 1e-4, opts), "") << c.str() << "\n" << m.trace().pretty();
     }
   }
+  return traces;
 }
 
 }  // namespace
@@ -47,7 +51,18 @@ TEST(SearchSpace, Conv2dRowsSplitAmongThreads) {
   check_space(OpCase("conv2d", {"c=4", "h=30", "w=12", "k=16", "pad=1", "wblock=8"}), 8);
 }
 TEST(SearchSpace, Conv2dPackedWeight) {
-  check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);
+  auto traces = check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);
+  // Both ways of storing the tile were drawn: channels in vectors, or rows (the first
+  // categorical choice {0, 1} of the trace).
+  int rows_out = 0;
+  for (const auto& t : traces)
+    for (const auto& i : t.insts)
+      if (i.kind == schedule::InstKind::SampleCategorical && i.args == std::vector<int64_t>{0, 1}) {
+        rows_out += i.decision.at(0) == 1;
+        break;
+      }
+  EXPECT_GT(rows_out, 0);
+  EXPECT_LT(rows_out, 10);
 }
 TEST(SearchSpace, DepthwiseConv2d) {
   check_space(OpCase("depthwise_conv2d", {"c=16", "h=14", "w=14", "stride=2", "pad=1", "bias=1"}),

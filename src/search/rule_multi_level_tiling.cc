@@ -11,11 +11,41 @@ TilingStages tiling_stages(Schedule& s, const std::string& stage) {
   return {stage, s.cache_write(stage)};
 }
 
+namespace {
+
+// A 1x1 stride-1 unpadded conv over the plain layout reads and writes pixel p of a channel at
+// channel * H * W + p: its rows of pixels are one contiguous axis.
+bool pixels_are_one_axis(const te::OperationNode& op) {
+  if (op.tag != "conv2d" || op.shape.size() != 4 || op.attrs.count("weight_block")) return false;
+  auto attr = [&](const char* k) {
+    auto it = op.attrs.find(k);
+    return it == op.attrs.end() ? int64_t(-1) : it->second;
+  };
+  for (const char* k : {"kernel_h", "kernel_w", "stride_h", "stride_w", "groups"})
+    if (attr(k) != 1) return false;
+  for (const char* k : {"pad_top", "pad_left", "pad_bottom", "pad_right"})
+    if (attr(k) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
 void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceOptions& o) {
   auto [outer, local] = tiling_stages(s, stage);
   te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
   const auto& op = *op_ref;
   int nsp = int(op.axes.size()), nred = int(op.reduce_axes.size());
+  // The spatial axes as loop ids of each stage (the reductions follow them in `local`).
+  std::vector<int> lax(nsp), oax;
+  for (int a = 0; a < nsp; ++a) lax[a] = a;
+  oax = lax;
+  // Sampled: a plain 1x1 conv may tile its pixels as one axis (rows joined), so its vectors
+  // need not divide a row: 56-wide rows fill 16-lane vectors.
+  if (pixels_are_one_axis(op) && s.categorical_value(s.sample_categorical({0, 1})) == 1) {
+    lax = {0, 1, s.fuse(local, {2, 3})};
+    oax = {0, 1, s.fuse(outer, {2, 3})};
+    nsp = 3;
+  }
   // The vectorized axis: the innermost, or the output channels of a conv over a packed
   // weight (a contiguous weight vector, the input broadcast). It is the last loop of S3.
   int vec = op.attrs.count("weight_block") ? 1 : nsp - 1;
@@ -32,8 +62,10 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
   std::vector<int> sp_tiles, red_tiles;
   for (int a = 0; a < nsp; ++a)
-    sp_tiles.push_back(s.sample_perfect_tile(local, a, 4, a == vec ? o.max_innermost_factor : 16));
-  for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, nsp + r, 2, 64));
+    sp_tiles.push_back(s.sample_perfect_tile(local, lax[a], 4,
+                                             a == vec ? o.max_innermost_factor : 16));
+  int red0 = int(op.axes.size());
+  for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
 
   // A packed conv's tile holds output channels in its vectors, which the output stores a
   // channel stride apart, lane by lane; the writing stage may instead vectorize the output
@@ -43,7 +75,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
   std::vector<std::vector<int>> w(nsp);
-  for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, a, sp_tiles[a]);
+  for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, oax[a], sp_tiles[a]);
   std::vector<int> order, s0;
   for (int level = 0; level < 4; ++level)
     for (int a : level_order(level)) order.push_back(w[a][level]);
@@ -62,8 +94,8 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
 
   // The register tile: S0 S1 R0 S2 R1 S3 (S0 and S1 have extent 1 inside the tile).
   std::vector<std::vector<int>> l(nsp), r(nred);
-  for (int a = 0; a < nsp; ++a) l[a] = s.split_sampled(local, a, sp_tiles[a]);
-  for (int k = 0; k < nred; ++k) r[k] = s.split_sampled(local, nsp + k, red_tiles[k]);
+  for (int a = 0; a < nsp; ++a) l[a] = s.split_sampled(local, lax[a], sp_tiles[a]);
+  for (int k = 0; k < nred; ++k) r[k] = s.split_sampled(local, red0 + k, red_tiles[k]);
   std::vector<int> lorder;
   auto spatial = [&](int level) {
     for (int a : level_order(level)) lorder.push_back(l[a][level]);

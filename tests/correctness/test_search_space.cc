@@ -35,6 +35,18 @@ std::vector<schedule::Trace> check_space(const OpCase& c, int n) {
   return traces;
 }
 
+// How many traces chose 1 at their first binary categorical choice ({0, 1}).
+int ones_at_first_binary_choice(const std::vector<schedule::Trace>& traces) {
+  int ones = 0;
+  for (const auto& t : traces)
+    for (const auto& i : t.insts)
+      if (i.kind == schedule::InstKind::SampleCategorical && i.args == std::vector<int64_t>{0, 1}) {
+        ones += i.decision.at(0) == 1;
+        break;
+      }
+  return ones;
+}
+
 }  // namespace
 
 TEST(SearchSpace, MatmulWithEpilogue) { check_space(OpCase("dense", {"m=24", "n=40", "k=33"}), 15); }
@@ -52,17 +64,17 @@ TEST(SearchSpace, Conv2dRowsSplitAmongThreads) {
 }
 TEST(SearchSpace, Conv2dPackedWeight) {
   auto traces = check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);
-  // Both ways of storing the tile were drawn: channels in vectors, or rows (the first
-  // categorical choice {0, 1} of the trace).
-  int rows_out = 0;
-  for (const auto& t : traces)
-    for (const auto& i : t.insts)
-      if (i.kind == schedule::InstKind::SampleCategorical && i.args == std::vector<int64_t>{0, 1}) {
-        rows_out += i.decision.at(0) == 1;
-        break;
-      }
+  // Both ways of storing the tile were drawn: channels in vectors, or rows.
+  int rows_out = ones_at_first_binary_choice(traces);
   EXPECT_GT(rows_out, 0);
   EXPECT_LT(rows_out, 10);
+}
+TEST(SearchSpace, Conv2d1x1PixelsAsOneAxis) {
+  auto traces = check_space(OpCase("conv2d", {"c=8", "h=6", "w=12", "k=16", "kh=1", "kw=1"}), 10);
+  // Both tilings were drawn: rows and columns apart, or the pixels as one axis.
+  int joined = ones_at_first_binary_choice(traces);
+  EXPECT_GT(joined, 0);
+  EXPECT_LT(joined, 10);
 }
 TEST(SearchSpace, DepthwiseConv2d) {
   check_space(OpCase("depthwise_conv2d", {"c=16", "h=14", "w=14", "stride=2", "pad=1", "bias=1"}),

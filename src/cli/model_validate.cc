@@ -5,6 +5,7 @@
 
 #include "codegen/default_schedule.h"
 #include "cli/model_common.h"
+#include "cli/quiet_runs.h"
 #include "compile/schedule_choice.h"
 #include "runtime/executor.h"
 #include "search/task_tuner.h"
@@ -13,12 +14,9 @@ namespace tuner::cli {
 
 namespace {
 
-// Per task, the seconds of each timed run spent in its kernels divided by their count.
-using TaskTimes = std::vector<std::vector<double>>;
-
-// Adds the executor's last run to `out`.
-void add_task_times(const runtime::Executor& ex, TaskTimes& out) {
-  size_t num_tasks = out.size();
+// Per task, the seconds of the executor's last run spent in its kernels divided by their
+// count (-1 for a task without kernels).
+std::vector<double> task_times(const runtime::Executor& ex, size_t num_tasks) {
   std::vector<double> sum(num_tasks, 0);
   std::vector<int> kernels(num_tasks, 0);
   const auto& steps = ex.plan().steps;
@@ -28,8 +26,8 @@ void add_task_times(const runtime::Executor& ex, TaskTimes& out) {
     sum[size_t(t)] += ex.step_seconds()[s];
     ++kernels[size_t(t)];
   }
-  for (size_t t = 0; t < num_tasks; ++t)
-    if (kernels[t] > 0) out[t].push_back(sum[t] / kernels[t]);
+  for (size_t t = 0; t < num_tasks; ++t) sum[t] = kernels[t] > 0 ? sum[t] / kernels[t] : -1;
+  return sum;
 }
 
 db::Record model_record(int64_t workload_id, const std::string& target, const schedule::Trace& trace,
@@ -79,10 +77,11 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
     e->set_profiling(true);
     turn.push_back(e.get());
   }
-  std::vector<TaskTimes> times(ex.size(), TaskTimes(n));
+  std::vector<TimedRun> runs;
   int round = 0;
   run_in_turn(turn, [&] { return round++ < rounds; },
-              [&](size_t k, double) { add_task_times(*ex[k], times[k]); });
+              [&](size_t k, double secs) { runs.push_back({k, secs, task_times(*ex[k], n)}); });
+  std::vector<TaskTimes> times = quiet_times(runs, ex.size(), n);
 
   InModelResult res;
   std::vector<db::Record> records;

@@ -276,7 +276,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
       if (chatty)
         fmt::print(stderr, "timing each task's {} validated schedules and its fallback inside the model\n",
                    a.validate);
-      InModelResult r = validate_in_model(g, co, untuned, *db, a.threads, 10, a.validate);
+      InModelResult r = validate_in_model(g, co, untuned, *db, a.threads, a.validate);
       if (chatty)
         fmt::print(stderr,
                    "in the model: of {} tasks, the fallback was fastest on {}, a schedule other "

@@ -1,7 +1,6 @@
 #include "cli/model_validate.h"
 
 #include <algorithm>
-#include <map>
 
 #include "codegen/default_schedule.h"
 #include "cli/model_common.h"
@@ -43,32 +42,38 @@ db::Record model_record(int64_t workload_id, const std::string& target, const sc
 
 InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompileOptions& co,
                                 runtime::Artifact untuned, db::Database& db, int threads,
-                                int rounds, int top) {
+                                int top, int rounds) {
   graph::TaskSet ts = graph::extract_tasks(g, co.fuse);
   size_t n = ts.tasks.size();
-  // Each task's candidates: its validated schedules, fastest first (else its best record).
-  std::vector<std::vector<schedule::Schedule>> cands(n);
-  size_t ranks = 1;
+  // Per task: its distinct schedules, the fallback first, then its validated ones fastest
+  // first (else its best record); and the one each build runs. Build 0 runs every fallback,
+  // build r every task's r-th validated schedule (its last when it has fewer).
+  std::vector<std::vector<schedule::Schedule>> scheds(n);
+  std::vector<std::vector<size_t>> of_build(n);
+  size_t builds = 2;
   for (size_t t = 0; t < n; ++t) {
-    for (auto& c : compile::validated_schedules(ts.tasks[t].dag, co.target, db, size_t(top)))
-      cands[t].push_back(std::move(c.sched));
-    if (cands[t].empty()) {
-      compile::ChosenSchedule c = compile::choose_schedule(ts.tasks[t].dag, co.target, &db, false);
-      if (c.from_db) cands[t].push_back(std::move(c.sched));
+    const te::ComputeDAG& dag = ts.tasks[t].dag;
+    scheds[t].push_back(codegen::default_schedule(dag, co.target));
+    std::vector<compile::ChosenSchedule> cands =
+        compile::validated_schedules(dag, co.target, db, size_t(top));
+    if (cands.empty()) cands.push_back(compile::choose_schedule(dag, co.target, &db, false));
+    of_build[t].push_back(0);
+    for (auto& c : cands) {
+      size_t i = 0;
+      while (i < scheds[t].size() && !(scheds[t][i].trace() == c.sched.trace())) ++i;
+      if (i == scheds[t].size()) scheds[t].push_back(std::move(c.sched));
+      of_build[t].push_back(i);
     }
-    ranks = std::max(ranks, cands[t].size());
+    builds = std::max(builds, of_build[t].size());
   }
-  // Build 0: every task on its fallback. Build r: every task on its r-th candidate (its last
-  // when it has fewer).
+  auto sched_of = [&](size_t t, size_t b) {
+    return of_build[t][std::min(b, of_build[t].size() - 1)];
+  };
   std::vector<std::unique_ptr<runtime::Executor>> ex;
   ex.push_back(std::make_unique<runtime::Executor>(std::move(untuned), threads));
-  for (size_t r = 0; r < ranks; ++r) {
+  for (size_t b = 1; b < builds; ++b) {
     compile::ModelCompileOptions o = co;
-    o.in_model_choice = false;
-    o.pick = [&](size_t t) -> std::optional<schedule::Schedule> {
-      if (cands[t].empty()) return std::nullopt;
-      return cands[t][std::min(r, cands[t].size() - 1)];
-    };
+    o.pick = [&](size_t t) -> std::optional<schedule::Schedule> { return scheds[t][sched_of(t, b)]; };
     ex.push_back(std::make_unique<runtime::Executor>(compile::compile_model(g, o), threads));
   }
   std::vector<runtime::Executor*> turn;
@@ -81,43 +86,34 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
   int round = 0;
   run_in_turn(turn, [&] { return round++ < rounds; },
               [&](size_t k, double secs) { runs.push_back({k, secs, task_times(*ex[k], n)}); });
-  std::vector<TaskTimes> times = quiet_times(runs, ex.size(), n);
+  std::vector<TaskTimes> times = quiet_times(runs, builds, n);
 
   InModelResult res;
   std::vector<db::Record> records;
   std::string target = co.target.str();
   for (size_t t = 0; t < n; ++t) {
     const graph::Task& task = ts.tasks[t];
-    auto median = [&](size_t b) { return times[b][t].empty() ? 0.0 : db::median_of(times[b][t]); };
-    res.fallback_ms += median(0) * task.weight * 1e3;
-    res.chosen_ms += median(1) * task.weight * 1e3;
-    // The times of each distinct schedule (a task with fewer candidates repeats its last).
-    schedule::Trace fallback = codegen::default_schedule(task.dag, co.target).trace();
-    std::map<std::string, std::pair<schedule::Trace, std::vector<double>>> by_trace;
-    std::string fallback_key = fallback.to_json().dump();
-    by_trace[fallback_key] = {fallback, times[0][t]};
-    for (size_t b = 1; b < ex.size() && !cands[t].empty(); ++b) {
-      const schedule::Trace& tr = cands[t][std::min(b - 1, cands[t].size() - 1)].trace();
-      auto& entry = by_trace.try_emplace(tr.to_json().dump(), tr, std::vector<double>{}).first->second;
-      entry.second.insert(entry.second.end(), times[b][t].begin(), times[b][t].end());
+    // Each distinct schedule's times over the builds that ran it.
+    std::vector<std::vector<double>> per_sched(scheds[t].size());
+    for (size_t b = 0; b < builds; ++b) {
+      auto& dst = per_sched[sched_of(t, b)];
+      dst.insert(dst.end(), times[b][t].begin(), times[b][t].end());
     }
-    double best = median(0);
-    std::string best_key = fallback_key;
-    for (auto& [key, entry] : by_trace)
-      if (!entry.second.empty() && db::median_of(entry.second) < best) {
-        best = db::median_of(entry.second);
-        best_key = key;
-      }
-    res.best_ms += best * task.weight * 1e3;
+    auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : db::median_of(v); };
+    res.fallback_ms += median(times[0][t]) * task.weight * 1e3;
+    res.chosen_ms += median(times[1][t]) * task.weight * 1e3;
+    size_t best = 0;
+    for (size_t i = 1; i < per_sched.size(); ++i)
+      if (!per_sched[i].empty() && median(per_sched[i]) < median(per_sched[best])) best = i;
+    res.best_ms += median(per_sched[best]) * task.weight * 1e3;
     auto w = db.find_workload(task.dag.hash_hex());
-    if (by_trace.size() < 2 || !w || times[0][t].empty()) continue;
+    if (scheds[t].size() < 2 || !w || per_sched[0].empty()) continue;
     ++res.compared;
-    res.fallback_wins += best_key == fallback_key;
-    res.lower_rank_wins +=
-        best_key != fallback_key && best_key != cands[t][0].trace().to_json().dump();
-    for (auto& [key, entry] : by_trace)
-      if (!entry.second.empty())
-        records.push_back(model_record(w->id, target, entry.first, entry.second));
+    res.fallback_wins += best == 0;
+    res.lower_rank_wins += best != 0 && best != sched_of(t, 1);
+    for (size_t i = 0; i < scheds[t].size(); ++i)
+      if (!per_sched[i].empty())
+        records.push_back(model_record(w->id, target, scheds[t][i].trace(), per_sched[i]));
   }
   if (!records.empty()) db.commit_round(records);
   return res;

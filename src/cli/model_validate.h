@@ -28,11 +28,12 @@ struct InModelResult {
 };
 
 /// Times each task's `top` validated schedules (else its best record) and its fallback
-/// inside the model, `rounds` blocks in turn, and records the per-kernel times of the runs
-/// within 10 % of their build's fastest (the others were slowed by other load) in `db`. `untuned` is the model compiled with fallbacks only (`co` without a database);
-/// `co` names the database the choices come from.
+/// inside the model, `rounds` blocks in turn, and records in `db` the per-kernel times of the
+/// runs within 10 % of their build's fastest (the others were slowed by other load).
+/// `untuned` is the model compiled with fallbacks only (`co` without a database); `co` names
+/// the database the choices come from.
 InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompileOptions& co,
                                 runtime::Artifact untuned, db::Database& db, int threads,
-                                int rounds = 10, int top = 3);
+                                int top = 3, int rounds = 10);
 
 }  // namespace tuner::cli

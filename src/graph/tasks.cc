@@ -19,8 +19,8 @@ te::ComputeDAG group_dag(const Graph& g, const Group& grp) {
   }
   // Stages are named by their node's position in the group, not in the graph: a trace names
   // stages, so the records of a task then replay on the same task of any model.
-  for (size_t k = 0; k < grp.nodes.size(); ++k) {
-    const Node& n = g.nodes[size_t(grp.nodes[k])];
+  for (size_t pos = 0; pos < grp.nodes.size(); ++pos) {
+    const Node& n = g.nodes[size_t(grp.nodes[pos])];
     std::vector<te::Tensor> ins = input_placeholders(g, n);
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!ins[i]) continue;
@@ -28,7 +28,7 @@ te::ComputeDAG group_dag(const Graph& g, const Group& grp) {
       INTERNAL_CHECK(it != tensor_of.end()) << describe(n) << ": input " << i << " not computed";
       ins[i] = it->second;
     }
-    std::vector<ConvertOutput> outs = convert_node(g, n, ins, "n" + std::to_string(k));
+    std::vector<ConvertOutput> outs = convert_node(g, n, ins, "n" + std::to_string(pos));
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       auto* t = std::get_if<te::Tensor>(&outs[k]);
       INTERNAL_CHECK(t) << describe(n) << ": output " << k << " is data inside a fused group";

@@ -24,6 +24,19 @@ bool split_rows_among_threads(const te::OperationNode& op) {
   return op.shape[2] >= 28 && pixels >= macs_per_pixel;
 }
 
+bool pixels_are_one_axis(const te::OperationNode& op) {
+  if (op.tag != "conv2d" || op.shape.size() != 4 || op.attrs.count("weight_block")) return false;
+  auto attr = [&](const char* k) {
+    auto it = op.attrs.find(k);
+    return it == op.attrs.end() ? int64_t(-1) : it->second;
+  };
+  for (const char* k : {"kernel_h", "kernel_w", "stride_h", "stride_w", "groups"})
+    if (attr(k) != 1) return false;
+  for (const char* k : {"pad_top", "pad_left", "pad_bottom", "pad_right"})
+    if (attr(k) != 0) return false;
+  return true;
+}
+
 bool should_auto_inline(const State& st, const std::string& stage) {
   if (!st.can_inline(stage) || st.stage(stage).op->tag == "pad") return false;
   for (auto& c : st.consumers(stage))

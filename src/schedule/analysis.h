@@ -27,6 +27,10 @@ std::string epilogue_of(const State& st, const std::string& stage);
 /// core: mobilenet_v2's projection convs ran 2-3x slower after their depthwise conv).
 bool split_rows_among_threads(const te::OperationNode& op);
 
+/// A plain (unpacked) 1x1 stride-1 unpadded conv without groups: it reads and writes pixel p
+/// of a channel at channel * H * W + p, so its output rows and columns can be one loop.
+bool pixels_are_one_axis(const te::OperationNode& op);
+
 /// The epilogues of every tiled reduction of the state (scheduled together with it).
 std::set<std::string> tiled_epilogues(const State& st);
 

@@ -11,25 +11,6 @@ TilingStages tiling_stages(Schedule& s, const std::string& stage) {
   return {stage, s.cache_write(stage)};
 }
 
-namespace {
-
-// A 1x1 stride-1 unpadded conv over the plain layout reads and writes pixel p of a channel at
-// channel * H * W + p: its rows of pixels are one contiguous axis.
-bool pixels_are_one_axis(const te::OperationNode& op) {
-  if (op.tag != "conv2d" || op.shape.size() != 4 || op.attrs.count("weight_block")) return false;
-  auto attr = [&](const char* k) {
-    auto it = op.attrs.find(k);
-    return it == op.attrs.end() ? int64_t(-1) : it->second;
-  };
-  for (const char* k : {"kernel_h", "kernel_w", "stride_h", "stride_w", "groups"})
-    if (attr(k) != 1) return false;
-  for (const char* k : {"pad_top", "pad_left", "pad_bottom", "pad_right"})
-    if (attr(k) != 0) return false;
-  return true;
-}
-
-}  // namespace
-
 void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceOptions& o) {
   auto [outer, local] = tiling_stages(s, stage);
   te::Tensor op_ref = s.state().stage(local).op;  // owned: primitives replace the state
@@ -41,7 +22,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   oax = lax;
   // Sampled: a plain 1x1 conv may tile its pixels as one axis (rows joined), so its vectors
   // need not divide a row: 56-wide rows fill 16-lane vectors.
-  if (pixels_are_one_axis(op) && s.categorical_value(s.sample_categorical({0, 1})) == 1) {
+  if (schedule::pixels_are_one_axis(op) && s.categorical_value(s.sample_categorical({0, 1})) == 1) {
     lax = {0, 1, s.fuse(local, {2, 3})};
     oax = {0, 1, s.fuse(outer, {2, 3})};
     nsp = 3;

@@ -118,8 +118,37 @@ class LoopVectorizer : public IRMutator {
       auto it = writes.find(l->buffer.get());
       if (it != writes.end() && !deep_equal(it->second, l->indices[0])) throw NotVectorizable();
     });
-    LaneWidener widen(v.get(), ramp(min, make_int(1), lanes));
+    Stmt whole = widen_at(body, v, min, lanes);
+    if (gathers(whole) == 0) return whole;
+    // Indices contiguous only piecewise (a packed weight's channel blocks: ramp(j, 1, 32) / 16)
+    // become gathers at full width; as consecutive narrower pieces, each a plain vector load.
+    for (int w = lanes / 2; w >= 4; --w) {
+      if (lanes % w) continue;
+      std::vector<Stmt> parts;
+      int g = 0;
+      for (int i = 0; i < lanes / w; ++i) {
+        parts.push_back(widen_at(body, v, min + make_int(int64_t(i) * w), w));
+        g += gathers(parts.back());
+      }
+      if (g == 0) return seq(parts);
+    }
+    return whole;
+  }
+
+  Stmt widen_at(const Stmt& body, const Var& v, const Expr& min, int lanes) {
+    LaneWidener widen(v.get(), ramp(simplify(min, ranges_), make_int(1), lanes));
     return widen_stmt(body, widen, lanes);
+  }
+
+  // Loads whose vector index is neither a ramp nor a broadcast: one scalar load per lane.
+  static int gathers(const Stmt& s) {
+    int n = 0;
+    visit_exprs(s, [&](const Expr& e) {
+      auto* l = e.as<BufferLoadNode>();
+      if (!l || l->indices[0].type().is_scalar()) return;
+      if (!l->indices[0].as<RampNode>() && !l->indices[0].as<BroadcastNode>()) ++n;
+    });
+    return n;
   }
 
   Stmt widen_stmt(const Stmt& s, LaneWidener& widen, int lanes) {

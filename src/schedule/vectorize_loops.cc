@@ -127,7 +127,7 @@ class LoopVectorizer : public IRMutator {
       std::vector<Stmt> parts;
       int g = 0;
       for (int i = 0; i < lanes / w; ++i) {
-        parts.push_back(widen_at(body, v, min + make_int(int64_t(i) * w), w));
+        parts.push_back(widen_at(body, v, min + make_int(int64_t(i) * w, min.type()), w));
         g += gathers(parts.back());
       }
       if (g == 0) return seq(parts);

@@ -122,15 +122,16 @@ class LoopVectorizer : public IRMutator {
     if (gathers(whole) == 0) return whole;
     // Indices contiguous only piecewise (a packed weight's channel blocks: ramp(j, 1, 32) / 16)
     // become gathers at full width; as consecutive narrower pieces, each a plain vector load.
+    // Pieces under 4 lanes would be scalar code in all but name: the gather stays then.
     for (int w = lanes / 2; w >= 4; --w) {
       if (lanes % w) continue;
       std::vector<Stmt> parts;
-      int g = 0;
-      for (int i = 0; i < lanes / w; ++i) {
+      bool plain = true;
+      for (int i = 0; i < lanes / w && plain; ++i) {
         parts.push_back(widen_at(body, v, min + make_int(int64_t(i) * w, min.type()), w));
-        g += gathers(parts.back());
+        plain = gathers(parts.back()) == 0;
       }
-      if (g == 0) return seq(parts);
+      if (plain) return seq(parts);
     }
     return whole;
   }

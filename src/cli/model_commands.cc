@@ -140,19 +140,26 @@ int run_run(const RunArgs& a) {
   }
   for (int i = 0; i < a.warmup; ++i) ex.run();
   std::vector<double> times;
-  std::vector<double> step_total(ex.plan().steps.size(), 0.0);
+  // Per-kernel times of every run; the profile reports each kernel's median (noise-robust).
+  std::vector<std::vector<double>> step_times(ex.plan().steps.size());
   ex.set_profiling(a.profile);
   for (int i = 0; i < std::max(1, a.repeat); ++i) {
     auto t0 = std::chrono::steady_clock::now();
     ex.run();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (a.profile)
-      for (size_t k = 0; k < step_total.size(); ++k) step_total[k] += ex.step_seconds()[k];
+      for (size_t k = 0; k < step_times.size(); ++k) step_times[k].push_back(ex.step_seconds()[k]);
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   double median = sorted[sorted.size() / 2];
   double p90 = sorted[std::min(sorted.size() - 1, size_t(double(sorted.size()) * 0.9))];
+  std::vector<double> step_median(step_times.size(), 0.0);
+  for (size_t k = 0; k < step_times.size(); ++k) {
+    auto& v = step_times[k];
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    step_median[k] = v[v.size() / 2];
+  }
 
   bool ok = true;
   double max_abs = 0, max_rel = 0;
@@ -186,27 +193,25 @@ int run_run(const RunArgs& a) {
            {"threads", ex.num_threads()}};
     if (a.profile) {
       Json steps = Json::array();
-      for (size_t k = 0; k < step_total.size(); ++k)
-        steps.push_back({{"step", k},
-                         {"label", ex.plan().steps[k].label},
-                         {"ms", step_total[k] / double(times.size()) * 1e3}});
+      for (size_t k = 0; k < step_median.size(); ++k)
+        steps.push_back({{"step", k}, {"label", ex.plan().steps[k].label}, {"ms", step_median[k] * 1e3}});
       j["profile"] = steps;
     }
     fmt::print("{}\n", j.dump());
   } else {
     if (a.profile) {
       double total = 0;
-      for (double s : step_total) total += s;
-      std::vector<size_t> order(step_total.size());
+      for (double s : step_median) total += s;
+      std::vector<size_t> order(step_median.size());
       for (size_t k = 0; k < order.size(); ++k) order[k] = k;
       std::sort(order.begin(), order.end(),
-                [&](size_t x, size_t y) { return step_total[x] > step_total[y]; });
-      fmt::print("{:>4}  {:<44} {:>10} {:>7}\n", "step", "kernel", "ms", "share");
+                [&](size_t x, size_t y) { return step_median[x] > step_median[y]; });
+      fmt::print("{:>4}  {:<44} {:>10} {:>7}\n", "step", "kernel", "median ms", "share");
       for (size_t k : order) {
         const auto& s = ex.plan().steps[k];
         std::string label = s.label.size() > 44 ? s.label.substr(0, 41) + "..." : s.label;
-        fmt::print("{:>4}  {:<44} {:>10.3f} {:>6.1f}%\n", k, label,
-                   step_total[k] / double(times.size()) * 1e3, 100.0 * step_total[k] / total);
+        fmt::print("{:>4}  {:<44} {:>10.3f} {:>6.1f}%\n", k, label, step_median[k] * 1e3,
+                   100.0 * step_median[k] / total);
       }
     }
     fmt::print("{}: latency median {:.3f} ms, p90 {:.3f} ms ({} runs, {} threads)\n",

@@ -155,7 +155,7 @@ int run_run(const RunArgs& a) {
   double median = sorted[sorted.size() / 2];
   double p90 = sorted[std::min(sorted.size() - 1, size_t(double(sorted.size()) * 0.9))];
   std::vector<double> step_median(step_times.size(), 0.0);
-  for (size_t k = 0; k < step_times.size(); ++k) {
+  for (size_t k = 0; k < step_times.size() && a.profile; ++k) {
     auto& v = step_times[k];
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     step_median[k] = v[v.size() / 2];

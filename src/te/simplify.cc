@@ -1,6 +1,7 @@
 #include "te/simplify.h"
 
 #include <cmath>
+#include <numeric>
 
 #include "support/error.h"
 #include "te/functor.h"
@@ -171,6 +172,24 @@ class Simplifier : public IRMutator {
     return true;
   }
 
+  // Whether all lanes of ramp(base, stride, lanes) fall in one block [k*c, (k+1)*c), so that
+  // `// c` is one value and `% c` a ramp. Either the range of base % c leaves room for the
+  // lanes, or the base's known divisor does: with g = gcd(c, base's coefficients), base % c
+  // is (base's constant % g) plus a multiple of g, so lanes spanning less than g never cross
+  // a block (16 lanes at a multiple of 16 over 32-channel weight blocks).
+  bool ramp_in_one_block(const RampNode* r, int64_t c) {
+    auto* st = as_const_int(r->stride);
+    if (c <= 0 || !st || *st < 0) return false;
+    int64_t span = *st * (r->lanes - 1);
+    IntBound mb = bound(mutate(floormod(r->base, make_int(c))));
+    if (mb.lo >= 0 && mb.hi + span < c) return true;
+    if (!r->base.type().is_integer() || !r->base.type().is_scalar()) return false;
+    LinearForm f = to_linear(r->base);
+    int64_t g = c;
+    for (auto& [atom, coef] : f.terms) g = std::gcd(g, coef < 0 ? -coef : coef);
+    return floormod_i(f.constant, g) + span < g;
+  }
+
   Expr visit_FloorDiv(const FloorDivNode* op, const Expr& e) override {
     Expr a = mutate(op->a), b = mutate(op->b);
     auto* ia = as_const_int(a);
@@ -191,15 +210,8 @@ class Simplifier : public IRMutator {
         if (auto* c1 = as_const_int(inner->b); c1 && *c1 > 0)
           return mutate(floordiv(inner->a, make_int(*c1 * *ib)));
     }
-    if (auto* rmp = a.as<RampNode>(); rmp && ib && *ib > 0) {
-      auto* st = as_const_int(rmp->stride);
-      if (st && *st >= 0) {
-        Expr base_mod = mutate(floormod(rmp->base, make_int(*ib)));
-        IntBound mb = bound(base_mod);
-        if (mb.lo >= 0 && mb.hi + *st * (rmp->lanes - 1) < *ib)
-          return broadcast(mutate(floordiv(rmp->base, make_int(*ib))), rmp->lanes);
-      }
-    }
+    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib))
+      return broadcast(mutate(floordiv(rmp->base, make_int(*ib))), rmp->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return floordiv(a, b);
   }
@@ -219,15 +231,8 @@ class Simplifier : public IRMutator {
       if (ab.lo >= 0 && ab.hi < *ib) return a;
       if (!deep_equal(r, a)) return floormod(r, b);
     }
-    if (auto* rmp = a.as<RampNode>(); rmp && ib && *ib > 0) {
-      auto* st = as_const_int(rmp->stride);
-      if (st && *st >= 0) {
-        Expr base_mod = mutate(floormod(rmp->base, make_int(*ib)));
-        IntBound mb = bound(base_mod);
-        if (mb.lo >= 0 && mb.hi + *st * (rmp->lanes - 1) < *ib)
-          return ramp(base_mod, rmp->stride, rmp->lanes);
-      }
-    }
+    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib))
+      return ramp(mutate(floormod(rmp->base, make_int(*ib))), rmp->stride, rmp->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return floormod(a, b);
   }

@@ -76,3 +76,20 @@ TEST(Printer, VariablesWithOneNameStayDistinct) {
   std::string s = to_string(a + b);
   EXPECT_EQ(s, "(x + x_1)");
 }
+
+// 16 lanes starting at a multiple of 16 never cross a 32-wide block, whatever the range of
+// the start: `// 32` is one value for all lanes and `% 32` a ramp (no per-lane gather of a
+// packed conv's weights). 32 lanes at a multiple of 16 may cross one: left as they are.
+TEST(Simplify, RampsInsideOneBlockByDivisibility) {
+  Var j("j"), c("c");
+  RangeMap r{{j.get(), {0, 3}}, {c.get(), {0, 2}}};
+  Expr lanes16 = ramp(j * 16 + c * 64, Expr(1), 16);
+  EXPECT_EQ(to_string(simplify(floordiv(lanes16, Expr(32)), r)), "x16((((j * 16) + (c * 64)) // 32))");
+  Expr mod = simplify(floormod(lanes16, Expr(32)), r);
+  ASSERT_TRUE(mod.as<RampNode>()) << to_string(mod);
+  // A constant offset within the divisor still fits: 8 lanes at 16k + 8.
+  EXPECT_TRUE(simplify(floordiv(ramp(j * 16 + 8, Expr(1), 8), Expr(32)), r).as<BroadcastNode>());
+  // 9 lanes at 16k + 8 reach the next multiple of 16, which may start a block.
+  EXPECT_FALSE(simplify(floordiv(ramp(j * 16 + 8, Expr(1), 9), Expr(32)), r).as<BroadcastNode>());
+  EXPECT_FALSE(simplify(floordiv(ramp(j * 16, Expr(1), 32), Expr(32)), r).as<BroadcastNode>());
+}

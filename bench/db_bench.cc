@@ -136,8 +136,8 @@ void BM_CommitRound64(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     std::vector<Record> round;
-    for (int i = 0; i < 64; ++i)
-      round.push_back(record(1 + (tag % kWorkloads), kTargets[tag % 2], tag++, rng));
+    for (int i = 0; i < 64; ++i, ++tag)
+      round.push_back(record(1 + (tag % kWorkloads), kTargets[tag % 2], tag, rng));
     state.ResumeTiming();
     auto c = db.commit_round(round);
     if (c.inserted != 64) state.SkipWithError("duplicate records");

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/model_common.h"
 #include "compile/compile_model.h"
+#include "db/record.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/tensor_proto.h"
@@ -155,11 +156,9 @@ int run_run(const RunArgs& a) {
   double median = sorted[sorted.size() / 2];
   double p90 = sorted[std::min(sorted.size() - 1, size_t(double(sorted.size()) * 0.9))];
   std::vector<double> step_median(step_times.size(), 0.0);
-  for (size_t k = 0; k < step_times.size() && a.profile; ++k) {
-    auto& v = step_times[k];
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    step_median[k] = v[v.size() / 2];
-  }
+  if (a.profile)
+    for (size_t k = 0; k < step_times.size(); ++k)
+      step_median[k] = db::median_of(std::move(step_times[k]));
 
   bool ok = true;
   double max_abs = 0, max_rel = 0;

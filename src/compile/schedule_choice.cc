@@ -91,7 +91,9 @@ std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Dat
   for (auto& r : v)
     if (r.choice.sched.trace() == fallback.trace()) {
       if (v[0].median < r.median * (1 - kInModelMargin)) break;
-      return ChosenSchedule{std::move(fallback), "fallback (no schedule 3 % faster in the model)",
+      return ChosenSchedule{std::move(fallback),
+                            "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
+                                " % faster in the model)",
                             false};
     }
   return std::move(v[0].choice);

@@ -26,8 +26,9 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
 
 /// The schedule of (dag, target) in `db` (may be null), replayed: the faster in the model
 /// when the tuning timed its choice inside the model (cli/model_validate.h; only with
-/// `in_model`; the fallback unless that is 3 % faster than it there), else the validated choice when it validated its best (search/validate.h),
-/// else the best ok record; the fallback schedule when there is none or none replays.
+/// `in_model`; the fallback unless that is 3 % faster than it there), else the validated
+/// choice when it validated its best (search/validate.h), else the best ok record; the
+/// fallback schedule when there is none or none replays.
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db, bool in_model = true);
 

@@ -173,15 +173,17 @@ class Simplifier : public IRMutator {
   }
 
   // Whether all lanes of ramp(base, stride, lanes) fall in one block [k*c, (k+1)*c), so that
-  // `// c` is one value and `% c` a ramp. Either the range of base % c leaves room for the
-  // lanes, or the base's known divisor does: with g = gcd(c, base's coefficients), base % c
-  // is (base's constant % g) plus a multiple of g, so lanes spanning less than g never cross
-  // a block (16 lanes at a multiple of 16 over 32-channel weight blocks).
-  bool ramp_in_one_block(const RampNode* r, int64_t c) {
+  // `// c` is one value and `% c` a ramp; then *base_mod is the simplified base % c. Either the
+  // range of base % c leaves room for the lanes, or the base's known divisor does: with
+  // g = gcd(c, base's coefficients), base % c is (base's constant % g) plus a multiple of g,
+  // so lanes spanning less than g never cross a block (16 lanes at a multiple of 16 over
+  // 32-channel weight blocks).
+  bool ramp_in_one_block(const RampNode* r, int64_t c, Expr* base_mod) {
     auto* st = as_const_int(r->stride);
     if (c <= 0 || !st || *st < 0) return false;
     int64_t span = *st * (r->lanes - 1);
-    IntBound mb = bound(mutate(floormod(r->base, make_int(c))));
+    *base_mod = mutate(floormod(r->base, make_int(c)));
+    IntBound mb = bound(*base_mod);
     if (mb.lo >= 0 && mb.hi + span < c) return true;
     if (!r->base.type().is_integer() || !r->base.type().is_scalar()) return false;
     LinearForm f = to_linear(r->base);
@@ -210,7 +212,8 @@ class Simplifier : public IRMutator {
         if (auto* c1 = as_const_int(inner->b); c1 && *c1 > 0)
           return mutate(floordiv(inner->a, make_int(*c1 * *ib)));
     }
-    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib))
+    Expr base_mod;
+    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib, &base_mod))
       return broadcast(mutate(floordiv(rmp->base, make_int(*ib))), rmp->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return floordiv(a, b);
@@ -231,8 +234,9 @@ class Simplifier : public IRMutator {
       if (ab.lo >= 0 && ab.hi < *ib) return a;
       if (!deep_equal(r, a)) return floormod(r, b);
     }
-    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib))
-      return ramp(mutate(floormod(rmp->base, make_int(*ib))), rmp->stride, rmp->lanes);
+    Expr base_mod;
+    if (auto* rmp = a.as<RampNode>(); rmp && ib && ramp_in_one_block(rmp, *ib, &base_mod))
+      return ramp(base_mod, rmp->stride, rmp->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return floormod(a, b);
   }

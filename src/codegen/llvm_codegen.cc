@@ -387,27 +387,49 @@ class CodeGenLLVM {
   }
 
   // A load with a small constant stride s (a strided conv's input row) reads the span its
-  // lanes cover as one vector and keeps every s-th element: a few wide loads and a shuffle
-  // instead of one scalar load and insert per lane. The span ends at the last lane's element.
+  // lanes cover (first lane's element to last's) as whole vectors, the last one ending at the
+  // span's end so nothing past it is read, and picks every s-th element with two-source
+  // shuffles (one vpermt2ps per extra vector) instead of a load and insert per lane. An
+  // odd-length span vector legalized into pieces cost more than the multiply-adds it fed.
   llvm::Value* strided_load(const Buffer& buf, const RampNode* r, int s, int lanes) {
-    unsigned align = unsigned(buf->dtype.bytes());
-    int span = (lanes - 1) * s + 1;
-    auto* wide_ty = llvm::FixedVectorType::get(scalar_type(buf->dtype, true), unsigned(span));
+    llvm::Align align(buf->dtype.bytes());
+    llvm::Type* elem = scalar_type(buf->dtype, true);
+    auto* vec_ty = llvm::FixedVectorType::get(elem, unsigned(lanes));
+    int span = (lanes - 1) * s + 1, chunks = (span + lanes - 1) / lanes;
     llvm::Value* p = address(buf, emit(r->base));
-    llvm::Value* wide;
-    if (mask_) {
-      // Element j of the span belongs to lane j / s when j % s == 0; the others stay idle
-      // (index `lanes` picks the first element of the all-false second operand).
-      std::vector<int> spread(size_t(span), lanes);
-      for (int i = 0; i < lanes; ++i) spread[size_t(i * s)] = i;
-      llvm::Value* m = b_.CreateShuffleVector(mask_, llvm::Constant::getNullValue(mask_->getType()), spread);
-      wide = b_.CreateMaskedLoad(wide_ty, p, llvm::Align(align), m);
-    } else {
-      wide = b_.CreateAlignedLoad(wide_ty, p, llvm::Align(align));
+    llvm::Value* out = nullptr;
+    for (int m = 0; m < chunks; ++m) {
+      int off = std::min(m * lanes, span - lanes);
+      llvm::Value* q = m == 0 ? p
+                       : mask_ ? b_.CreateGEP(elem, p, b_.getInt64(off))
+                               : b_.CreateInBoundsGEP(elem, p, b_.getInt64(off));
+      llvm::Value* chunk;
+      if (mask_) {
+        // Element j of the chunk is lane (off + j) / s when (off + j) % s == 0; the others
+        // stay idle (index `lanes` picks the first element of the all-false operand).
+        std::vector<int> spread(size_t(lanes), lanes);
+        for (int j = 0; j < lanes; ++j)
+          if ((off + j) % s == 0) spread[size_t(j)] = (off + j) / s;
+        llvm::Value* mk = b_.CreateShuffleVector(mask_, llvm::Constant::getNullValue(mask_->getType()), spread);
+        chunk = b_.CreateMaskedLoad(vec_ty, q, align, mk);
+      } else {
+        chunk = b_.CreateAlignedLoad(vec_ty, q, align);
+      }
+      if (m == 0) {
+        out = chunk;
+        continue;
+      }
+      // Lane i's element i*s lies in chunk (i*s) / lanes; earlier lanes are already in place
+      // (chunk 0's are still at their element position), later ones are filled next.
+      std::vector<int> pick(size_t(lanes), -1);
+      for (int i = 0; i < lanes; ++i) {
+        int e = i * s, from = e / lanes;
+        if (from < m) pick[size_t(i)] = m == 1 ? e : i;
+        else if (from == m) pick[size_t(i)] = lanes + e - off;
+      }
+      out = b_.CreateShuffleVector(out, chunk, pick);
     }
-    std::vector<int> pick(static_cast<size_t>(lanes));
-    for (int i = 0; i < lanes; ++i) pick[size_t(i)] = i * s;
-    return b_.CreateShuffleVector(wide, pick);
+    return out;
   }
 
   // ---- statements ------------------------------------------------------------------------

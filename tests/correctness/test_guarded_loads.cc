@@ -132,4 +132,39 @@ TEST(GuardedLoads, StridedConvStaysInsideTheInput) {
   check_guarded("conv2d", {"c=16", "h=14", "w=14", "k=32", "kh=3", "kw=3", "pad=1", "stride=2", "wblock=16"}, false);
 }
 
+TEST(GuardedLoads, StridedPoolWithPaddingStaysInsideTheInput) {
+  // Masked span loads: the border test masks lanes of every chunk of the span.
+  check_guarded("max_pool2d", {"c=8", "h=112", "w=112", "kernel=3", "stride=2", "pad=1"}, true);
+  check_guarded("max_pool2d", {"c=4", "h=21", "w=45", "kernel=3", "stride=3", "pad=1"}, true);
+}
+
+// Y[i, j] = X[i, s*j + o] with j vectorized by `lanes`: every stride and lane count the span
+// loads handle (two to four chunks, a lane count that is no power of two), read at a page end.
+TEST(GuardedLoads, StridedLoadsPickEveryStridethElement) {
+  for (int64_t s : {2, 3, 4})
+    for (int64_t lanes : {4, 7, 16}) {
+      const int64_t H = 3, W = 2 * lanes, o = s - 1, XW = s * (W - 1) + o + 1;
+      te::Tensor X = te::placeholder({H, XW}, te::DataType::f32(), "X");
+      te::Tensor Y = te::compute({H, W}, [&](auto& i) { return X(i[0], i[1] * te::make_int(s) + te::make_int(o)); }, "Y");
+      te::ComputeDAG dag({X}, {Y});
+      schedule::Schedule sch(dag);
+      auto sp = sch.split("Y", 1, {lanes});
+      sch.vectorize("Y", sp[1]);
+      auto kernel = codegen::compile_kernel(sch.state(), host_target(), "k");
+      Rng rng(uint64_t(7 * s + lanes));
+      ops::HostTensor in = ops::HostTensor::random({H, XW}, te::DataType::f32(), rng);
+      const float* x = static_cast<const float*>(in.raw());
+      GuardedBuffer guarded(in.bytes(), /*at_end=*/true);
+      std::memcpy(guarded.data(), in.raw(), in.bytes());
+      ops::HostTensor out({H, W}, te::DataType::f32());
+      std::vector<void*> args{guarded.data(), out.raw()};
+      TunerEnv env = test_pool().env();
+      kernel(args.data(), env);
+      const float* y = static_cast<const float*>(out.raw());
+      for (int64_t i = 0; i < H; ++i)
+        for (int64_t j = 0; j < W; ++j)
+          ASSERT_EQ(y[i * W + j], x[i * XW + s * j + o]) << "stride " << s << ", " << lanes << " lanes, at " << i << "," << j;
+    }
+}
+
 }  // namespace

@@ -18,6 +18,7 @@
 #include "cli/op_common.h"
 #include "cli/tune_view.h"
 #include "compile/compile_model.h"
+#include "compile/schedule_choice.h"
 #include "costmodel/features.h"
 #include "db/sqlite_database.h"
 #include "graph/tasks.h"
@@ -279,10 +280,11 @@ void cmd_tune_model(const TuneModelArgs& a) {
       InModelResult r = validate_in_model(g, co, untuned, *db, a.threads, a.validate);
       if (chatty)
         fmt::print(stderr,
-                   "in the model: of {} tasks, the fallback was fastest on {}, a schedule other "
-                   "than the sandbox's fastest on {} (kernel sums: fallbacks {:.3f} ms, sandbox "
-                   "choices {:.3f} ms, fastest in the model {:.3f} ms)\n",
-                   r.compared, r.fallback_wins, r.lower_rank_wins, r.fallback_ms, r.chosen_ms,
+                   "in the model: of {} tasks, {} keep the fallback (no schedule {} % faster "
+                   "there), {} take another than the sandbox's fastest (kernel sums: fallbacks "
+                   "{:.3f} ms, sandbox choices {:.3f} ms, compile's choices {:.3f} ms)\n",
+                   r.compared, r.fallback_wins, int(compile::kInModelMargin * 100),
+                   r.lower_rank_wins, r.fallback_ms, r.chosen_ms,
                    r.best_ms);
     }
     compile::CompileReport rep;

@@ -105,6 +105,10 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
     size_t best = 0;
     for (size_t i = 1; i < per_sched.size(); ++i)
       if (!per_sched[i].empty() && median(per_sched[i]) < median(per_sched[best])) best = i;
+    // As compile will choose: the fallback unless the fastest beats it by the margin.
+    if (best != 0 && !per_sched[0].empty() &&
+        !compile::beats_fallback_in_model(median(per_sched[best]), median(per_sched[0])))
+      best = 0;
     res.best_ms += median(per_sched[best]) * task.weight * 1e3;
     auto w = db.find_workload(task.dag.hash_hex());
     if (scheds[t].size() < 2 || !w || per_sched[0].empty()) continue;

@@ -20,10 +20,10 @@ namespace tuner::cli {
 
 struct InModelResult {
   int compared = 0;          // tasks with a schedule other than the fallback
-  int fallback_wins = 0;     // of those, where the fallback ran fastest in the model
-  int lower_rank_wins = 0;   // where another than the sandbox's fastest did
+  int fallback_wins = 0;     // of those, where compile keeps the fallback (none 3 % faster)
+  int lower_rank_wins = 0;   // where it picks another than the sandbox's fastest
   double fallback_ms = 0;    // Σ weight x kernel time: all fallbacks, all sandbox choices,
-  double chosen_ms = 0;      // and each task's fastest in the model
+  double chosen_ms = 0;      // and compile's choices by these times
   double best_ms = 0;
 };
 

@@ -74,12 +74,6 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
   return std::move(v[0].choice);
 }
 
-// How much faster than the fallback, timed in the model, a schedule must be to replace it.
-// The fastest of a few noisy medians is biased low (3 rounds of a dozen schedules): a 2 %
-// "win" of layer 1's conv of resnet18 (5 samples) then ran 0.58-0.98 ms in the artifact
-// against its fallback's 0.56-0.65.
-constexpr double kInModelMargin = 0.03;
-
 // The fastest schedule timed inside the model, unless the fallback, timed there too, is
 // within kInModelMargin of it: then the fallback.
 std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Database& db,
@@ -90,7 +84,7 @@ std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Dat
   schedule::Schedule fallback = codegen::default_schedule(dag, target);
   for (auto& r : v)
     if (r.choice.sched.trace() == fallback.trace()) {
-      if (v[0].median < r.median * (1 - kInModelMargin)) break;
+      if (beats_fallback_in_model(v[0].median, r.median)) break;
       return ChosenSchedule{std::move(fallback),
                             "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
                                 " % faster in the model)",
@@ -100,6 +94,10 @@ std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Dat
 }
 
 }  // namespace
+
+bool beats_fallback_in_model(double sched_median, double fallback_median) {
+  return sched_median < fallback_median * (1 - kInModelMargin);
+}
 
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db, bool in_model) {

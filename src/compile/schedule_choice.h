@@ -24,6 +24,16 @@ struct ChosenSchedule {
 /// Opens the database at db_path read-only; nullptr when db_path is empty or absent.
 std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path);
 
+/// How much faster than the fallback, timed in the model, a schedule must be to replace it.
+/// The fastest of a few noisy medians is biased low (3 rounds of a dozen schedules): a 2 %
+/// "win" of layer 1's conv of resnet18 (5 samples) then ran 0.58-0.98 ms in the artifact
+/// against its fallback's 0.56-0.65.
+inline constexpr double kInModelMargin = 0.03;
+
+/// Whether a schedule timed at `sched_median` inside the model replaces the fallback timed
+/// there at `fallback_median`: only when it is at least kInModelMargin faster.
+bool beats_fallback_in_model(double sched_median, double fallback_median);
+
 /// The schedule of (dag, target) in `db` (may be null), replayed: the faster in the model
 /// when the tuning timed its choice inside the model (cli/model_validate.h; only with
 /// `in_model`; the fallback unless that is 3 % faster than it there), else the validated

@@ -15,7 +15,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,28 +28,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=50)
     a = ap.parse_args()
-    import onnxruntime as ort
-    from onnx import TensorProto, numpy_helper
+    from model_bench import ort_median_ms, ort_session
 
-    data = os.path.join(a.model_dir, "test_data_set_0", "input_0.pb")
-    t = TensorProto()
-    t.ParseFromString(open(data, "rb").read())
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = a.threads
-    so.inter_op_num_threads = 1
-    sess = ort.InferenceSession(os.path.join(a.model_dir, "model.onnx"), so,
-                                providers=["CPUExecutionProvider"])
-    feed = {sess.get_inputs()[0].name: numpy_helper.to_array(t)}
-    for _ in range(5):
-        sess.run(None, feed)
+    data_dir = os.path.join(a.model_dir, "test_data_set_0")
+    data = os.path.join(data_dir, "input_0.pb")
+    sess, feed = ort_session(os.path.join(a.model_dir, "model.onnx"), data_dir, a.threads)
 
     def ort_ms():
-        ts = []
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            sess.run(None, feed)
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts) * 1e3
+        return ort_median_ms(sess, feed, a.repeat)
 
     def tuner_ms(art):
         out = subprocess.run([a.tuner, "run", art, "--input", data, "--threads", str(a.threads),

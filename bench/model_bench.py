@@ -34,25 +34,35 @@ def tuner_latency(tuner, artifact, data, threads, repeat):
     return j["latency_ms"], j["max_abs_err"]
 
 
-def ort_latency(model, data, threads, repeat):
+def ort_session(model, data, threads):
+    """An ONNX Runtime session on `threads` threads and its feed (input_0.pb in `data`), warmed up."""
     import onnxruntime as ort
     from onnx import TensorProto, numpy_helper
     t = TensorProto()
     t.ParseFromString(open(os.path.join(data, "input_0.pb"), "rb").read())
-    x = numpy_helper.to_array(t)
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-    feed = {sess.get_inputs()[0].name: x}
+    feed = {sess.get_inputs()[0].name: numpy_helper.to_array(t)}
     for _ in range(3):
         sess.run(None, feed)
+    return sess, feed
+
+
+def ort_median_ms(sess, feed, repeat):
+    """The median of `repeat` timed runs of an ONNX Runtime session, in ms."""
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         sess.run(None, feed)
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
+
+
+def ort_latency(model, data, threads, repeat):
+    sess, feed = ort_session(model, data, threads)
+    return ort_median_ms(sess, feed, repeat)
 
 
 def torch_latency(name, threads, repeat):

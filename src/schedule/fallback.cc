@@ -67,25 +67,13 @@ class Fallback {
   // pass writing the whole padded input (measured 1.3-10x faster on ResNet-18 and
   // MobileNet-V2 layers); the 7x7 stem tests too many loads and keeps the pass (1.6x).
   void inline_small_window_padding() {
-    const State& st = s_.state();
-    for (auto& pad : std::vector<Stage>(st.stages())) {
-      if (pad.op->tag != "pad" || !st.can_inline(pad.name())) continue;
-      auto cons = st.consumers(pad.name());
-      if (cons.size() != 1 || !is_tiled_reduction(st.stage(cons[0]))) continue;
-      const auto& attrs = st.stage(cons[0]).op->attrs;
-      auto kh = attrs.find("kernel_h"), kw = attrs.find("kernel_w");
-      if (kh != attrs.end() && kw != attrs.end() && kh->second * kw->second <= 9)
-        s_.compute_inline(pad.name());
-    }
+    for (auto& pad : std::vector<Stage>(s_.state().stages()))
+      if (fallback_inlines_padding(s_.state(), pad.name())) s_.compute_inline(pad.name());
   }
 
   void tile_reduction(const std::string& name) {
     const te::Tensor rop = s_.state().stage(name).op;
     bool conv = rop->tag == "conv2d" || rop->tag == "pool";
-    // A conv over a packed weight vectorizes over output channels (one contiguous weight
-    // vector, the input broadcast) with a row of output pixels in registers.
-    auto wb = rop->attrs.find("weight_block");
-    int64_t wblock = conv && wb != rop->attrs.end() ? wb->second : 0;
     std::string outer = epilogue_of(s_.state(), name), local = name;
     if (outer.empty()) {
       local = s_.cache_write(name);
@@ -95,28 +83,9 @@ class Fallback {
     done_.insert(local);
     te::Tensor wop = s_.state().stage(outer).op;
     int nax = int(wop->axes.size());
-    int lanes = o_.vector_lanes;
-    // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized); for a
-    // packed conv, rows are output pixels and columns one weight block of output channels.
-    int row_axis = wblock ? nax - 1 : conv ? 1 : nax - 2, col_axis = wblock ? 1 : nax - 1;
-    // A batch of single-row products sharing B ([b, 1, k] x [k, n]): the rows are the batch.
-    if (!conv && nax >= 3 && wop->shape[size_t(row_axis)] == 1) row_axis = nax - 3;
-    int64_t rows_ext = wop->shape[size_t(row_axis)];
-    int64_t cols_ext = wop->shape[size_t(col_axis)];
-    // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
-    // legalize into several registers and spill), else the largest divisor up to a vector.
-    int64_t tc = wblock;
-    for (int64_t c : {int64_t(2 * lanes), int64_t(lanes), int64_t(lanes / 2), int64_t(lanes / 4)})
-      if (tc == 0 && c >= 4 && cols_ext % c == 0) tc = c;
-    // A divisor filling more than half a vector beats a power of two below half (a 28-wide
-    // row: 14 lanes, not 4; 1x1 conv 32->192 at 28x28 0.089 -> 0.047 ms). Not above: a
-    // 56-wide depthwise conv took 0.086 ms with 8 lanes, 0.135 with 14 (its loads, one per
-    // multiply-add, split into pieces).
-    int64_t fill = largest_divisor_leq(cols_ext, lanes);
-    if (tc == 0 || (!wblock && 2 * tc < lanes && 2 * fill > lanes)) tc = fill;
-    // Rows: as many as keep the accumulators within about 16 vector registers.
-    int64_t regs_per_row = (tc + lanes - 1) / lanes;
-    int64_t tr = largest_divisor_leq(rows_ext, std::max<int64_t>(1, std::min<int64_t>(8, 16 / regs_per_row)));
+    ReductionTile t = fallback_tile(*rop, *wop, o_.vector_lanes);
+    int row_axis = t.row_axis, col_axis = t.col_axis;
+    int64_t tr = t.rows, tc = t.cols;
 
     // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i] (packed conv: [n, k.o,
     // oh, ow.o, ow.i, k.i])
@@ -129,12 +98,10 @@ class Fallback {
       else order.push_back(a);
     }
     auto extent = [&](int iter) { return s_.state().stage(outer).iters[size_t(iter)].extent; };
-    // (4-D convs only: shape[2] is the output rows.)
-    int64_t rb = split_rows_among_threads(*rop) ? largest_divisor_leq(wop->shape[2], 8) : 0;
-    if (rb && wop->shape[0] * (wop->shape[2] / rb) * extent(order[1]) >= kMinParallelTiles) {
+    if (t.row_block) {
       // Rows split among threads: [n, oh.o, (channels).o, oh.i, last], the first three parallel.
       int channels_o = order[1], last = order[3];
-      auto h = s_.split(outer, 2, {rb});
+      auto h = s_.split(outer, 2, {t.row_block});
       order = {0, h[0], channels_o, h[1], last};
       fused = {0, h[0], channels_o};
     } else {
@@ -172,8 +139,7 @@ class Fallback {
     int unroll_k = -1;
     if (!conv) {
       // Split k so a few iterations are unrolled around the register tile.
-      int64_t kext = lop->reduce_axes[0].extent;
-      int64_t ku = largest_divisor_leq(kext, 4);
+      int64_t ku = t.k_unroll;
       if (ku > 1) {
         auto ks = s_.split(local, lax, {ku});
         reds = {ks[0], ks[1]};
@@ -237,6 +203,59 @@ class Fallback {
 };
 
 }  // namespace
+
+bool fallback_inlines_padding(const State& st, const std::string& stage) {
+  const Stage& pad = st.stage(stage);
+  if (pad.op->tag != "pad" || !st.can_inline(stage)) return false;
+  auto cons = st.consumers(stage);
+  if (cons.size() != 1 || !is_tiled_reduction(st.stage(cons[0]))) return false;
+  const auto& attrs = st.stage(cons[0]).op->attrs;
+  auto kh = attrs.find("kernel_h"), kw = attrs.find("kernel_w");
+  return kh != attrs.end() && kw != attrs.end() && kh->second * kw->second <= 9;
+}
+
+ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes) {
+  ReductionTile t;
+  bool conv = rop.tag == "conv2d" || rop.tag == "pool";
+  // A conv over a packed weight vectorizes over output channels (one contiguous weight
+  // vector, the input broadcast) with a row of output pixels in registers.
+  auto wb = rop.attrs.find("weight_block");
+  int64_t wblock = conv && wb != rop.attrs.end() ? wb->second : 0;
+  int nax = int(wop.axes.size());
+  // Tile sizes: rows (i / output channels) x columns (j / output width, vectorized); for a
+  // packed conv, rows are output pixels and columns one weight block of output channels.
+  t.row_axis = wblock ? nax - 1 : conv ? 1 : nax - 2;
+  t.col_axis = wblock ? 1 : nax - 1;
+  // A batch of single-row products sharing B ([b, 1, k] x [k, n]): the rows are the batch.
+  if (!conv && nax >= 3 && wop.shape[size_t(t.row_axis)] == 1) t.row_axis = nax - 3;
+  int64_t rows_ext = wop.shape[size_t(t.row_axis)];
+  int64_t cols_ext = wop.shape[size_t(t.col_axis)];
+  // Columns: whole vectors when a power-of-two lane count divides the extent (other widths
+  // legalize into several registers and spill), else the largest divisor up to a vector.
+  int64_t tc = wblock;
+  for (int64_t c : {int64_t(2 * lanes), int64_t(lanes), int64_t(lanes / 2), int64_t(lanes / 4)})
+    if (tc == 0 && c >= 4 && cols_ext % c == 0) tc = c;
+  // A divisor filling more than half a vector beats a power of two below half (a 28-wide
+  // row: 14 lanes, not 4; 1x1 conv 32->192 at 28x28 0.089 -> 0.047 ms). Not above: a
+  // 56-wide depthwise conv took 0.086 ms with 8 lanes, 0.135 with 14 (its loads, one per
+  // multiply-add, split into pieces).
+  int64_t fill = largest_divisor_leq(cols_ext, lanes);
+  if (tc == 0 || (!wblock && 2 * tc < lanes && 2 * fill > lanes)) tc = fill;
+  t.cols = tc;
+  // Rows: as many as keep the accumulators within about 16 vector registers.
+  int64_t regs_per_row = (tc + lanes - 1) / lanes;
+  t.rows = largest_divisor_leq(rows_ext, std::max<int64_t>(1, std::min<int64_t>(8, 16 / regs_per_row)));
+  // (4-D convs only: shape[2] is the output rows.) Split among threads only when the tiles
+  // outside the rows (batch x row blocks x axis 1's outer part) still fill the threads.
+  int64_t rb = split_rows_among_threads(rop) ? largest_divisor_leq(wop.shape[2], 8) : 0;
+  if (rb) {
+    int64_t inner1 = t.row_axis == 1 ? t.rows : t.col_axis == 1 ? t.cols : 1;
+    int64_t outer1 = (wop.shape[1] + inner1 - 1) / inner1;
+    if (wop.shape[0] * (wop.shape[2] / rb) * outer1 >= kMinParallelTiles) t.row_block = rb;
+  }
+  if (!conv && !rop.reduce_axes.empty()) t.k_unroll = largest_divisor_leq(rop.reduce_axes[0].extent, 4);
+  return t;
+}
 
 bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes) {
   const Stage& s = st.stage(stage);

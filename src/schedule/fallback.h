@@ -10,6 +10,20 @@ struct FallbackOptions {
   int vector_lanes = 16;
 };
 
+/// The register tile the fallback gives a tiled reduction (matmul, conv, pool) `rop` whose
+/// result `wop` writes (rop itself, or its elementwise epilogue).
+struct ReductionTile {
+  int row_axis = 0, col_axis = 0;  // axes of wop: tile rows (unrolled), columns (vectorized)
+  int64_t rows = 1, cols = 1;
+  int64_t row_block = 0;  // > 0: the output rows (axis 2) go to threads in blocks of this
+  int64_t k_unroll = 1;   // reduction iterations unrolled around the tile (matmul)
+};
+ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes);
+
+/// Whether the fallback inlines the padding stage `stage` into its reader: a conv window of
+/// at most 3x3 (larger windows test too many loads; their padding is a pass of its own).
+bool fallback_inlines_padding(const State& st, const std::string& stage);
+
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});
 

@@ -23,6 +23,10 @@ class Schedule {
     next_preset_ = 0;
   }
 
+  /// Queues the decision the next sampling instruction without one takes (after those
+  /// already queued); an invalid one is re-sampled.
+  void preset_next(std::vector<int64_t> decision) { presets_.push_back(std::move(decision)); }
+
   const State& state() const { return state_; }
   const Trace& trace() const { return trace_; }
   const te::ComputeDAG& dag() const { return state_.dag(); }

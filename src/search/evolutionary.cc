@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "support/hash.h"
@@ -35,6 +36,12 @@ uint64_t EvolutionarySearch::key_of(const Schedule& s) { return fnv1a64(s.state(
 
 Schedule EvolutionarySearch::sample_random() { return generate_schedule(dag_, space_, rng_.next()); }
 
+Schedule EvolutionarySearch::sample_like_fallback() {
+  SpaceOptions o = space_;
+  o.like_fallback = true;
+  return generate_schedule(dag_, o, rng_.next());
+}
+
 Schedule EvolutionarySearch::mutate(const Schedule& parent) {
   Decisions d = decisions_of(parent.trace());
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -63,8 +70,17 @@ void EvolutionarySearch::notify(const std::vector<Schedule>& cands, const std::v
 
 std::vector<Schedule> EvolutionarySearch::propose(int n) {
   int pop_size = std::max(opts_.population, n);
+  // The fallback's choices in this space, measured first: the hand-written tile is often
+  // better than random samples reach in a few hundred trials (resnet18's convs: 5-13 %), and
+  // mutations of it then search around it.
+  std::optional<Schedule> start;
+  if (!space_.gpu) {
+    Schedule f = sample_like_fallback();
+    if (!measured_keys_.count(key_of(f))) start = std::move(f);
+  }
   // Initial population: the best measured schedules, then random samples.
   std::vector<Schedule> pop, randoms;
+  if (start) pop.push_back(*start);
   int from_measured = std::min<int>(int(measured_.size()), int(pop_size * opts_.measured_share));
   for (int i = 0; i < from_measured; ++i) pop.push_back(Schedule::replay(dag_, measured_[i].second));
   while (int(pop.size()) < pop_size) {
@@ -108,6 +124,7 @@ std::vector<Schedule> EvolutionarySearch::propose(int n) {
   int n_random = std::max(n > 1 ? 1 : 0, int(std::round(n * opts_.eps_greedy)));
   std::vector<Schedule> out;
   std::set<uint64_t> taken;
+  if (start && n > 0 && taken.insert(key_of(*start)).second) out.push_back(*start);
   for (auto& [score, s] : ranked) {
     if (int(out.size()) >= n - n_random) break;
     if (taken.insert(key_of(*s)).second) out.push_back(*s);

@@ -43,6 +43,8 @@ class EvolutionarySearch {
 
  private:
   schedule::Schedule sample_random();
+  /// The point of the space the fallback schedule would take (SpaceOptions::like_fallback).
+  schedule::Schedule sample_like_fallback();
   schedule::Schedule mutate(const schedule::Schedule& parent);
 
   te::ComputeDAG dag_;

@@ -1,4 +1,7 @@
+#include <optional>
+
 #include "schedule/analysis.h"
+#include "schedule/fallback.h"
 #include "search/rules.h"
 
 namespace tuner::search {
@@ -20,9 +23,17 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   std::vector<int> lax(nsp), oax;
   for (int a = 0; a < nsp; ++a) lax[a] = a;
   oax = lax;
+  // The fallback's tile (SpaceOptions::like_fallback): the choices below take it.
+  std::optional<schedule::ReductionTile> fb;
+  if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes);
+  auto prefer = [&](std::vector<int64_t> decision) {
+    if (fb) s.preset_next(std::move(decision));
+  };
   // Sampled: a plain 1x1 conv may tile its pixels as one axis (rows joined), so its vectors
   // need not divide a row: 56-wide rows fill 16-lane vectors.
-  if (schedule::pixels_are_one_axis(op) && s.categorical_value(s.sample_categorical({0, 1})) == 1) {
+  bool fuse_pixels = schedule::pixels_are_one_axis(op);
+  if (fuse_pixels) prefer({0});
+  if (fuse_pixels && s.categorical_value(s.sample_categorical({0, 1})) == 1) {
     lax = {0, 1, s.fuse(local, {2, 3})};
     oax = {0, 1, s.fuse(outer, {2, 3})};
     nsp = 3;
@@ -42,16 +53,35 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   };
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
   std::vector<int> sp_tiles, red_tiles;
-  for (int a = 0; a < nsp; ++a)
+  for (int a = 0; a < nsp; ++a) {
+    if (fb) {
+      // The fallback's loops: the tile's rows and columns innermost (S3); the rest outside
+      // the tile, in the parallel loop (S0) but for the last axis's and the thread-split
+      // rows' blocks, which run serially around the tile (S1).
+      int64_t ext = op.axes[size_t(a)].extent;
+      int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
+      if (fb->row_block && a == 2) prefer({ext / fb->row_block, fb->row_block, 1, 1});
+      else if (a == nsp - 1) prefer({1, ext / inner, 1, inner});
+      else prefer({ext / inner, 1, 1, inner});
+    }
     sp_tiles.push_back(s.sample_perfect_tile(local, lax[a], 4,
                                              a == vec ? o.max_innermost_factor : 16));
+  }
   int red0 = int(op.axes.size());
-  for (int r = 0; r < nred; ++r) red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
+  for (int r = 0; r < nred; ++r) {
+    // The fallback keeps the reductions outside the tile, the first (matmul's k) with a few
+    // iterations unrolled around it.
+    int64_t ext = op.reduce_axes[size_t(r)].extent;
+    int64_t ku = r == 0 && fb ? fb->k_unroll : 1;
+    prefer({ext / ku, ku});
+    red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
+  }
 
   // A packed conv's tile holds output channels in its vectors, which the output stores a
   // channel stride apart, lane by lane; the writing stage may instead vectorize the output
   // rows (contiguous) and unroll the channels, reading the tile across its vectors (in
   // registers once unrolled). Sampled: which wins depends on the tile's width.
+  if (vec != nsp - 1) prefer({0});
   bool rows_out = vec != nsp - 1 && s.categorical_value(s.sample_categorical({0, 1})) == 1;
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
@@ -96,6 +126,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // 16 each) so the accumulators live in registers whatever the auto-unroll step.
   for (int a = 0; a < nsp; ++a)
     if (a != vec) s.unroll(local, l[a][3]);
+  prefer({0});  // the fallback unrolls only the tile's rows
   s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps, o.unroll_probs));
 }
 

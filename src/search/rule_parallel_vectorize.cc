@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "search/rules.h"
 
 namespace tuner::search {
@@ -10,7 +12,14 @@ void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, co
   for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
   int vec = -1;
   if (op->reduce_axes.empty()) {
-    // Innermost axis: a vector-sized inner part, the rest joins the parallel loops.
+    // Innermost axis: a vector-sized inner part, the rest joins the parallel loops. The
+    // fallback takes the largest divisor up to a vector (none below 4 lanes).
+    if (o.like_fallback) {
+      int64_t ext = op->axes.back().extent, v = 1;
+      for (int64_t d = std::min<int64_t>(ext, o.vector_lanes); d >= 4 && v == 1; --d)
+        if (ext % d == 0) v = d;
+      s.preset_next({ext / v, v});
+    }
     int t = s.sample_perfect_tile(stage, nax - 1, 2, 2 * o.vector_lanes);
     auto sp = s.split_sampled(stage, nax - 1, t);
     outer.push_back(sp[0]);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "schedule/analysis.h"
+#include "schedule/fallback.h"
 #include "search/rules.h"
 #include "search/space_gpu.h"
 
@@ -32,9 +33,10 @@ Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uin
       continue;
     }
     handled.insert(name);
-    if (!st.is_output() && s.state().consumers(name).size() == 1 &&
-        rule_compute_location(s, name) != Location::Root)
-      continue;
+    if (!st.is_output() && s.state().consumers(name).size() == 1) {
+      if (o.like_fallback) s.preset_next({fallback_inlines_padding(s.state(), name) ? -2 : -1});
+      if (rule_compute_location(s, name) != Location::Root) continue;
+    }
     if (!s.state().stage(name).op->reduce_axes.empty() && rule_rfactor(s, name, o)) continue;
     rule_parallel_vectorize(s, name, o);
   }

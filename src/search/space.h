@@ -22,6 +22,10 @@ struct SpaceOptions {
   std::vector<int64_t> unroll_steps{0, 16, 64, 512};
   std::vector<double> unroll_probs{0.3, 0.3, 0.3, 0.1};
 
+  /// Take the fallback schedule's choices where the space can express them (its register
+  /// tile, reduction order and padding) instead of sampling: the search's starting point.
+  bool like_fallback = false;
+
   /// A GPU target (cuda): the GPU rules (bound loops, shared and local caches) replace the
   /// CPU ones. See space_options_for in search/space_gpu.h.
   bool gpu = false;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "costmodel/random_model.h"
 #include "ops/registry.h"
 #include "search/evolutionary.h"
@@ -89,4 +91,18 @@ TEST(EvolutionarySearch, NeverProposesAMeasuredCandidateAgain) {
   auto a = run_search(3);
   std::set<std::string> unique(a.begin(), a.end());
   EXPECT_EQ(unique.size(), a.size());
+}
+
+// The first round measures the fallback's point of the space first, so mutations start from
+// a schedule as good as the default one; once measured it is not proposed again.
+TEST(EvolutionarySearch, FirstProposalIsTheFallbacksPoint) {
+  auto& def = ops::find_op("matmul");
+  auto dag = def.build(ops::parse_params(def, {"m=64", "n=64", "k=64"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  std::string start = generate_schedule(dag, like, 1).trace().str();
+  auto proposed = run_search(11);
+  ASSERT_FALSE(proposed.empty());
+  EXPECT_EQ(proposed[0], start);
+  EXPECT_EQ(std::count(proposed.begin(), proposed.end(), start), 1);
 }

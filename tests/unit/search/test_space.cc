@@ -97,3 +97,38 @@ TEST(Mutators, TileSizeKeepsProductsAndExplores) {
   }
   EXPECT_GT(distinct.size(), 200u);
 }
+
+TEST(Space, LikeFallbackGivesValidTracesForEveryOp) {
+  SpaceOptions o;
+  o.like_fallback = true;
+  for (auto& def : ops::op_registry()) {
+    auto dag = def.build(ops::parse_params(def, small_params(def)));
+    schedule::Schedule s = generate_schedule(dag, o, 1);
+    auto r = schedule::Schedule::replay(dag, s.trace());
+    ASSERT_EQ(r.state().str(), s.state().str()) << def.name;
+    EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << def.name << "\n" << s.trace().pretty();
+  }
+}
+
+// The search's starting point takes the fallback's register tile: a packed 3x3 conv over
+// 56x56 keeps 32 output channels x 8 pixels in registers, its rows split among threads in
+// blocks of 8, the reductions outside the tile and the padding inlined; matmul unrolls 4
+// iterations of k around its tile.
+TEST(Space, LikeFallbackTakesTheFallbacksTile) {
+  SpaceOptions o;
+  o.like_fallback = true;
+  auto decisions = [&](const char* op, std::vector<std::string> params) {
+    auto& def = ops::find_op(op);
+    auto dag = def.build(ops::parse_params(def, params));
+    Decisions a = decisions_of(generate_schedule(dag, o, 1).trace());
+    EXPECT_EQ(a, decisions_of(generate_schedule(dag, o, 2).trace())) << op << ": not deterministic";
+    return a;
+  };
+  Decisions conv = decisions("conv2d", {"c=64", "h=56", "w=56", "k=64", "pad=1", "wblock=32"});
+  Decisions want_conv = {{1, 1, 1, 1}, {2, 1, 1, 32}, {7, 8, 1, 1}, {1, 7, 1, 8}, {64, 1},
+                         {3, 1},       {3, 1},        {0},          {0},          {-2}};
+  EXPECT_EQ(conv, want_conv);
+  Decisions mm = decisions("matmul", {"m=256", "n=256", "k=256"});
+  Decisions want_mm = {{32, 1, 1, 8}, {1, 8, 1, 32}, {64, 4}, {0}};
+  EXPECT_EQ(mm, want_mm);
+}

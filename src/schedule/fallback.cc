@@ -97,7 +97,6 @@ class Fallback {
       else if (a == col_axis) order.push_back(c[0]);
       else order.push_back(a);
     }
-    auto extent = [&](int iter) { return s_.state().stage(outer).iters[size_t(iter)].extent; };
     if (t.row_block) {
       // Rows split among threads: [n, oh.o, (channels).o, oh.i, last], the first three parallel.
       int channels_o = order[1], last = order[3];
@@ -106,11 +105,7 @@ class Fallback {
       fused = {0, h[0], channels_o};
     } else {
       fused.assign(order.begin(), order.end() - 1);  // all but the last outer loop
-      int64_t fused_ext = 1;
-      for (int a : fused) fused_ext *= extent(a);
-      // Too few tiles outside the last loop to share among threads (a matrix-vector
-      // product): the last loop joins the parallel one.
-      if (fused_ext < kMinParallelTiles) fused.push_back(order.back());
+      if (t.last_parallel) fused.push_back(order.back());
     }
     int attach = order.back();
     order.push_back(r[1]);
@@ -254,6 +249,14 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
     if (wop.shape[0] * (wop.shape[2] / rb) * outer1 >= kMinParallelTiles) t.row_block = rb;
   }
   if (!conv && !rop.reduce_axes.empty()) t.k_unroll = largest_divisor_leq(rop.reduce_axes[0].extent, 4);
+  if (!t.row_block) {
+    int64_t tiles = 1;
+    for (int a = 0; a + 1 < nax; ++a) {
+      int64_t inner = a == t.row_axis ? t.rows : a == t.col_axis ? t.cols : 1;
+      tiles *= (wop.shape[size_t(a)] + inner - 1) / inner;
+    }
+    t.last_parallel = tiles < kMinParallelTiles;
+  }
   return t;
 }
 

@@ -17,6 +17,9 @@ struct ReductionTile {
   int64_t rows = 1, cols = 1;
   int64_t row_block = 0;  // > 0: the output rows (axis 2) go to threads in blocks of this
   int64_t k_unroll = 1;   // reduction iterations unrolled around the tile (matmul)
+  /// Too few tiles outside the last axis's blocks to share among threads (a matrix-vector
+  /// product): those blocks join the parallel loop too.
+  bool last_parallel = false;
 };
 ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes);
 

@@ -56,12 +56,13 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   for (int a = 0; a < nsp; ++a) {
     if (fb) {
       // The fallback's loops: the tile's rows and columns innermost (S3); the rest outside
-      // the tile, in the parallel loop (S0) but for the last axis's and the thread-split
-      // rows' blocks, which run serially around the tile (S1).
+      // the tile, in the parallel loop (S0) but for the last axis's (unless too few tiles
+      // are left for the threads) and the thread-split rows' blocks, which run serially
+      // around the tile (S1).
       int64_t ext = op.axes[size_t(a)].extent;
       int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
       if (fb->row_block && a == 2) prefer({ext / fb->row_block, fb->row_block, 1, 1});
-      else if (a == nsp - 1) prefer({1, ext / inner, 1, inner});
+      else if (a == nsp - 1 && !fb->last_parallel) prefer({1, ext / inner, 1, inner});
       else prefer({ext / inner, 1, 1, inner});
     }
     sp_tiles.push_back(s.sample_perfect_tile(local, lax[a], 4,

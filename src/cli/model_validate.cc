@@ -102,14 +102,15 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
     auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : db::median_of(v); };
     res.fallback_ms += median(times[0][t]) * task.weight * 1e3;
     res.chosen_ms += median(times[1][t]) * task.weight * 1e3;
+    std::vector<double> med(per_sched.size());
+    for (size_t i = 0; i < per_sched.size(); ++i) med[i] = median(per_sched[i]);
     size_t best = 0;
     for (size_t i = 1; i < per_sched.size(); ++i)
-      if (!per_sched[i].empty() && median(per_sched[i]) < median(per_sched[best])) best = i;
+      if (!per_sched[i].empty() && med[i] < med[best]) best = i;
     // As compile will choose: the fallback unless the fastest beats it by the margin.
-    if (best != 0 && !per_sched[0].empty() &&
-        !compile::beats_fallback_in_model(median(per_sched[best]), median(per_sched[0])))
+    if (best != 0 && !per_sched[0].empty() && !compile::beats_fallback_in_model(med[best], med[0]))
       best = 0;
-    res.best_ms += median(per_sched[best]) * task.weight * 1e3;
+    res.best_ms += med[best] * task.weight * 1e3;
     auto w = db.find_workload(task.dag.hash_hex());
     if (scheds[t].size() < 2 || !w || per_sched[0].empty()) continue;
     ++res.compared;

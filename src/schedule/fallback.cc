@@ -174,12 +174,11 @@ class Fallback {
     const Stage& st = s_.state().stage(name);
     int nax = int(st.op->axes.size());
     if (nax == 0) return;
-    int64_t last = st.op->shape[nax - 1];
-    int64_t v = largest_divisor_leq(last, o_.vector_lanes);
+    int64_t v = fallback_vector_width(st.op->shape[nax - 1], o_.vector_lanes);
     std::vector<int> outer;
     for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
     int inner_vec = -1, inner_outer = -1;
-    if (v >= 4) {
+    if (v > 1) {
       auto sp = s_.split(name, nax - 1, {v});
       inner_outer = sp[0];
       inner_vec = sp[1];
@@ -198,6 +197,11 @@ class Fallback {
 };
 
 }  // namespace
+
+int64_t fallback_vector_width(int64_t extent, int lanes) {
+  int64_t v = largest_divisor_leq(extent, lanes);
+  return v >= 4 ? v : 1;
+}
 
 bool fallback_inlines_padding(const State& st, const std::string& stage) {
   const Stage& pad = st.stage(stage);

@@ -23,6 +23,10 @@ struct ReductionTile {
 };
 ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes);
 
+/// The fallback's vector width for an innermost loop of `extent`: its largest divisor up to
+/// `lanes`, or 1 (not vectorized) when that is below 4.
+int64_t fallback_vector_width(int64_t extent, int lanes);
+
 /// Whether the fallback inlines the padding stage `stage` into its reader: a conv window of
 /// at most 3x3 (larger windows test too many loads; their padding is a pass of its own).
 bool fallback_inlines_padding(const State& st, const std::string& stage);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -43,8 +44,6 @@ class EvolutionarySearch {
 
  private:
   schedule::Schedule sample_random();
-  /// The point of the space the fallback schedule would take (SpaceOptions::like_fallback).
-  schedule::Schedule sample_like_fallback();
   schedule::Schedule mutate(const schedule::Schedule& parent);
 
   te::ComputeDAG dag_;
@@ -55,6 +54,10 @@ class EvolutionarySearch {
   std::vector<std::unique_ptr<Mutator>> mutators_;
   std::vector<double> mutator_weights_;  // one per mutator
   std::set<uint64_t> measured_keys_;
+  /// The point of the space the fallback schedule takes (SpaceOptions::like_fallback), built
+  /// once: proposed first until it is measured. None on GPU targets.
+  std::optional<schedule::Schedule> start_;
+  uint64_t start_key_ = 0;
   std::vector<std::pair<double, schedule::Trace>> measured_;  // best first
 };
 

@@ -1,5 +1,4 @@
-#include <algorithm>
-
+#include "schedule/fallback.h"
 #include "search/rules.h"
 
 namespace tuner::search {
@@ -12,12 +11,9 @@ void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, co
   for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
   int vec = -1;
   if (op->reduce_axes.empty()) {
-    // Innermost axis: a vector-sized inner part, the rest joins the parallel loops. The
-    // fallback takes the largest divisor up to a vector (none below 4 lanes).
+    // Innermost axis: a vector-sized inner part, the rest joins the parallel loops.
     if (o.like_fallback) {
-      int64_t ext = op->axes.back().extent, v = 1;
-      for (int64_t d = std::min<int64_t>(ext, o.vector_lanes); d >= 4 && v == 1; --d)
-        if (ext % d == 0) v = d;
+      int64_t ext = op->axes.back().extent, v = schedule::fallback_vector_width(ext, o.vector_lanes);
       s.preset_next({ext / v, v});
     }
     int t = s.sample_perfect_tile(stage, nax - 1, 2, 2 * o.vector_lanes);

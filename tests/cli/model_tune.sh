@@ -9,6 +9,10 @@ MODEL=$SRC/examples/small_cnn/model.onnx
 DATA=$SRC/examples/small_cnn/test_data_set_0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The tuner's own temporary directories (builds, measurement inputs) go here, so the checks
+# below can see what a run leaves behind and a killed run litters nothing outside $tmp.
+export TMPDIR=$tmp/scratch
+mkdir -p "$TMPDIR"
 failures=0
 check() {
   local what=$1
@@ -24,6 +28,7 @@ assert 8 <= j["trials"] <= 40, j["trials"]
 assert len(j["tasks"]) == 8 and sum(t["trials"] for t in j["tasks"]) == j["trials"]
 assert j["latency_before_ms"] > 0 and j["latency_after_ms"] > 0
 PY
+check "a finished run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
 check "every trial is in the database, and the validation measurements" python3 - "$tmp/r1.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -86,6 +91,8 @@ for sig in INT KILL; do
   wait $pid
   before=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
   check "SIG$sig: stopped part-way ($before of 64 trials recorded)" test "$before" -ge 16 -a "$before" -lt 64
+  # Ctrl-C ends the run cleanly; SIGKILL cannot clean up (its directories stay in $TMPDIR).
+  [ $sig = INT ] && check "SIGINT: the stopped run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
   "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --json >"$tmp/resume.json" 2>/dev/null
   after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; s = json.load(sys.stdin); print(s["records"] - s["by_worker"].get("validation", 0))')
   check "SIG$sig: the rerun resumed the run and the database holds exactly 64 trials" python3 - "$tmp/resume.json" "$after" <<'PY'

@@ -230,6 +230,14 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
                                        addr, s.worker_token_file));
   EXPECT_EQ(c3, 1) << refused;
   EXPECT_NE(refused.find("refused the token"), std::string::npos) << refused;
+  // Stopped the way a farm stops it, the worker exits cleanly and leaves no temporary files
+  // (built kernels, task inputs) behind.
+  int st = w->terminate();
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st << read_file(s.path("cli-w.log"));
+  EXPECT_TRUE(std::filesystem::is_empty(s.tmp("cli-w")));
+  st = srv->terminate();
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st << read_file(s.path("server.log"));
+  EXPECT_TRUE(std::filesystem::is_empty(s.tmp("server")));
 }
 
 TEST(ServiceCli, DatabaseImportExportAndBestOnTheServer) {

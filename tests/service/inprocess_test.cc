@@ -137,7 +137,7 @@ TEST(ServiceTls, WorkerAndClientOverTlsPlaintextRefused) {
   std::string addr = fmt::format("127.0.0.1:{}", srv.port());
   Proc w({TUNER_WORKER_EXE, "--server", addr, "--target=llvm", "--token-file",
           scratch.worker_token_file, "--tls-ca", cert, "--max-backoff", "0.5"},
-         scratch.path("tls-worker.log"));
+         scratch.path("tls-worker.log"), scratch.tmp("tls-worker"));
   grpc::SslCredentialsOptions so;
   so.pem_root_certs = read_file(cert);
   auto tls = rpc::TuningService::NewStub(grpc::CreateChannel(addr, grpc::SslCredentials(so)));

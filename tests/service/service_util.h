@@ -16,9 +16,11 @@
 #include <cstdio>
 #include <optional>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -45,10 +47,12 @@ inline int free_port() {
   return port;
 }
 
-/// A child process (stdout and stderr to `log`); SIGKILLed and reaped when destroyed.
+/// A child process (stdout and stderr to `log`; its TMPDIR `tmpdir` unless empty); SIGKILLed
+/// and reaped when destroyed.
 class Proc {
  public:
-  Proc(const std::vector<std::string>& argv, const std::string& log) {
+  Proc(const std::vector<std::string>& argv, const std::string& log,
+       const std::string& tmpdir = "") {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -56,7 +60,14 @@ class Proc {
     std::vector<char*> args;
     for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
     args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e)
+      if (tmpdir.empty() || std::string_view(*e).substr(0, 7) != "TMPDIR=") env_strings.push_back(*e);
+    if (!tmpdir.empty()) env_strings.push_back("TMPDIR=" + tmpdir);
+    std::vector<char*> env;
+    for (auto& e : env_strings) env.push_back(e.data());
+    env.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), env.data()) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&fa);
   }
   ~Proc() { kill_and_reap(); }
@@ -169,6 +180,13 @@ struct Scratch {
     write_file(worker_token_file, std::string(kWorkerToken) + "\n");
   }
   std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+  /// A process's own temporary directory (created): what it leaves there is visible to the
+  /// test, and a killed process's leftovers go with the scratch directory.
+  std::string tmp(const std::string& name) const {
+    std::string p = path("tmp-" + name);
+    std::filesystem::create_directories(p);
+    return p;
+  }
 };
 
 /// A tuner-worker process for 127.0.0.1:port (another architecture's target: emulated).
@@ -183,7 +201,7 @@ inline std::unique_ptr<Proc> start_worker(const Scratch& s, int port, const std:
                                // fault tests to catch a worker holding one (cold calls of
                                // these tiny kernels finished the job before a second was seen).
                                "--measure", "warm"},
-      s.path(name + ".log"));
+      s.path(name + ".log"), s.tmp(name));
 }
 
 /// A tuner-server process on 127.0.0.1:port with a short heartbeat timeout.
@@ -197,7 +215,7 @@ inline std::unique_ptr<Proc> start_server(const Scratch& s, int port, const std:
                                std::to_string(heartbeat_s), "--lease-margin", "5",
                                "--kernel-timeout", "5", "--wait-for-workers", "30",
                                "--build-threads", "2"},
-      s.path(log));
+      s.path(log), s.tmp("server"));
 }
 
 /// Runs a shell command, returns (exit code, output with stderr).

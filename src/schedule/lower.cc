@@ -32,6 +32,7 @@ LoweredFunc lower(const State& state, const std::string& name, const LowerOption
   if (opts.print_passes) fmt::print(stderr, "--- loop nests ---\n{}", te::to_string(body));
   step("flatten_storage", flatten_storage(body));
   step("simplify", te::simplify(body));
+  step("partition_tails", partition_tails(body));
   step("unroll_loops", unroll_loops(body, opts.max_unroll_extent));
   step("vectorize_loops", vectorize_loops(body, opts.max_vector_lanes));
   step("legalize_parallel", legalize_parallel(body));

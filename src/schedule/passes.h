@@ -11,6 +11,11 @@ namespace tuner::schedule {
 /// Multi-dimensional buffer accesses become one row-major index.
 te::Stmt flatten_storage(const te::Stmt& s);
 
+/// Cuts the last iteration off a loop whose guards (from a split that does not divide) hold
+/// in all its other iterations; there the guards shorten the inner loops, so a vectorized
+/// loop with a partial last block vectorizes in both parts.
+te::Stmt partition_tails(const te::Stmt& s);
+
 /// Replicates the body of every unrolled loop of constant extent <= max_extent; longer or
 /// non-constant ones become serial.
 te::Stmt unroll_loops(const te::Stmt& s, int64_t max_extent = 512);

@@ -8,12 +8,14 @@
 using namespace tuner;
 
 // The fallback's vector over a conv's output width: a power of two dividing it, unless that
-// is below half a vector and a larger divisor fills more than half (28 wide: 14 lanes, not 4).
+// is below half a vector and a larger divisor fills more than half (a 14-wide row: 14 lanes).
+// Wider than a vector: whole vectors and a shorter last block (56 = 3 x 16 + 8), unless the
+// column blocks must go to threads (too few rows of tiles), where the dividing width stays.
 TEST(Fallback, ConvRowsFillTheVector) {
-  auto vector_width = [](int64_t width) {
+  auto vector_width = [](int64_t width, int64_t height) {
     auto& def = ops::find_op("conv2d");
-    std::string w = "w=" + std::to_string(width);
-    auto dag = def.build(ops::parse_params(def, {"c=4", "h=4", w, "k=8", "kh=1", "kw=1"}));
+    std::string w = "w=" + std::to_string(width), h = "h=" + std::to_string(height);
+    auto dag = def.build(ops::parse_params(def, {"c=4", h, w, "k=8", "kh=1", "kw=1"}));
     schedule::FallbackOptions fo;
     fo.vector_lanes = 16;
     auto s = schedule::fallback_schedule(dag, fo);
@@ -24,11 +26,15 @@ TEST(Fallback, ConvRowsFillTheVector) {
           lanes = std::max(lanes, st.iters[size_t(id)].extent);
     return lanes;
   };
-  EXPECT_EQ(vector_width(28), 14);
-  EXPECT_EQ(vector_width(14), 14);
-  EXPECT_EQ(vector_width(64), 32);
-  EXPECT_EQ(vector_width(56), 8);
-  EXPECT_EQ(vector_width(24), 8);
-  EXPECT_EQ(vector_width(12), 12);
-  EXPECT_EQ(vector_width(7), 7);
+  EXPECT_EQ(vector_width(28, 16), 16);
+  EXPECT_EQ(vector_width(14, 16), 14);
+  EXPECT_EQ(vector_width(64, 16), 32);
+  EXPECT_EQ(vector_width(56, 16), 16);
+  EXPECT_EQ(vector_width(24, 16), 16);
+  EXPECT_EQ(vector_width(12, 16), 12);
+  EXPECT_EQ(vector_width(7, 16), 7);
+  EXPECT_EQ(vector_width(18, 16), 9);  // a last block of 2 lanes: not worth a vector
+  // 4 rows of tiles for 2 threads: the column blocks join the parallel loop.
+  EXPECT_EQ(vector_width(56, 4), 8);
+  EXPECT_EQ(vector_width(28, 4), 14);
 }

@@ -108,13 +108,29 @@ class Fallback {
       if (t.last_parallel) fused.push_back(order.back());
     }
     int attach = order.back();
-    order.push_back(r[1]);
-    order.push_back(c[1]);
+    // A packed conv's tile holds channel vectors, but its output rows are contiguous along
+    // the width: the epilogue sweeps the tile's pixels as vectors with its channels unrolled,
+    // so LLVM transposes the tile in registers (shuffles) instead of storing each lane on its
+    // own (one extract per lane). mobilenet_v2's 3x3 stem 0.100 -> 0.061 ms, its 1x1
+    // 24 -> 144 at 56x56 0.116 -> 0.069, resnet18's 7x7 stem 0.60 -> 0.54.
+    bool transpose = transposed_epilogue(t);
+    if (transpose) {
+      order.push_back(c[1]);
+      order.push_back(r[1]);
+    } else {
+      order.push_back(r[1]);
+      order.push_back(c[1]);
+    }
     s_.reorder(outer, order);
     int f = fused.size() > 1 ? s_.fuse(outer, fused) : fused[0];
     if (fused.back() == attach) attach = f;
     s_.parallel(outer, f);
-    s_.vectorize(outer, c[1]);
+    if (transpose) {
+      s_.unroll(outer, c[1]);
+      s_.vectorize(outer, r[1]);
+    } else {
+      s_.vectorize(outer, c[1]);
+    }
     s_.compute_at(local, outer, attach);
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
@@ -197,6 +213,10 @@ class Fallback {
 };
 
 }  // namespace
+
+bool transposed_epilogue(const ReductionTile& t) {
+  return t.col_axis < t.row_axis && t.rows >= 4;
+}
 
 int64_t fallback_vector_width(int64_t extent, int lanes) {
   int64_t v = largest_divisor_leq(extent, lanes);

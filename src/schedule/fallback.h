@@ -23,6 +23,11 @@ struct ReductionTile {
 };
 ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes);
 
+/// Whether the stage writing a tile's result sweeps the tile transposed: its rows (pixels
+/// along the contiguous last axis, at least 4) as vectors, its columns (a packed conv's
+/// channel vectors) unrolled.
+bool transposed_epilogue(const ReductionTile& t);
+
 /// The fallback's vector width for an innermost loop of `extent`: its largest divisor up to
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);

@@ -82,7 +82,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // channel stride apart, lane by lane; the writing stage may instead vectorize the output
   // rows (contiguous) and unroll the channels, reading the tile across its vectors (in
   // registers once unrolled). Sampled: which wins depends on the tile's width.
-  if (vec != nsp - 1) prefer({0});
+  if (vec != nsp - 1 && fb) prefer({schedule::transposed_epilogue(*fb) ? 1 : 0});
   bool rows_out = vec != nsp - 1 && s.categorical_value(s.sample_categorical({0, 1})) == 1;
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.

@@ -112,7 +112,8 @@ TEST(Space, LikeFallbackGivesValidTracesForEveryOp) {
 
 // The search's starting point takes the fallback's register tile: a packed 3x3 conv over
 // 56x56 keeps 32 output channels x 8 pixels in registers, its rows split among threads in
-// blocks of 8, the reductions outside the tile and the padding inlined; matmul unrolls 4
+// blocks of 8, the reductions outside the tile, the tile stored transposed (pixels as
+// vectors) and the padding inlined; matmul unrolls 4
 // iterations of k around its tile.
 TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   SpaceOptions o;
@@ -126,7 +127,7 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   };
   Decisions conv = decisions("conv2d", {"c=64", "h=56", "w=56", "k=64", "pad=1", "wblock=32"});
   Decisions want_conv = {{1, 1, 1, 1}, {2, 1, 1, 32}, {7, 8, 1, 1}, {1, 7, 1, 8}, {64, 1},
-                         {3, 1},       {3, 1},        {0},          {0},          {-2}};
+                         {3, 1},       {3, 1},        {1},          {0},          {-2}};
   EXPECT_EQ(conv, want_conv);
   Decisions mm = decisions("matmul", {"m=256", "n=256", "k=256"});
   Decisions want_mm = {{32, 1, 1, 8}, {1, 8, 1, 32}, {64, 4}, {0}};

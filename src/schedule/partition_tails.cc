@@ -103,10 +103,8 @@ class GuardTrimmer : public IRMutator {
 class TailPartitioner : public IRMutator {
  protected:
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
-    IntBound mb = const_int_bound(op->min, ranges_);
     auto* ext = as_const_int(op->extent);
-    ranges_[op->var.get()] = {mb.lo, (mb.hi == IntBound::kPosInf || !ext) ? IntBound::kPosInf
-                                                                         : mb.hi + *ext - 1};
+    ranges_[op->var.get()] = loop_var_range(op, ranges_);
     Stmt body = mutate(op->body);
     auto* mn = as_const_int(op->min);
     bool candidate = (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Unrolled) &&

@@ -120,6 +120,12 @@ class BoundAnalyzer : public ExprFunctor<IntBound(const Expr&)> {
 
 }  // namespace
 
+IntBound loop_var_range(const ForNode* loop, const RangeMap& ranges) {
+  IntBound mb = const_int_bound(loop->min, ranges);
+  auto* ext = as_const_int(loop->extent);
+  return {mb.lo, (mb.hi == IntBound::kPosInf || !ext) ? IntBound::kPosInf : mb.hi + *ext - 1};
+}
+
 IntBound const_int_bound(const Expr& e, const RangeMap& ranges) {
   if (!e.type().is_integer()) return IntBound::everything();
   return BoundAnalyzer(ranges)(e);

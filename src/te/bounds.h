@@ -30,6 +30,9 @@ using RangeMap = std::unordered_map<const VarNode*, IntBound>;
 /// Interval bound of an integer expression (vectors: over all lanes).
 IntBound const_int_bound(const Expr& e, const RangeMap& ranges);
 
+/// The values a loop's variable takes, given the ranges of the variables around it.
+IntBound loop_var_range(const ForNode* loop, const RangeMap& ranges);
+
 /// Structural equality with variables compared by identity.
 bool deep_equal(const Expr& a, const Expr& b);
 

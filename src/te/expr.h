@@ -73,6 +73,9 @@ class Expr : public NodeRef<ExprNode> {
   /// float32 literal.
   Expr(float v);
   Expr(double v);
+  /// Not a literal: `a && b` on two Exprs tests that both are set (explicit bool) and would
+  /// land here as 0 or 1; a condition is logical_and / logical_or.
+  Expr(bool) = delete;
   DataType type() const { return ptr_->type; }
 };
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include "te/printer.h"
 #include "te/simplify.h"
 
@@ -93,3 +95,8 @@ TEST(Simplify, RampsInsideOneBlockByDivisibility) {
   EXPECT_FALSE(simplify(floordiv(ramp(j * 16 + 8, Expr(1), 9), Expr(32)), r).as<BroadcastNode>());
   EXPECT_FALSE(simplify(floordiv(ramp(j * 16, Expr(1), 32), Expr(32)), r).as<BroadcastNode>());
 }
+
+// `a && b` on two Exprs compiles through their explicit bool conversion; assigning the
+// result to an Expr must not (it would be the literal 0 or 1, not a condition).
+static_assert(!std::is_constructible_v<Expr, bool>, "bool -> Expr must not compile");
+static_assert(std::is_constructible_v<Expr, int>);

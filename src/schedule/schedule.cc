@@ -77,6 +77,11 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       if (iter < 0 || iter >= int(s.iters.size())) throw ScheduleError("sample_perfect_tile: bad iter");
       if (n < 2 || n > 8) throw ScheduleError("sample_perfect_tile: n must be in [2, 8]");
       int64_t extent = s.iters[iter].extent;
+      if (in.args.size() > 3) {
+        // A padded extent (a partial last block): at least the loop's.
+        if (arg(3) < extent) throw ScheduleError("sample_perfect_tile: padded extent below the loop's");
+        extent = arg(3);
+      }
       if (in.decision.empty()) in.decision = draw_tile(extent, n, max_inner, rng_);
       int64_t prod = 1;
       for (auto f : in.decision) {
@@ -217,8 +222,10 @@ std::vector<int> Schedule::apply(Instruction inst) {
   }
 }
 
-int Schedule::sample_perfect_tile(const std::string& stage, int iter, int n, int64_t max_innermost) {
-  apply({InstKind::SamplePerfectTile, stage, {iter, n, max_innermost}});
+int Schedule::sample_perfect_tile(const std::string& stage, int iter, int n, int64_t max_innermost,
+                                  int64_t padded) {
+  if (padded > 0) apply({InstKind::SamplePerfectTile, stage, {iter, n, max_innermost, padded}});
+  else apply({InstKind::SamplePerfectTile, stage, {iter, n, max_innermost}});
   return int(trace_.insts.size()) - 1;
 }
 

@@ -34,7 +34,10 @@ class Schedule {
 
   // ---- sampling: each returns a handle (the instruction index) ----
   /// n factors of the loop's extent (product equal to it), innermost <= max_innermost.
-  int sample_perfect_tile(const std::string& stage, int iter, int n, int64_t max_innermost);
+  /// With `padded` > 0: factors of `padded` instead (at least the extent), so the last
+  /// block is partial (56 columns as 4 x 16; lowering guards and partitions it).
+  int sample_perfect_tile(const std::string& stage, int iter, int n, int64_t max_innermost,
+                          int64_t padded = 0);
   /// Index of one of `candidates` drawn with `probs` (uniform when empty).
   int sample_categorical(const std::vector<int64_t>& candidates, std::vector<double> probs = {});
   /// Where to compute `stage`: inline, root, or at a loop of its consumer.

@@ -11,7 +11,7 @@
 namespace tuner::schedule {
 
 enum class InstKind : uint8_t {
-  SamplePerfectTile,      // stage, args [iter, n, max_innermost]; decision: n factors
+  SamplePerfectTile,      // stage, args [iter, n, max_innermost(, padded)]; decision: n factors
   SampleCategorical,      // args: candidates; probs; decision: [chosen index]
   SampleComputeLocation,  // stage; decision: [-2 inline | -1 root | consumer leaf position]
   Split,                  // stage, args [iter, factors...] or src = a SamplePerfectTile

@@ -54,19 +54,28 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // Four levels per spatial axis, two per reduction axis (SSRSRS).
   std::vector<int> sp_tiles, red_tiles;
   for (int a = 0; a < nsp; ++a) {
+    int64_t ext = s.state().stage(local).iters[size_t(lax[a])].extent;
+    // Sampled for a vectorized axis wider than a vector but not a multiple of one: whole
+    // vectors and a partial last block (56 = 4 x 16, the last 8 wide; partition_tails
+    // vectorizes both), or factors of the extent itself (8 lanes for 56).
+    int64_t padded = 0, lanes = o.vector_lanes;
+    if (a == vec && ext > lanes && ext % lanes != 0 && (ext % lanes) % 4 == 0) {
+      if (fb) prefer({fb->cols % lanes == 0 && ext % fb->cols != 0 ? 1 : 0});
+      if (s.categorical_value(s.sample_categorical({0, 1})) == 1) padded = (ext + lanes - 1) / lanes * lanes;
+    }
     if (fb) {
       // The fallback's loops: the tile's rows and columns innermost (S3); the rest outside
       // the tile, in the parallel loop (S0) but for the last axis's (unless too few tiles
       // are left for the threads) and the thread-split rows' blocks, which run serially
       // around the tile (S1).
-      int64_t ext = op.axes[size_t(a)].extent;
+      int64_t text = padded ? padded : ext;
       int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
-      if (fb->row_block && a == 2) prefer({ext / fb->row_block, fb->row_block, 1, 1});
-      else if (a == nsp - 1 && !fb->last_parallel) prefer({1, ext / inner, 1, inner});
-      else prefer({ext / inner, 1, 1, inner});
+      if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
+      else if (a == nsp - 1 && !fb->last_parallel) prefer({1, text / inner, 1, inner});
+      else prefer({text / inner, 1, 1, inner});
     }
     sp_tiles.push_back(s.sample_perfect_tile(local, lax[a], 4,
-                                             a == vec ? o.max_innermost_factor : 16));
+                                             a == vec ? o.max_innermost_factor : 16, padded));
   }
   int red0 = int(op.axes.size());
   for (int r = 0; r < nred; ++r) {

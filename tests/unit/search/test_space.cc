@@ -133,8 +133,13 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   Decisions want_mm = {{32, 1, 1, 8}, {1, 8, 1, 32}, {64, 4}, {0}};
   EXPECT_EQ(mm, want_mm);
   // A matrix-vector product: too few row tiles for the threads, so the column blocks are
-  // the parallel loop, 40 columns (5 vectors) each.
+  // the parallel loop, 40 columns (5 vectors) each, which divide the 1000 (no partial block).
   Decisions mv = decisions("matmul", {"m=1", "n=1000", "k=1280"});
-  Decisions want_mv = {{1, 1, 1, 1}, {25, 1, 1, 40}, {320, 4}, {0}};
+  Decisions want_mv = {{1, 1, 1, 1}, {0}, {25, 1, 1, 40}, {320, 4}, {0}};
   EXPECT_EQ(mv, want_mv);
+  // 56 columns: 4 blocks of 16, the last partial (the padded extent 64).
+  Decisions dw = decisions("depthwise_conv2d", {"c=96", "h=112", "w=112", "stride=2", "pad=1"});
+  ASSERT_GE(dw.size(), 5u);
+  EXPECT_EQ(dw[3], (std::vector<int64_t>{1})) << "the partial-block choice";
+  EXPECT_EQ(dw[4], (std::vector<int64_t>{1, 4, 1, 16}));
 }

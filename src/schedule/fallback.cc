@@ -114,23 +114,15 @@ class Fallback {
     // own (one extract per lane). mobilenet_v2's 3x3 stem 0.100 -> 0.061 ms, its 1x1
     // 24 -> 144 at 56x56 0.116 -> 0.069, resnet18's 7x7 stem 0.60 -> 0.54.
     bool transpose = transposed_epilogue(t);
-    if (transpose) {
-      order.push_back(c[1]);
-      order.push_back(r[1]);
-    } else {
-      order.push_back(r[1]);
-      order.push_back(c[1]);
-    }
+    int vec = transpose ? r[1] : c[1], inner_outer = transpose ? c[1] : r[1];
+    order.push_back(inner_outer);
+    order.push_back(vec);
     s_.reorder(outer, order);
     int f = fused.size() > 1 ? s_.fuse(outer, fused) : fused[0];
     if (fused.back() == attach) attach = f;
     s_.parallel(outer, f);
-    if (transpose) {
-      s_.unroll(outer, c[1]);
-      s_.vectorize(outer, r[1]);
-    } else {
-      s_.vectorize(outer, c[1]);
-    }
+    if (transpose) s_.unroll(outer, inner_outer);
+    s_.vectorize(outer, vec);
     s_.compute_at(local, outer, attach);
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
@@ -214,6 +206,11 @@ class Fallback {
 
 }  // namespace
 
+int64_t partial_vector_extent(int64_t extent, int lanes) {
+  int64_t rest = extent % lanes;
+  return extent > lanes && rest != 0 && rest % 4 == 0 ? extent - rest + lanes : 0;
+}
+
 bool transposed_epilogue(const ReductionTile& t) {
   return t.col_axis < t.row_axis && t.rows >= 4;
 }
@@ -265,7 +262,7 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // 0.061 ms, its stride-2 form over 112 columns 0.128 -> 0.082, 3x3/2 max pool 0.068 ->
   // 0.047, 28-wide depthwise (16 + 12 lanes against 14) 0.034 -> 0.023.
   const int64_t dividing = tc;
-  if (!wblock && tc < lanes && cols_ext > lanes && (cols_ext % lanes) % 4 == 0) tc = lanes;
+  if (!wblock && tc < lanes && partial_vector_extent(cols_ext, lanes)) tc = lanes;
   t.cols = tc;
   // Rows: as many as keep the accumulators within about 16 vector registers.
   int64_t regs_per_row = (tc + lanes - 1) / lanes;

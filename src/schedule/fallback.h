@@ -28,6 +28,11 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
 /// channel vectors) unrolled.
 bool transposed_epilogue(const ReductionTile& t);
 
+/// The extent a vectorized axis of `extent` is tiled over when it takes whole vectors and a
+/// partial last block (56 -> 64: 3 x 16 lanes, then 8; partition_tails vectorizes both):
+/// wider than a vector, not a multiple of one, the last block at least 4 lanes. 0 otherwise.
+int64_t partial_vector_extent(int64_t extent, int lanes);
+
 /// The fallback's vector width for an innermost loop of `extent`: its largest divisor up to
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);

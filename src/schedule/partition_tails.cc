@@ -17,28 +17,34 @@ using namespace te;
 
 namespace {
 
-// Conditions of the guards (if-statements) that sit inside a vectorized loop of `s`.
-void vector_guards(const Stmt& s, bool in_vector, std::vector<Expr>* out) {
-  if (!s) return;
-  if (auto* q = s.as<SeqStmtNode>()) {
-    for (auto& x : q->seq) vector_guards(x, in_vector, out);
-  } else if (auto* f = s.as<ForNode>()) {
-    vector_guards(f->body, in_vector || f->for_kind == ForKind::Vectorized, out);
-  } else if (auto* a = s.as<AllocateNode>()) {
-    vector_guards(a->body, in_vector, out);
-  } else if (auto* i = s.as<IfThenElseNode>()) {
-    if (in_vector) out->push_back(i->cond);
-    vector_guards(i->then_case, in_vector, out);
-    vector_guards(i->else_case, in_vector, out);
+// Whether a guard (if-statement) inside a vectorized loop of the tree tests `v`.
+class VectorGuardFinder : public IRVisitor {
+ public:
+  explicit VectorGuardFinder(const VarNode* v) : v_(v) {}
+  bool found = false;
+
+ protected:
+  void visit_For(const ForNode* op, const Stmt& s) override {
+    int vec = op->for_kind == ForKind::Vectorized;
+    vector_loops_ += vec;
+    IRVisitor::visit_For(op, s);
+    vector_loops_ -= vec;
   }
-}
+  void visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
+    found = found || (vector_loops_ > 0 && uses_var(op->cond, v_));
+    IRVisitor::visit_IfThenElse(op, s);
+  }
+
+ private:
+  const VarNode* v_;
+  int vector_loops_ = 0;
+};
 
 bool guards_use(const Stmt& s, const VarNode* v) {
-  std::vector<Expr> conds;
-  vector_guards(s, false, &conds);
-  for (auto& c : conds)
-    if (uses_var(c, v)) return true;
-  return false;
+  if (!s) return false;
+  VectorGuardFinder f(v);
+  f.visit(s);
+  return f.found;
 }
 
 // The constant c when `e` is `v + c` (or `v`).

@@ -224,8 +224,9 @@ std::vector<int> Schedule::apply(Instruction inst) {
 
 int Schedule::sample_perfect_tile(const std::string& stage, int iter, int n, int64_t max_innermost,
                                   int64_t padded) {
-  if (padded > 0) apply({InstKind::SamplePerfectTile, stage, {iter, n, max_innermost, padded}});
-  else apply({InstKind::SamplePerfectTile, stage, {iter, n, max_innermost}});
+  std::vector<int64_t> args{iter, n, max_innermost};
+  if (padded > 0) args.push_back(padded);
+  apply({InstKind::SamplePerfectTile, stage, std::move(args)});
   return int(trace_.insts.size()) - 1;
 }
 

@@ -58,10 +58,10 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     // Sampled for a vectorized axis wider than a vector but not a multiple of one: whole
     // vectors and a partial last block (56 = 4 x 16, the last 8 wide; partition_tails
     // vectorizes both), or factors of the extent itself (8 lanes for 56).
-    int64_t padded = 0, lanes = o.vector_lanes;
-    if (a == vec && ext > lanes && ext % lanes != 0 && (ext % lanes) % 4 == 0) {
-      if (fb) prefer({fb->cols % lanes == 0 && ext % fb->cols != 0 ? 1 : 0});
-      if (s.categorical_value(s.sample_categorical({0, 1})) == 1) padded = (ext + lanes - 1) / lanes * lanes;
+    int64_t padded = a == vec ? schedule::partial_vector_extent(ext, o.vector_lanes) : 0;
+    if (padded) {
+      if (fb) prefer({ext % fb->cols != 0 ? 1 : 0});  // the fallback's block is partial
+      if (s.categorical_value(s.sample_categorical({0, 1})) == 0) padded = 0;
     }
     if (fb) {
       // The fallback's loops: the tile's rows and columns innermost (S3); the rest outside

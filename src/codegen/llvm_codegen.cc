@@ -290,6 +290,7 @@ class CodeGenLLVM {
   // Lazy conditional: only the branch taken is evaluated (it may read out of bounds otherwise).
   llvm::Value* emit_if_then_else(const CallNode* op) {
     if (op->args[0].type().is_vector()) return emit_masked_choice(op);
+    if (is_guarded_load(op)) return emit_guarded_load(op);
     llvm::Value* c = emit(op->args[0]);
     auto* fn = fn_.fn;
     auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", fn);
@@ -309,6 +310,57 @@ class CodeGenLLVM {
     phi->addIncoming(t, then_end);
     phi->addIncoming(f, else_end);
     return phi;
+  }
+
+  // if_then_else(c, buf[i], constant), scalar (a padded conv's broadcast input): one load
+  // from `c ? &buf[i] : &constant`, no branch. LLVM then folds the load into the multiply-add
+  // as a broadcast operand; branches around it had kept LLVM from holding a 16-vector tile
+  // in registers when a vector of channels was cut in two (3x3 conv 64 -> 64 at 56x56, 8
+  // pixels x 2 blocks of 16 channels: 1.15 -> 0.47 ms).
+  llvm::Value* emit_guarded_load(const CallNode* op) {
+    auto* load = op->args[1].as<BufferLoadNode>();
+    llvm::Value* c = emit(op->args[0]);
+    llvm::Value* p = address(load->buffer, emit(load->indices[0]));
+    auto* k = llvm::cast<llvm::Constant>(emit(op->args[2]));
+    llvm::GlobalVariable*& slot = constant_slots_[k];
+    if (!slot) {
+      slot = new llvm::GlobalVariable(mod_, k->getType(), true, llvm::GlobalValue::PrivateLinkage, k, "ite.else");
+      slot->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    }
+    llvm::Value* q = b_.CreateSelect(c, p, slot);
+    return b_.CreateAlignedLoad(k->getType(), q, llvm::Align(load->buffer->dtype.bytes()));
+  }
+
+  // The index of a load that may run whatever its guard: no integer division but by a
+  // nonzero constant (it would trap), and no nested load or call.
+  static bool safe_index(const Expr& e) {
+    bool ok = true;
+    post_order_visit(e, [&](const Expr& x) {
+      switch (x.kind()) {
+        case NodeKind::BufferLoad:
+        case NodeKind::Call:
+        case NodeKind::TensorRead:
+        case NodeKind::Reduce: ok = false; break;
+        case NodeKind::Div:
+        case NodeKind::FloorDiv:
+        case NodeKind::FloorMod: {
+          const Expr& d = x.kind() == NodeKind::Div ? x.as<DivNode>()->b
+                          : x.kind() == NodeKind::FloorDiv ? x.as<FloorDivNode>()->b
+                                                           : x.as<FloorModNode>()->b;
+          auto* k = as_const_int(d);
+          if (!x.type().is_float() && (!k || *k == 0)) ok = false;
+          break;
+        }
+        default: break;
+      }
+    });
+    return ok;
+  }
+
+  static bool is_guarded_load(const CallNode* op) {
+    auto* load = op->args[1].as<BufferLoadNode>();
+    return load && op->type.is_scalar() && op->type.is_float() && op->args[2].kind() == NodeKind::FloatImm &&
+           op->args[2].type() == load->type && safe_index(load->indices[0]);
   }
 
   // Per-lane if_then_else (vectorize_loops made sure its branches hold only vector loads and
@@ -639,6 +691,7 @@ class CodeGenLLVM {
   FnState fn_{};
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
+  std::map<llvm::Constant*, llvm::GlobalVariable*> constant_slots_;  // emit_guarded_load's
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "kernel_check.h"
 #include "schedule/fallback.h"
@@ -89,6 +90,29 @@ TEST(GuardedLoads, DepthwiseConvWithInlinedPaddingStaysInsideTheInput) {
   check_guarded("depthwise_conv2d", {"c=8", "h=9", "w=13", "kh=3", "kw=3", "pad=1", "stride=2"}, false);
 }
 
+// Runs a kernel X[H, W] -> P[H, W + 2] (P[i, j] = f(X[i, j - 1]) inside, `border` at the two
+// border columns) with X at a page start and at a page end, and checks P.
+void check_border_kernel(const codegen::CompiledKernel& kernel, int64_t H, int64_t W, uint64_t seed,
+                         const std::function<float(float)>& f, float border) {
+  Rng rng(seed);
+  ops::HostTensor in = ops::HostTensor::random({H, W}, te::DataType::f32(), rng);
+  const float* x = static_cast<const float*>(in.raw());
+  for (bool at_end : {false, true}) {
+    GuardedBuffer guarded(in.bytes(), at_end);
+    std::memcpy(guarded.data(), in.raw(), in.bytes());
+    ops::HostTensor out({H, W + 2}, te::DataType::f32());
+    std::vector<void*> args{guarded.data(), out.raw()};
+    TunerEnv env = test_pool().env();
+    kernel(args.data(), env);
+    const float* p = static_cast<const float*>(out.raw());
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < W + 2; ++j) {
+        float want = j >= 1 && j <= W ? f(x[i * W + j - 1]) : border;
+        ASSERT_EQ(p[i * (W + 2) + j], want) << i << "," << j << (at_end ? " (page end)" : " (page start)");
+      }
+  }
+}
+
 TEST(GuardedLoads, NestedDataDependentChoiceStaysInsideTheInput) {
   // P[i, j] = 1 <= j <= W ? (X[i, j-1] > 0 ? X[i, j-1] : -X[i, j-1]) : 0: the inner condition
   // reads X under the outer (border) mask, so its idle lanes must not poison the inner mask.
@@ -107,23 +131,22 @@ TEST(GuardedLoads, NestedDataDependentChoiceStaysInsideTheInput) {
   auto state = s.state();
   EXPECT_TRUE(has_vector_if_then_else(schedule::lower(state, "k").body));
   auto kernel = codegen::compile_kernel(state, host_target(), "k");
-  Rng rng(5);
-  ops::HostTensor in = ops::HostTensor::random({H, W}, te::DataType::f32(), rng);
-  const float* x = static_cast<const float*>(in.raw());
-  for (bool at_end : {false, true}) {
-    GuardedBuffer guarded(in.bytes(), at_end);
-    std::memcpy(guarded.data(), in.raw(), in.bytes());
-    ops::HostTensor out({H, W + 2}, te::DataType::f32());
-    std::vector<void*> args{guarded.data(), out.raw()};
-    TunerEnv env = test_pool().env();
-    kernel(args.data(), env);
-    const float* p = static_cast<const float*>(out.raw());
-    for (int64_t i = 0; i < H; ++i)
-      for (int64_t j = 0; j < W + 2; ++j) {
-        float want = j >= 1 && j <= W ? std::fabs(x[i * W + j - 1]) : 0.0f;
-        ASSERT_EQ(p[i * (W + 2) + j], want) << i << "," << j << (at_end ? " (page end)" : " (page start)");
-      }
-  }
+  check_border_kernel(kernel, H, W, 5, [](float x) { return std::fabs(x); }, 0.0f);
+}
+
+// P[i, j] = 1 <= j <= W ? X[i, j-1] : 0.5, scalar: codegen loads from a selected address (the
+// element, or a constant holding 0.5) without a branch; the address outside X is never read.
+TEST(GuardedLoads, ScalarChoiceLoadsFromASelectedAddress) {
+  const int64_t H = 4, W = 9;
+  te::Tensor X = te::placeholder({H, W}, te::DataType::f32(), "X");
+  te::Tensor P = te::compute({H, W + 2}, [&](auto& i) {
+    te::Expr inside = te::logical_and(i[1] >= te::make_int(1), i[1] < te::make_int(W + 1));
+    return te::if_then_else(inside, X(i[0], i[1] - te::make_int(1)), te::Expr(0.5f));
+  }, "P");
+  te::ComputeDAG dag({X}, {P});
+  schedule::Schedule s(dag);
+  auto kernel = codegen::compile_kernel(s.state(), host_target(), "k");
+  check_border_kernel(kernel, H, W, 3, [](float x) { return x; }, 0.5f);
 }
 
 TEST(GuardedLoads, StridedConvStaysInsideTheInput) {

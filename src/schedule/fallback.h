@@ -37,8 +37,9 @@ int64_t partial_vector_extent(int64_t extent, int lanes);
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);
 
-/// Whether the fallback inlines the padding stage `stage` into its reader: a conv window of
-/// at most 3x3 (larger windows test too many loads; their padding is a pass of its own).
+/// Whether the fallback inlines the padding stage `stage` into its reader, a conv or pool it
+/// tiles: a packed conv, or a window of at most 3x3 (larger windows test too many vector
+/// loads; their padding is a pass of its own).
 bool fallback_inlines_padding(const State& st, const std::string& stage);
 
 /// The default schedule of a DAG, as a replayable Schedule.

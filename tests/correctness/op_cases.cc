@@ -38,6 +38,7 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"c=3", "h=17", "w=19", "k=32", "stride=2", "pad=1", "wblock=32"},
                   {"c=16", "h=14", "w=14", "k=48", "pad=1", "bias=1", "wblock=16"},
                   {"c=8", "h=7", "w=5", "k=16", "kh=1", "kw=1", "wblock=8"},
+                  {"c=3", "h=30", "w=30", "k=32", "kh=7", "kw=7", "stride=2", "pad=3", "wblock=16"},
                   // Rows split among threads (schedule::split_rows_among_threads).
                   {"n=2", "c=4", "h=30", "w=9", "k=12", "kh=1", "kw=1", "bias=1"},
                   {"c=4", "h=28", "w=12", "k=16", "pad=1", "wblock=8"}}},

@@ -38,3 +38,21 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(56, 4), 8);
   EXPECT_EQ(vector_width(28, 4), 14);
 }
+
+// Padding is inlined into a conv with a window of at most 3x3, and into a packed conv of any
+// window (its input is a broadcast scalar load); an unpacked 7x7 conv keeps the pass.
+TEST(Fallback, PaddingInlinedUnlessAWideWindowIsVectorizedAlongRows) {
+  auto pad_inlined = [](const std::string& k, const std::string& wblock) {
+    auto& def = ops::find_op("conv2d");
+    auto dag = def.build(ops::parse_params(
+        def, {"c=3", "h=32", "w=32", "k=32", "kh=" + k, "kw=" + k, "stride=2", "pad=1", "wblock=" + wblock}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    auto s = schedule::fallback_schedule(dag, fo);
+    return s.state().stage("conv2d_pad").loc == schedule::Location::Inline;
+  };
+  EXPECT_TRUE(pad_inlined("3", "0"));
+  EXPECT_TRUE(pad_inlined("3", "16"));
+  EXPECT_FALSE(pad_inlined("7", "0"));
+  EXPECT_TRUE(pad_inlined("7", "16"));
+}

@@ -4,6 +4,9 @@
 // The guards hold in every iteration of the outer loop but the last: the outer loop is cut
 // into those iterations, where the guards fold away, and its last one, where each guard
 // becomes the inner loop's shorter extent. Both parts then vectorize: 3 x 16 lanes + 8.
+// A parallel loop is not cut (its last iteration would run alone after the others): its
+// body becomes `if (v < last) main else last-body`. A fused loop whose guards test `v % k`
+// (the uneven split varies fastest in it) picks its body by `v % k < k - 1` the same way.
 #include <optional>
 
 #include "schedule/passes.h"
@@ -31,9 +34,21 @@ class VectorGuardFinder : public IRVisitor {
     vector_loops_ -= vec;
   }
   void visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
-    found = found || (vector_loops_ > 0 && uses_var(op->cond, v_));
+    if (vector_loops_ > 0 && uses_var(op->cond, v_)) {
+      found = true;
+      post_order_visit(op->cond, [&](const Expr& e) {
+        auto* m = e.as<FloorModNode>();
+        auto* k = m && m->a.get() == v_ ? as_const_int(m->b) : nullptr;
+        if (k) modulus = modulus == 0 || modulus == *k ? *k : -1;
+      });
+    }
     IRVisitor::visit_IfThenElse(op, s);
   }
+
+ public:
+  // k when every `v % k` in the guards has the same k (a fused loop whose fastest-varying
+  // part was split unevenly), 0 when there is none, -1 when they differ.
+  int64_t modulus = 0;
 
  private:
   const VarNode* v_;
@@ -46,6 +61,30 @@ bool guards_use(const Stmt& s, const VarNode* v) {
   f.visit(s);
   return f.found;
 }
+
+int64_t guard_modulus(const Stmt& s, const VarNode* v) {
+  VectorGuardFinder f(v);
+  f.visit(s);
+  return f.modulus;
+}
+
+// Replaces `v % k` with `w`.
+class ModReplacer : public IRMutator {
+ public:
+  ModReplacer(const VarNode* v, int64_t k, Var w) : v_(v), k_(k), w_(std::move(w)) {}
+
+ protected:
+  Expr visit_FloorMod(const FloorModNode* op, const Expr& e) override {
+    auto* k = as_const_int(op->b);
+    if (op->a.get() == v_ && k && *k == k_) return w_;
+    return IRMutator::visit_FloorMod(op, e);
+  }
+
+ private:
+  const VarNode* v_;
+  int64_t k_;
+  Var w_;
+};
 
 // The constant c when `e` is `v + c` (or `v`).
 std::optional<int64_t> offset_from(const Expr& e, const VarNode* v) {
@@ -113,7 +152,8 @@ class TailPartitioner : public IRMutator {
     ranges_[op->var.get()] = loop_var_range(op, ranges_);
     Stmt body = mutate(op->body);
     auto* mn = as_const_int(op->min);
-    bool candidate = (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Unrolled) &&
+    bool parallel = op->for_kind == ForKind::Parallel;
+    bool candidate = (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Unrolled || parallel) &&
                      mn && ext && *ext >= 2 && guards_use(body, op->var.get());
     Stmt out;
     bool decided = false;
@@ -125,6 +165,17 @@ class TailPartitioner : public IRMutator {
         Stmt last = substitute(body, {{op->var.get(), make_int(*mn + *ext - 1, op->var.type())}});
         last = simplify(last, ranges_);  // empty when the last iteration does nothing
         if (last) last = GuardTrimmer().mutate(last);
+        if (parallel) {
+          // Cut, the last iteration would run after the others on one thread: the loop keeps
+          // its iterations and picks the body by its variable instead.
+          Expr not_last = op->var < make_int(*mn + *ext - 1, op->var.type());
+          Stmt pick = main && last ? if_then_else_stmt(not_last, main, last)
+                      : main       ? if_then_else_stmt(not_last, main)
+                      : last       ? if_then_else_stmt(logical_not(not_last), last)
+                                   : Stmt();
+          ranges_.erase(op->var.get());
+          return pick ? make_for(op->var, op->min, op->extent, op->for_kind, pick) : Stmt();
+        }
         std::vector<Stmt> parts;
         if (main)
           parts.push_back(make_for(op->var, op->min, make_int(*ext - 1, op->extent.type()),
@@ -134,12 +185,47 @@ class TailPartitioner : public IRMutator {
         decided = true;  // `out`, possibly empty, replaces the loop
       }
     }
+    if (candidate && !decided) {
+      ranges_[op->var.get()] = loop_var_range(op, ranges_);
+      if (auto cut = partition_by_modulus(op, body)) {
+        out = *cut;
+        decided = true;
+      }
+    }
     ranges_.erase(op->var.get());
     if (out || decided) return out;
     return body.same_as(op->body) ? s : make_for(op->var, op->min, op->extent, op->for_kind, body);
   }
 
  private:
+  // A fused loop v whose guards test `v % k` (its last part, split unevenly, varies
+  // fastest): the body is picked by `v % k < k - 1`, the guards folded in the first body and
+  // trimmed in the second.
+  std::optional<Stmt> partition_by_modulus(const ForNode* op, const Stmt& body) {
+    const VarNode* v = op->var.get();
+    int64_t k = guard_modulus(body, v);
+    if (k < 2) return std::nullopt;
+    Var w(op->var->name + ".tail", op->var.type());
+    Stmt body_w = ModReplacer(v, k, w).mutate(body);
+    if (guards_use(body_w, v)) return std::nullopt;  // guards on v other than through v % k
+    ranges_[w.get()] = {0, k - 2};
+    Stmt main = simplify(body_w, ranges_);
+    bool folded = !guards_use(main, w.get());
+    ranges_[w.get()] = {k - 1, k - 1};
+    Stmt last = folded ? simplify(substitute(body_w, {{w.get(), make_int(k - 1, w.type())}}), ranges_) : Stmt();
+    ranges_.erase(w.get());
+    if (!folded) return std::nullopt;
+    if (last) last = GuardTrimmer().mutate(last);
+    Expr mod = floormod(op->var, make_int(k, op->var.type()));
+    if (main) main = substitute(main, {{w.get(), mod}});
+    Expr not_last = mod < make_int(k - 1, op->var.type());
+    Stmt pick = main && last ? if_then_else_stmt(not_last, main, last)
+                : main       ? if_then_else_stmt(not_last, main)
+                : last       ? if_then_else_stmt(logical_not(not_last), last)
+                             : Stmt();
+    return pick ? make_for(op->var, op->min, op->extent, op->for_kind, pick) : Stmt();
+  }
+
   RangeMap ranges_;
 };
 

@@ -15,12 +15,20 @@ namespace {
 using te::Expr;
 using te::Var;
 
+// B packed [n/b, k, b] by pack_matmul_weights, which sets b_block.
+bool packed_b(const ConvertContext& c) {
+  if (c.attr_int("b_block", 0) == 0) return false;
+  if (c.input(1).ndim() != 3 || c.input(1).shape()[2] != c.attr_int("b_block", 0))
+    c.fail("b_block needs B packed [n/b, k, b]");
+  return true;
+}
+
 std::vector<ConvertOutput> gemm(const ConvertContext& c) {
   te::Tensor a = c.input(0), b = c.input(1);
-  if (a.ndim() != 2 || b.ndim() != 2) c.fail("A and B must be 2-D");
+  if (a.ndim() != 2 || b.ndim() != (packed_b(c) ? 3 : 2)) c.fail("A and B must be 2-D");
   if (c.attr_int("transA", 0)) a = ops::transpose(a, {1, 0}, c.name("at"));
   bool trans_b = c.attr_int("transB", 0) != 0;
-  te::Tensor y = ops::matmul(a, b, trans_b, c.name("mm"));
+  te::Tensor y = packed_b(c) ? ops::matmul_packed(a, b, c.name("mm")) : ops::matmul(a, b, trans_b, c.name("mm"));
   double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
   te::DataType t = y.dtype();
   if (alpha != 1.0)
@@ -39,6 +47,7 @@ std::vector<ConvertOutput> gemm(const ConvertContext& c) {
 std::vector<ConvertOutput> matmul(const ConvertContext& c) {
   te::Tensor a = c.input(0), b = c.input(1);
   if (a.ndim() == 0 || b.ndim() == 0) c.fail("MatMul operands must not be scalars");
+  if (packed_b(c)) return one(ops::matmul_packed(a, b, c.name()));
   bool a_vec = a.ndim() == 1, b_vec = b.ndim() == 1;
   if (a_vec) a = ops::reshape(a, {1, a.shape()[0]}, c.name("a2d"));
   if (b_vec) b = ops::reshape(b, {b.shape()[0], 1}, c.name("b2d"));

@@ -43,6 +43,11 @@ int pack_conv_weights(Graph& g, int vector_lanes);
 /// transB = 0): the kernels vectorize over B's columns, which are then contiguous instead
 /// of one gathered element per row (a 128x256x256 product measured 6x faster).
 int transpose_gemm_weights(Graph& g);
+/// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) and more than one row of A
+/// get B packed into column panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x
+/// `vector_lanes`, else `vector_lanes`, dividing n) and the attribute b_block = b, which
+/// their converters read (ops::matmul_packed).
+int pack_matmul_weights(Graph& g, int vector_lanes);
 
 struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps

@@ -40,6 +40,22 @@ HostTensor unpack_conv_weight(const HostTensor& packed) {
   return out;
 }
 
+HostTensor pack_matmul_weight(const HostTensor& kn, int64_t block) {
+  INTERNAL_CHECK(kn.shape.size() == 2 && block > 0 && kn.shape[1] % block == 0)
+      << "pack_matmul_weight: a [k, n] matrix with n a multiple of the block";
+  HostTensor nk = transpose_matrix(kn);
+  HostTensor out({nk.shape[0] / block, nk.shape[1], block}, kn.dtype);
+  convert(nk, out, nk.shape[0], block, true);
+  return out;
+}
+
+HostTensor unpack_matmul_weight(const HostTensor& packed) {
+  INTERNAL_CHECK(packed.shape.size() == 3) << "unpack_matmul_weight: a [n/b, k, b] tensor";
+  HostTensor nk({packed.shape[0] * packed.shape[2], packed.shape[1]}, packed.dtype);
+  convert(packed, nk, nk.shape[0], packed.shape[2], false);
+  return transpose_matrix(nk);
+}
+
 HostTensor transpose_matrix(const HostTensor& m) {
   INTERNAL_CHECK(m.shape.size() == 2) << "transpose_matrix needs a 2-D tensor";
   int64_t rows = m.shape[0], cols = m.shape[1];

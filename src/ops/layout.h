@@ -10,6 +10,11 @@ namespace tuner::ops {
 HostTensor pack_conv_weight(const HostTensor& kcrs, int64_t block);
 /// The inverse of pack_conv_weight.
 HostTensor unpack_conv_weight(const HostTensor& packed);
+/// Packs a matmul's B [k, n] into [n/b, k, b]: each block of b output columns reads one
+/// contiguous panel (see matmul_packed).
+HostTensor pack_matmul_weight(const HostTensor& kn, int64_t block);
+/// The inverse of pack_matmul_weight.
+HostTensor unpack_matmul_weight(const HostTensor& packed);
 /// The transpose of a 2-D tensor.
 HostTensor transpose_matrix(const HostTensor& m);
 

@@ -34,6 +34,28 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b,
       name, "matmul", {{"transpose_b", transpose_b ? 1 : 0}});
 }
 
+te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  detail::check_same_dtype(a, b, name);
+  detail::check_numeric(a, name);
+  USER_CHECK(a.ndim() >= 2 && b.ndim() == 3 && b.shape()[1] == a.shape().back())
+      << name << ": A [..., m, k] and a packed B [n/b, k, b] needed, got " << shape_string(a.shape())
+      << " and " << shape_string(b.shape());
+  int64_t block = b.shape()[2], k_extent = b.shape()[1];
+  Shape out(a.shape().begin(), a.shape().end() - 1);
+  out.push_back(b.shape()[0] * block);
+  size_t nb = out.size() - 2;
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar k = te::reduce_axis(k_extent, "k");
+        std::vector<Expr> ia(ax.begin(), ax.begin() + nb);
+        ia.insert(ia.end(), {ax[nb], k.var});
+        Expr j = ax[nb + 1];
+        return te::sum(a(ia) * b(te::floordiv(j, Expr(block)), k.var, te::floormod(j, Expr(block))), {k});
+      },
+      name, "matmul", {{"transpose_b", 0}, {"b_block", block}});
+}
+
 namespace {
 
 // out[n, k, ...] + bias[k] along dimension `axis`.

@@ -14,6 +14,10 @@ namespace tuner::ops {
 /// transpose_b); batch dimensions broadcast like numpy. Tag "matmul", attrs {transpose_b}.
 te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b = false,
                   const std::string& name = "matmul");
+/// C[batch..., m, n] = A[batch..., m, k] x B with B packed [n/b, k, b] (pack_matmul_weight),
+/// read at [j / b, k, j % b]: a block of output columns reads one contiguous panel. Tag
+/// "matmul", attrs {transpose_b = 0, b_block = b}.
+te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name = "matmul");
 /// data [M, K] x weight [N, K]^T (+ bias [N] as op <name>_bias when given).
 te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Tensor& bias = {},
                  const std::string& name = "dense");

@@ -2,6 +2,7 @@
 #include <array>
 #include <tuple>
 
+#include "ops/layout.h"
 #include "ops/nn.h"
 #include "ops/reference.h"
 #include "ops/registry_impl.h"
@@ -194,19 +195,27 @@ void add_nn_ops(std::vector<OpDef>& ops) {
                {"batch", "1", "batch dims of A, e.g. 8 or 2x4 (1 = plain 2-D)"},
                {"batch_b", "same", "batch dims of B: same, none or a shape (numpy broadcast)"},
                {"transpose_b", "0", "B is stored [n, k] (0/1)"},
+               {"wblock", "0", "B packed [n/wblock, k, wblock] (the layout of pack_matmul_weights; 0 = plain)"},
                dtype_param()};
   mm.build = [](const Params& p) {
-    int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
+    int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k"), wb = p.get_int("wblock");
     bool tb = p.get_bool("transpose_b");
     Shape as = batch_dims(p), bs = batch_dims_b(p);
     as.insert(as.end(), {m, k});
+    te::DataType dt = p.get_dtype("dtype");
+    if (wb > 0) {
+      USER_CHECK(!tb && bs.empty() && n % wb == 0)
+          << "matmul: wblock needs transpose_b=0, batch_b=none (or no batch) and n a multiple of wblock";
+      te::Tensor a = te::placeholder(as, dt, "A"), b = te::placeholder({n / wb, k, wb}, dt, "B");
+      return ComputeDAG({a, b}, {matmul_packed(a, b)});
+    }
     if (tb) bs.insert(bs.end(), {n, k});
     else bs.insert(bs.end(), {k, n});
-    te::DataType dt = p.get_dtype("dtype");
     te::Tensor a = te::placeholder(as, dt, "A"), b = te::placeholder(bs, dt, "B");
     return ComputeDAG({a, b}, {matmul(a, b, tb)});
   };
   mm.reference = [](const Params& p, const std::vector<HostTensor>& in) {
+    if (p.get_int("wblock") > 0) return std::vector<HostTensor>{ref::matmul(in[0], unpack_matmul_weight(in[1]))};
     return std::vector<HostTensor>{ref::matmul(in[0], in[1], p.get_bool("transpose_b"))};
   };
   mm.make_inputs = default_inputs;

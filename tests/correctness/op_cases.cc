@@ -27,7 +27,9 @@ const std::map<std::string, OpCases>& op_cases() {
       {"where", {{"cond=5x67", "a=5x67", "b=5x67"}, {"cond=3x1x7", "a=1x4x1", "b=7"},
                  {"cond=1", "a=2x3x17", "b=17"}}},
       {"matmul", {{"m=67", "n=129", "k=95"}, {"m=1", "n=1000", "k=512"}, {"m=64", "n=40", "k=9"},
-                  {"m=5", "n=7", "k=3", "batch=3"}, {"m=8", "n=33", "k=16", "transpose_b=1"}}},
+                  {"m=5", "n=7", "k=3", "batch=3"}, {"m=8", "n=33", "k=16", "transpose_b=1"},
+                  // B packed into column panels (pack_matmul_weights).
+                  {"m=9", "n=64", "k=40", "wblock=32"}, {"m=5", "n=48", "k=7", "batch=3", "batch_b=none", "wblock=16"}}},
       {"dense", {{"m=1", "n=1000", "k=512"}, {"m=7", "n=33", "k=65", "bias=0"}, {"m=16", "n=16", "k=1"}}},
       {"conv2d", {{"c=3", "h=17", "w=19", "k=5", "stride=2", "pad=1"},
                   {"c=32", "h=28", "w=28", "k=64", "stride=2", "pad=1"},

@@ -3,6 +3,8 @@
 // (evaluate_graph on random inputs).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "graph/evaluate.h"
 #include "unit/graph/graph_builder.h"
 
@@ -32,6 +34,38 @@ Graph optimize_and_check(const Graph& raw) {
     EXPECT_EQ(cmp.mismatches, 0) << "output " << i << ": " << cmp.message;
   }
   return opt;
+}
+
+// The passes for a target with `lanes` float lanes per vector (its layout passes included).
+Graph for_target(const Graph& raw, int lanes) {
+  Graph g = raw;
+  PassOptions po;
+  po.vector_lanes = lanes;
+  run_passes(g, po);
+  return g;
+}
+
+// B's shape and the integer attribute `attr` (0 when absent) of each live node of `ops`.
+using BAttrs = std::vector<std::pair<ops::Shape, int64_t>>;
+BAttrs b_and_attr(const Graph& g, const std::set<std::string>& ops, const std::string& attr) {
+  BAttrs out;
+  for (const Node& n : g.nodes)
+    if (!n.dead && ops.count(n.op)) {
+      auto a = n.attrs.find(attr);
+      out.push_back({g.values[size_t(n.inputs[1])].shape, a == n.attrs.end() ? 0 : a->second.i});
+    }
+  return out;
+}
+
+// The layout passes change how a graph computes, not what: same outputs on `ins`.
+void expect_same_outputs(const Graph& raw, const Graph& g, const std::vector<ops::HostTensor>& ins) {
+  auto want = evaluate_graph(raw, ins), got = evaluate_graph(g, ins);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].shape, want[i].shape);
+    auto cmp = ops::compare(got[i], want[i], 1e-5, 1e-5);
+    EXPECT_TRUE(cmp.ok) << "output " << i << ": " << cmp.message;
+  }
 }
 
 std::vector<std::string> ops_of(const Graph& g) {
@@ -138,10 +172,7 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   int project = b.node("Conv", {expand, b.weight({8, 32, 1, 1})});
   int expand4 = b.node("Conv", {narrow, b.weight({32, 8, 1, 1})});
   Graph raw = b.raw({c5, pw2, project, expand4});
-  Graph g = raw;
-  graph::PassOptions po;
-  po.vector_lanes = 8;
-  run_passes(g, po);
+  Graph g = for_target(raw, 8);
   std::vector<ops::Shape> weights;
   for (const Node& n : g.nodes)
     if (!n.dead && n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
@@ -158,11 +189,7 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   std::vector<ops::HostTensor> ins;
   for (ops::Shape s : {ops::Shape{1, 8, 6, 6}, {1, 4, 2, 16}, {1, 8, 2, 6}, {1, 8, 2, 4}})
     ins.push_back(ops::HostTensor::random(s, te::DataType::f32(), rng));
-  auto want = evaluate_graph(raw, ins), got = evaluate_graph(g, ins);
-  for (size_t i = 0; i < want.size(); ++i) {
-    auto cmp = ops::compare(got[i], want[i], 1e-5, 1e-5);
-    EXPECT_TRUE(cmp.ok) << cmp.message;
-  }
+  expect_same_outputs(raw, g, ins);
   // Without a target's lanes the ONNX layout stays.
   Graph plain = raw;
   run_passes(plain);
@@ -177,22 +204,29 @@ TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
   int g2 = b.node("Gemm", {g1, b.weight({4, 6})});                             // already [k, n]
   int g3 = b.node("Gemm", {g2, g2}, {{"transB", int_attr(1)}});  // B not constant: kept
   Graph raw = b.raw({g3});
-  Graph g = raw;
-  graph::PassOptions po;
-  po.vector_lanes = 8;
-  run_passes(g, po);
-  std::vector<std::pair<ops::Shape, int64_t>> gemms;  // B's shape, transB
-  for (const Node& n : g.nodes)
-    if (!n.dead && n.op == "Gemm") {
-      auto t = n.attrs.find("transB");
-      gemms.push_back({g.values[size_t(n.inputs[1])].shape, t == n.attrs.end() ? 0 : t->second.i});
-    }
-  EXPECT_EQ(gemms, (std::vector<std::pair<ops::Shape, int64_t>>{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}}));
+  Graph g = for_target(raw, 8);
+  EXPECT_EQ(b_and_attr(g, {"Gemm"}, "transB"), (BAttrs{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}}));
   Rng rng(3);
-  ops::HostTensor in = ops::HostTensor::random({3, 5}, te::DataType::f32(), rng);
-  auto want = evaluate_graph(raw, {in}), got = evaluate_graph(g, {in});
-  auto cmp = ops::compare(got[0], want[0], 1e-5, 1e-5);
-  EXPECT_TRUE(cmp.ok) << cmp.message;
+  expect_same_outputs(raw, g, {ops::HostTensor::random({3, 5}, te::DataType::f32(), rng)});
+}
+
+TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
+  Builder b;
+  int x3 = b.input({2, 3, 5}), x2 = b.input({3, 5}), row = b.input({1, 5});
+  int m1 = b.node("MatMul", {x3, b.weight({5, 16})});                          // [1, 5, 16]
+  int m2 = b.node("MatMul", {row, b.weight({5, 16})});                         // one row: kept
+  int m3 = b.node("MatMul", {x2, b.weight({5, 12})});                          // 12 columns: kept
+  int m4 = b.node("MatMul", {x2, b.node("Transpose", {x2})});                  // B not constant
+  int g1 = b.node("Gemm", {x2, b.weight({5, 8}), b.weight({8})});              // [1, 5, 8]
+  int g2 = b.node("Gemm", {x2, b.weight({16, 5})}, {{"transB", int_attr(1)}});  // transposed, then [1, 5, 16]
+  Graph raw = b.raw({m1, m2, m3, m4, g1, g2});
+  Graph g = for_target(raw, 8);
+  EXPECT_EQ(b_and_attr(g, {"MatMul", "Gemm"}, "b_block"),
+            (BAttrs{{{1, 5, 16}, 16}, {{5, 16}, 0}, {{5, 12}, 0}, {{5, 3}, 0}, {{1, 5, 8}, 8}, {{1, 5, 16}, 16}}));
+  Rng rng(4);
+  std::vector<ops::HostTensor> ins;
+  for (ops::Shape s : {ops::Shape{2, 3, 5}, {3, 5}, {1, 5}}) ins.push_back(ops::HostTensor::random(s, te::DataType::f32(), rng));
+  expect_same_outputs(raw, g, ins);
 }
 
 TEST(Passes, ModelOutputsKeepTheirValues) {

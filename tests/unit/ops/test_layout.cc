@@ -26,6 +26,19 @@ TEST(Layout, PackPlacesEachWeightAtItsBlockAndLane) {
   EXPECT_EQ(std::memcmp(back.raw(), w.raw(), w.bytes()), 0);
 }
 
+TEST(Layout, MatmulPackPlacesEachColumnInItsPanel) {
+  Rng rng(5);
+  HostTensor b = HostTensor::random({3, 32}, te::DataType::f32(), rng);
+  HostTensor p = pack_matmul_weight(b, 16);
+  ASSERT_EQ(p.shape, (Shape{2, 3, 16}));
+  // b[k, j] == p[j / 16, k, j % 16]
+  for (int64_t k = 0; k < 3; ++k)
+    for (int64_t j = 0; j < 32; ++j) ASSERT_EQ(p.get(((j / 16) * 3 + k) * 16 + j % 16), b.get(k * 32 + j)) << k << "," << j;
+  HostTensor back = unpack_matmul_weight(p);
+  EXPECT_EQ(back.shape, b.shape);
+  EXPECT_EQ(std::memcmp(back.raw(), b.raw(), b.bytes()), 0);
+}
+
 TEST(Layout, ReferenceConvAcceptsAPackedWeight) {
   Rng rng(2);
   HostTensor x = HostTensor::random({1, 4, 6, 6}, te::DataType::f32(), rng);

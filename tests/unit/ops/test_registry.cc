@@ -97,7 +97,7 @@ TEST(Registry, DefaultsAndCanonicalString) {
   Params p = parse_params(mm, {"m=1024", "n=1024", "k=1024"});
   EXPECT_EQ(p.get("batch"), "1");
   EXPECT_EQ(p.get("dtype"), "float32");
-  EXPECT_EQ(p.str(), "batch=1 batch_b=same dtype=float32 k=1024 m=1024 n=1024 transpose_b=0");
+  EXPECT_EQ(p.str(), "batch=1 batch_b=same dtype=float32 k=1024 m=1024 n=1024 transpose_b=0 wblock=0");
   te::ComputeDAG dag = mm.build(p);
   EXPECT_EQ(dag.inputs().size(), 2u);
   EXPECT_EQ(dag.flops(), 2.0 * 1024 * 1024 * 1024);

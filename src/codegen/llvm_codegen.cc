@@ -331,28 +331,13 @@ class CodeGenLLVM {
     return b_.CreateAlignedLoad(k->getType(), q, llvm::Align(load->buffer->dtype.bytes()));
   }
 
-  // The index of a load that may run whatever its guard: no integer division but by a
-  // nonzero constant (it would trap), and no nested load or call.
+  // The index of a load that may run whatever its guard: no load or call in it, and no
+  // integer division that could trap.
   static bool safe_index(const Expr& e) {
-    bool ok = true;
+    bool ok = !has_unsafe_division(e);
     post_order_visit(e, [&](const Expr& x) {
-      switch (x.kind()) {
-        case NodeKind::BufferLoad:
-        case NodeKind::Call:
-        case NodeKind::TensorRead:
-        case NodeKind::Reduce: ok = false; break;
-        case NodeKind::Div:
-        case NodeKind::FloorDiv:
-        case NodeKind::FloorMod: {
-          const Expr& d = x.kind() == NodeKind::Div ? x.as<DivNode>()->b
-                          : x.kind() == NodeKind::FloorDiv ? x.as<FloorDivNode>()->b
-                                                           : x.as<FloorModNode>()->b;
-          auto* k = as_const_int(d);
-          if (!x.type().is_float() && (!k || *k == 0)) ok = false;
-          break;
-        }
-        default: break;
-      }
+      auto k = x.kind();
+      ok &= k != NodeKind::BufferLoad && k != NodeKind::Call && k != NodeKind::TensorRead && k != NodeKind::Reduce;
     });
     return ok;
   }

@@ -50,15 +50,8 @@ class LaneWidener : public IRMutator {
   static void check_maskable(const Expr& e) {
     post_order_visit(e, [](const Expr& x) {
       if (auto* l = x.as<BufferLoadNode>(); l && l->indices[0].type().is_scalar()) throw NotVectorizable();
-      const Expr* d = nullptr;  // an integer division by zero in an idle lane would trap
-      if (auto* o = x.as<DivNode>()) d = &o->b;
-      if (auto* o = x.as<FloorDivNode>()) d = &o->b;
-      if (auto* o = x.as<FloorModNode>()) d = &o->b;
-      if (d && !d->type().is_float()) {
-        auto* b = d->as<BroadcastNode>();
-        if (!as_const_int(b ? b->value : *d)) throw NotVectorizable();
-      }
     });
+    if (has_unsafe_division(e)) throw NotVectorizable();  // it would trap in an idle lane
   }
 
   const VarNode* var_;

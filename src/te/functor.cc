@@ -256,4 +256,19 @@ bool uses_var(const Stmt& s, const VarNode* v) {
   return found;
 }
 
+bool has_unsafe_division(const Expr& e) {
+  bool unsafe = false;
+  post_order_visit(e, [&](const Expr& x) {
+    const Expr* d = nullptr;
+    if (auto* o = x.as<DivNode>()) d = &o->b;
+    if (auto* o = x.as<FloorDivNode>()) d = &o->b;
+    if (auto* o = x.as<FloorModNode>()) d = &o->b;
+    if (!d || d->type().is_float()) return;
+    auto* b = d->as<BroadcastNode>();
+    auto* k = as_const_int(b ? b->value : *d);
+    unsafe |= !k || *k == 0;
+  });
+  return unsafe;
+}
+
 }  // namespace tuner::te

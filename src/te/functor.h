@@ -81,5 +81,8 @@ Stmt substitute(const Stmt& s, const VarMap& vmap);
 /// True when e mentions variable v.
 bool uses_var(const Expr& e, const VarNode* v);
 bool uses_var(const Stmt& s, const VarNode* v);
+/// True when `e` holds an integer division or modulo whose divisor is not a nonzero
+/// constant (or a broadcast of one): evaluated where its guard is off, it could trap.
+bool has_unsafe_division(const Expr& e);
 
 }  // namespace tuner::te

@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "te/functor.h"
 #include "te/printer.h"
 #include "te/simplify.h"
 
@@ -100,3 +101,13 @@ TEST(Simplify, RampsInsideOneBlockByDivisibility) {
 // result to an Expr must not (it would be the literal 0 or 1, not a condition).
 static_assert(!std::is_constructible_v<Expr, bool>, "bool -> Expr must not compile");
 static_assert(std::is_constructible_v<Expr, int>);
+
+TEST(Functor, UnsafeDivisionIsByAnythingButANonzeroConstant) {
+  Var x("x"), y("y");
+  EXPECT_FALSE(has_unsafe_division(floordiv(x, make_int(4)) + floormod(x, make_int(3))));
+  EXPECT_TRUE(has_unsafe_division(floordiv(x, y)));
+  EXPECT_TRUE(has_unsafe_division(floormod(x, make_int(0))));
+  EXPECT_TRUE(has_unsafe_division(x + floormod(make_int(7), y)));
+  Var f("f", DataType::f32());
+  EXPECT_FALSE(has_unsafe_division(Expr(f) / Expr(f)));  // float division does not trap
+}

@@ -210,6 +210,7 @@ int transpose_gemm_weights(Graph& g) {
 // Not for a single row of A (a matrix-vector product streams B once either way).
 int pack_matmul_weights(Graph& g, int vector_lanes) {
   int changed = 0;
+  std::map<std::pair<int, int64_t>, int> packed;  // (B, block) -> its packed constant: shared B is packed once
   for (Node& n : g.nodes) {
     if (n.dead || (n.op != "MatMul" && n.op != "Gemm") || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
     if (n.attrs.count("b_block")) continue;
@@ -223,7 +224,9 @@ int pack_matmul_weights(Graph& g, int vector_lanes) {
     int64_t cols = b.shape[1];
     int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
     if (rows < 2 || block == 0) continue;
-    n.inputs[1] = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(*b.data, block));
+    auto [it, fresh] = packed.try_emplace({n.inputs[1], block}, -1);
+    if (fresh) it->second = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(*b.data, block));
+    n.inputs[1] = it->second;
     Attr attr;
     attr.i = block;
     n.attrs["b_block"] = attr;

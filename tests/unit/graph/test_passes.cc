@@ -213,16 +213,25 @@ TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
 TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
   Builder b;
   int x3 = b.input({2, 3, 5}), x2 = b.input({3, 5}), row = b.input({1, 5});
-  int m1 = b.node("MatMul", {x3, b.weight({5, 16})});                          // [1, 5, 16]
+  int shared = b.weight({5, 16});
+  int m1 = b.node("MatMul", {x3, shared});                                     // [1, 5, 16]
+  int m0 = b.node("MatMul", {x2, shared});                                     // the same panels
   int m2 = b.node("MatMul", {row, b.weight({5, 16})});                         // one row: kept
   int m3 = b.node("MatMul", {x2, b.weight({5, 12})});                          // 12 columns: kept
   int m4 = b.node("MatMul", {x2, b.node("Transpose", {x2})});                  // B not constant
   int g1 = b.node("Gemm", {x2, b.weight({5, 8}), b.weight({8})});              // [1, 5, 8]
   int g2 = b.node("Gemm", {x2, b.weight({16, 5})}, {{"transB", int_attr(1)}});  // transposed, then [1, 5, 16]
-  Graph raw = b.raw({m1, m2, m3, m4, g1, g2});
+  Graph raw = b.raw({m1, m0, m2, m3, m4, g1, g2});
   Graph g = for_target(raw, 8);
   EXPECT_EQ(b_and_attr(g, {"MatMul", "Gemm"}, "b_block"),
-            (BAttrs{{{1, 5, 16}, 16}, {{5, 16}, 0}, {{5, 12}, 0}, {{5, 3}, 0}, {{1, 5, 8}, 8}, {{1, 5, 16}, 16}}));
+            (BAttrs{{{1, 5, 16}, 16}, {{1, 5, 16}, 16}, {{5, 16}, 0}, {{5, 12}, 0}, {{5, 3}, 0}, {{1, 5, 8}, 8},
+                    {{1, 5, 16}, 16}}));
+  std::set<int> shared_bs;  // a B read by two nodes is packed once
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "MatMul" && n.attrs.count("b_block") && g.values[size_t(n.inputs[0])].shape.size() >= 2 &&
+        g.values[size_t(n.inputs[1])].shape == ops::Shape{1, 5, 16})
+      shared_bs.insert(n.inputs[1]);
+  EXPECT_EQ(shared_bs.size(), 1u);
   Rng rng(4);
   std::vector<ops::HostTensor> ins;
   for (ops::Shape s : {ops::Shape{2, 3, 5}, {3, 5}, {1, 5}}) ins.push_back(ops::HostTensor::random(s, te::DataType::f32(), rng));

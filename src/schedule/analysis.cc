@@ -54,10 +54,10 @@ std::string epilogue_of(const State& st, const std::string& stage) {
   return cons[0];
 }
 
-std::set<std::string> tiled_epilogues(const State& st) {
+std::set<std::string> tiled_epilogues(const State& st, const std::function<bool(const Stage&)>& tiled) {
   std::set<std::string> out;
   for (auto& s : st.stages())
-    if (is_tiled_reduction(s)) {
+    if (tiled(s)) {
       std::string epi = epilogue_of(st, s.name());
       if (!epi.empty()) out.insert(epi);
     }

@@ -1,6 +1,7 @@
 // Structural questions about stages shared by the fallback schedule and the search rules.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -31,7 +32,9 @@ bool split_rows_among_threads(const te::OperationNode& op);
 /// of a channel at channel * H * W + p, so its output rows and columns can be one loop.
 bool pixels_are_one_axis(const te::OperationNode& op);
 
-/// The epilogues of every tiled reduction of the state (scheduled together with it).
-std::set<std::string> tiled_epilogues(const State& st);
+/// The epilogues of every tiled reduction of the state (scheduled together with it); `tiled`
+/// says which stages are.
+std::set<std::string> tiled_epilogues(const State& st,
+                                      const std::function<bool(const Stage&)>& tiled = is_tiled_reduction);
 
 }  // namespace tuner::schedule

@@ -40,23 +40,21 @@ class Fallback {
     std::vector<std::string> names;
     for (auto& st : s_.state().stages()) names.push_back(st.name());
     // The epilogue of a tiled reduction is scheduled together with it.
-    for (auto& n : names)
-      if (is_tiled_reduction(s_.state().stage(n))) {
-        std::string epi = epilogue_of(s_.state(), n);
-        if (!epi.empty()) claimed_.insert(epi);
-      }
+    claimed_ = tiled_epilogues(s_.state(), [&](const Stage& st) { return tiled(st); });
     for (auto it = names.rbegin(); it != names.rend(); ++it) {
       if (claimed_.count(*it)) continue;
       if (done_.count(*it) || !s_.state().has_stage(*it)) continue;
       const Stage& st = s_.state().stage(*it);
       if (st.loc != Location::Root) continue;
-      if (is_tiled_reduction(st)) tile_reduction(*it);
+      if (tiled(st)) tile_reduction(*it);
       else if (!st.op->reduce_axes.empty()) schedule_reduction(*it);
       else schedule_injective(*it);
     }
   }
 
  private:
+  bool tiled(const Stage& st) const { return tiled_on_cpu(s_.state(), st, o_.vector_lanes); }
+
   void inline_injective() {
     for (auto& st : std::vector<Stage>(s_.state().stages()))
       if (should_auto_inline(s_.state(), st.name())) s_.compute_inline(st.name());
@@ -300,6 +298,19 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
         }
   }
   return t;
+}
+
+bool is_row_dot_product(const State& st, const Stage& s, int lanes) {
+  const auto& op = *s.op;
+  auto tb = op.attrs.find("transpose_b");
+  if (op.tag != "matmul" || tb == op.attrs.end() || tb->second == 0) return false;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < op.shape.size(); ++d) rows *= op.shape[d];
+  return rows <= 4 && can_vectorize_row_reduction(st, s.name(), lanes);
+}
+
+bool tiled_on_cpu(const State& st, const Stage& s, int lanes) {
+  return is_tiled_reduction(s) && !is_row_dot_product(st, s, lanes);
 }
 
 bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes) {

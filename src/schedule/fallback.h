@@ -48,6 +48,14 @@ Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opt
 /// Whether `stage` is a reduction (computed at root, untransformed) whose innermost reduction
 /// is long enough to vectorize through rfactor: at least two whole vectors of `lanes`.
 bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes);
+/// A product of at most 4 rows with B stored [n, k] (dense) whose k vectorize_row_reduction
+/// can vectorize: each output is the dot product of two contiguous rows. A register tile over
+/// n would gather B, one element per lane (1x512 -> 1000: 0.054 ms tiled, 0.0105 as dot
+/// products; 4 rows 0.059 -> 0.043; at 8 rows the tile wins, 0.064 against 0.084).
+bool is_row_dot_product(const State& st, const Stage& s, int lanes);
+/// A reduction the CPU fallback and search space tile into registers: is_tiled_reduction,
+/// but not a row dot product.
+bool tiled_on_cpu(const State& st, const Stage& s, int lanes);
 /// Vectorizes such a reduction: `stage.rf` = one vector of `lanes` partial results per
 /// output, computed inside the output's fused, parallel spatial loop and summed across lanes
 /// by `stage` (softmax's and layer norm's row sums, max and variance).

@@ -21,13 +21,14 @@ Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uin
   std::vector<std::string> names;
   for (auto& st : s.state().stages()) names.push_back(st.name());
   // The epilogue of a tiled reduction is scheduled together with it.
-  std::set<std::string> handled = tiled_epilogues(s.state());
+  auto tiled = [&](const Stage& st) { return tiled_on_cpu(s.state(), st, o.vector_lanes); };
+  std::set<std::string> handled = tiled_epilogues(s.state(), tiled);
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     const std::string& name = *it;
     if (handled.count(name) || !s.state().has_stage(name)) continue;
     const Stage& st = s.state().stage(name);
     if (st.loc != Location::Root) continue;
-    if (is_tiled_reduction(st)) {
+    if (tiled(st)) {
       rule_multi_level_tiling(s, name, o);
       handled.insert({name, name + ".local"});
       continue;

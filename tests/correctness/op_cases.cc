@@ -30,7 +30,8 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"m=5", "n=7", "k=3", "batch=3"}, {"m=8", "n=33", "k=16", "transpose_b=1"},
                   // B packed into column panels (pack_matmul_weights).
                   {"m=9", "n=64", "k=40", "wblock=32"}, {"m=5", "n=48", "k=7", "batch=3", "batch_b=none", "wblock=16"}}},
-      {"dense", {{"m=1", "n=1000", "k=512"}, {"m=7", "n=33", "k=65", "bias=0"}, {"m=16", "n=16", "k=1"}}},
+      {"dense", {{"m=1", "n=1000", "k=512"}, {"m=3", "n=40", "k=64", "bias=0"}, {"m=7", "n=33", "k=65", "bias=0"},
+                 {"m=16", "n=16", "k=1"}}},
       {"conv2d", {{"c=3", "h=17", "w=19", "k=5", "stride=2", "pad=1"},
                   {"c=32", "h=28", "w=28", "k=64", "stride=2", "pad=1"},
                   {"c=8", "h=9", "w=9", "k=8", "kh=1", "kw=1"},

@@ -57,3 +57,18 @@ TEST(Fallback, PaddingInlinedUnlessAWideWindowIsVectorizedAlongRows) {
   EXPECT_FALSE(pad_inlined("7", "0"));
   EXPECT_TRUE(pad_inlined("7", "16"));
 }
+
+// A dense product of at most 4 rows (B stored [n, k]) is dot products vectorized along k
+// (rfactor), not a register tile, which would gather B; at 8 rows the tile stays.
+TEST(Fallback, FewRowsOfADenseProductAreDotProducts) {
+  auto has_rfactor = [](const std::string& m) {
+    auto& def = ops::find_op("dense");
+    auto dag = def.build(ops::parse_params(def, {"m=" + m, "n=64", "k=512"}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    return schedule::fallback_schedule(dag, fo).state().has_stage("dense.rf");
+  };
+  EXPECT_TRUE(has_rfactor("1"));
+  EXPECT_TRUE(has_rfactor("4"));
+  EXPECT_FALSE(has_rfactor("8"));
+}

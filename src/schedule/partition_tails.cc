@@ -168,13 +168,8 @@ class TailPartitioner : public IRMutator {
         if (parallel) {
           // Cut, the last iteration would run after the others on one thread: the loop keeps
           // its iterations and picks the body by its variable instead.
-          Expr not_last = op->var < make_int(*mn + *ext - 1, op->var.type());
-          Stmt pick = main && last ? if_then_else_stmt(not_last, main, last)
-                      : main       ? if_then_else_stmt(not_last, main)
-                      : last       ? if_then_else_stmt(logical_not(not_last), last)
-                                   : Stmt();
           ranges_.erase(op->var.get());
-          return pick ? make_for(op->var, op->min, op->extent, op->for_kind, pick) : Stmt();
+          return pick_body(op, op->var < make_int(*mn + *ext - 1, op->var.type()), main, last);
         }
         std::vector<Stmt> parts;
         if (main)
@@ -218,7 +213,11 @@ class TailPartitioner : public IRMutator {
     if (last) last = GuardTrimmer().mutate(last);
     Expr mod = floormod(op->var, make_int(k, op->var.type()));
     if (main) main = substitute(main, {{w.get(), mod}});
-    Expr not_last = mod < make_int(k - 1, op->var.type());
+    return pick_body(op, mod < make_int(k - 1, op->var.type()), main, last);
+  }
+
+  // The loop `op` over `if (not_last) main else last` (either may be empty: nothing to do).
+  static Stmt pick_body(const ForNode* op, const Expr& not_last, const Stmt& main, const Stmt& last) {
     Stmt pick = main && last ? if_then_else_stmt(not_last, main, last)
                 : main       ? if_then_else_stmt(not_last, main)
                 : last       ? if_then_else_stmt(logical_not(not_last), last)

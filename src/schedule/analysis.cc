@@ -1,5 +1,7 @@
 #include "schedule/analysis.h"
 
+#include "te/functor.h"
+
 namespace tuner::schedule {
 
 bool is_tiled_reduction(const Stage& s) {
@@ -37,10 +39,37 @@ bool pixels_are_one_axis(const te::OperationNode& op) {
   return true;
 }
 
+namespace {
+
+bool calls_transcendental(const te::Expr& body) {
+  bool found = false;
+  te::post_order_visit(body, [&](const te::Expr& e) {
+    auto* c = e.as<te::CallNode>();
+    if (!c) return;
+    switch (c->op) {
+      case te::Intrinsic::Exp:
+      case te::Intrinsic::Log:
+      case te::Intrinsic::Tanh:
+      case te::Intrinsic::Erf:
+      case te::Intrinsic::Sigmoid:
+      case te::Intrinsic::Pow: found = true; break;
+      default: break;
+    }
+  });
+  return found;
+}
+
+}  // namespace
+
 bool should_auto_inline(const State& st, const std::string& stage) {
   if (!st.can_inline(stage) || st.stage(stage).op->tag == "pad") return false;
-  for (auto& c : st.consumers(stage))
+  auto cons = st.consumers(stage);
+  for (auto& c : cons)
     if (is_tiled_reduction(st.stage(c))) return false;
+  // A transcendental read by several stages is computed once: inlined, every reader would
+  // compute it again (softmax's exp, read by the sum and by the division: 4x128x128
+  // 0.0186 -> 0.0137 ms).
+  if (cons.size() > 1 && calls_transcendental(st.stage(stage).op->body)) return false;
   return true;
 }
 

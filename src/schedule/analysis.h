@@ -13,7 +13,8 @@ namespace tuner::schedule {
 bool is_tiled_reduction(const Stage& s);
 
 /// Injective stages worth inlining: not outputs, not padding, not operands of a tiled
-/// reduction (those are computed once rather than recomputed in its inner loop).
+/// reduction (those are computed once rather than recomputed in its inner loop), not a
+/// transcendental (exp, erf, ...) read by several stages.
 bool should_auto_inline(const State& st, const std::string& stage);
 
 /// The single elementwise reader of `stage` with the same shape, computed at root, that can

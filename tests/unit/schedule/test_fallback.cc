@@ -72,3 +72,15 @@ TEST(Fallback, FewRowsOfADenseProductAreDotProducts) {
   EXPECT_TRUE(has_rfactor("4"));
   EXPECT_FALSE(has_rfactor("8"));
 }
+
+// Softmax's exp is read by the sum and by the division: it is computed once (a stage of
+// its own), not inlined into both readers.
+TEST(Fallback, ExpReadTwiceIsComputedOnce) {
+  auto& def = ops::find_op("softmax");
+  auto dag = def.build(ops::parse_params(def, {"shape=4x64"}));
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 16;
+  auto s = schedule::fallback_schedule(dag, fo);
+  EXPECT_NE(s.state().stage("softmax_exp").loc, schedule::Location::Inline);
+  EXPECT_EQ(s.state().consumers("softmax_exp").size(), 2u);
+}

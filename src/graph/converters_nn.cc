@@ -25,10 +25,11 @@ bool packed_b(const ConvertContext& c) {
 
 std::vector<ConvertOutput> gemm(const ConvertContext& c) {
   te::Tensor a = c.input(0), b = c.input(1);
-  if (a.ndim() != 2 || b.ndim() != (packed_b(c) ? 3 : 2)) c.fail("A and B must be 2-D");
+  bool packed = packed_b(c);
+  if (a.ndim() != 2 || b.ndim() != (packed ? 3 : 2)) c.fail("A and B must be 2-D");
   if (c.attr_int("transA", 0)) a = ops::transpose(a, {1, 0}, c.name("at"));
   bool trans_b = c.attr_int("transB", 0) != 0;
-  te::Tensor y = packed_b(c) ? ops::matmul_packed(a, b, c.name("mm")) : ops::matmul(a, b, trans_b, c.name("mm"));
+  te::Tensor y = packed ? ops::matmul_packed(a, b, c.name("mm")) : ops::matmul(a, b, trans_b, c.name("mm"));
   double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
   te::DataType t = y.dtype();
   if (alpha != 1.0)

@@ -13,7 +13,8 @@ te::Stmt flatten_storage(const te::Stmt& s);
 
 /// Cuts the last iteration off a loop whose guards (from a split that does not divide) hold
 /// in all its other iterations; there the guards shorten the inner loops, so a vectorized
-/// loop with a partial last block vectorizes in both parts.
+/// loop with a partial last block vectorizes in both parts. A parallel loop, or a fused loop
+/// whose guards test `v % k`, keeps its iterations and picks between the two bodies.
 te::Stmt partition_tails(const te::Stmt& s);
 
 /// Replicates the body of every unrolled loop of constant extent <= max_extent; longer or

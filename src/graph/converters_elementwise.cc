@@ -1,5 +1,6 @@
 // Element-wise operators: activations, math, arithmetic with broadcasting, comparisons.
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "graph/converters_impl.h"
@@ -118,6 +119,60 @@ std::vector<ConvertOutput> dropout(const ConvertContext& c) {
   return out;
 }
 
+// A float-only element-wise activation f(x, dtype) with float attributes read by the caller.
+Converter activation(const char* op, std::function<Expr(const Expr&, te::DataType, const ConvertContext&)> f) {
+  return {op,
+          [op, f](const ConvertContext& c) {
+            const te::Tensor& x = c.input(0);
+            if (!x.dtype().is_float()) c.fail(std::string(op) + " needs a floating-point input");
+            return one(ops::map_unary(x, [&](const Expr& v) { return f(v, x.dtype(), c); }, c.name()));
+          },
+          {}};
+}
+
+Expr fconst(te::DataType t, double v) { return te::make_const(t, v); }
+
+// alpha (e^x - 1) for x < 0, else x.
+Expr elu_of(const Expr& x, te::DataType t, double alpha) {
+  Expr neg = fconst(t, alpha) * (te::call(te::Intrinsic::Exp, {x}) - fconst(t, 1));
+  return te::select(x < fconst(t, 0), neg, x);
+}
+
+// log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|).
+Expr softplus_of(const Expr& x, te::DataType t) {
+  Expr e = te::call(te::Intrinsic::Exp, {-te::call(te::Intrinsic::Fabs, {x})});
+  return te::max(x, fconst(t, 0)) + te::call(te::Intrinsic::Log, {fconst(t, 1) + e});
+}
+
+// ONNX rounds halves to even; the Round intrinsic rounds them away from zero.
+Expr round_half_even(const Expr& x, te::DataType t) {
+  Expr half = x - te::call(te::Intrinsic::Floor, {x});
+  Expr even = fconst(t, 2) * te::call(te::Intrinsic::Round, {x * fconst(t, 0.5)});
+  return te::select(te::eq(half, fconst(t, 0.5)), even, te::call(te::Intrinsic::Round, {x}));
+}
+
+// Sum and Mean of one or more inputs.
+std::vector<ConvertOutput> sum_or_mean(const ConvertContext& c, bool mean) {
+  te::Tensor acc = c.input(0);
+  for (size_t i = 1; i < c.num_inputs(); ++i) acc = ops::add(acc, c.input(i), c.name(std::to_string(i)));
+  if (mean && !acc.dtype().is_float()) c.fail("Mean needs floating-point inputs");
+  double n = double(c.num_inputs());
+  te::DataType t = acc.dtype();
+  return one(ops::map_unary(acc, [&](const Expr& v) { return mean ? v / fconst(t, n) : v; }, c.name()));
+}
+
+// And, Or, Xor of bool tensors.
+Converter logical(const char* op, Expr (*f)(Expr, Expr)) {
+  return {op,
+          [op, f](const ConvertContext& c) {
+            if (c.input(0).dtype() != te::DataType::boolean() || c.input(1).dtype() != te::DataType::boolean())
+              c.fail(std::string(op) + " needs bool inputs");
+            return one(ops::map_binary(c.input(0), c.input(1), [&](const Expr& a, const Expr& b) { return f(a, b); },
+                                       c.name()));
+          },
+          {}};
+}
+
 }  // namespace
 
 void add_elementwise_converters(std::vector<Converter>& out) {
@@ -165,6 +220,81 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(binary("Greater", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::greater(a, b, n); }));
   out.push_back(variadic("Min", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::minimum(a, b, n); }));
   out.push_back(variadic("Max", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::maximum(a, b, n); }));
+  out.push_back(activation("Elu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    return elu_of(x, t, c.attr_float("alpha", 1.0));
+  }));
+  out.push_back(activation("Selu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    double alpha = c.attr_float("alpha", 1.67326319217681884765625);
+    double gamma = c.attr_float("gamma", 1.05070102214813232421875);
+    return fconst(t, gamma) * te::select(x <= fconst(t, 0), elu_of(x, t, alpha), x);
+  }));
+  out.push_back(activation("Celu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    double alpha = c.attr_float("alpha", 1.0);
+    Expr neg = fconst(t, alpha) * (te::call(te::Intrinsic::Exp, {x / fconst(t, alpha)}) - fconst(t, 1));
+    return te::max(x, fconst(t, 0)) + te::min(neg, fconst(t, 0));
+  }));
+  out.push_back(activation("Softplus", [](const Expr& x, te::DataType t, const ConvertContext&) {
+    return softplus_of(x, t);
+  }));
+  out.push_back(activation("Softsign", [](const Expr& x, te::DataType t, const ConvertContext&) {
+    return x / (fconst(t, 1) + te::call(te::Intrinsic::Fabs, {x}));
+  }));
+  out.push_back(activation("ThresholdedRelu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    return te::select(x > fconst(t, c.attr_float("alpha", 1.0)), x, fconst(t, 0));
+  }));
+  out.push_back(activation("Floor", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Floor, {x});
+  }));
+  out.push_back(activation("Ceil", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Ceil, {x});
+  }));
+  out.push_back(activation("Round", [](const Expr& x, te::DataType t, const ConvertContext&) {
+    return round_half_even(x, t);
+  }));
+  out.push_back({"Sign",
+                 [](const ConvertContext& c) {
+                   te::DataType t = c.input(0).dtype();
+                   return one(ops::map_unary(
+                       c.input(0),
+                       [&](const Expr& x) {
+                         Expr zero = te::make_const(t, 0);
+                         return te::select(x > zero, te::make_const(t, 1),
+                                           te::select(x < zero, te::make_const(t, -1), zero));
+                       },
+                       c.name()));
+                 },
+                 {}});
+  out.push_back({"IsNaN",
+                 [](const ConvertContext& c) {
+                   return one(ops::map_unary(c.input(0), [](const Expr& x) { return te::ne(x, x); }, c.name()));
+                 },
+                 {}});
+  out.push_back({"IsInf",
+                 [](const ConvertContext& c) {
+                   te::DataType t = c.input(0).dtype();
+                   bool neg = c.attr_int("detect_negative", 1) != 0, pos = c.attr_int("detect_positive", 1) != 0;
+                   double inf = std::numeric_limits<double>::infinity();
+                   return one(ops::map_unary(
+                       c.input(0),
+                       [&](const Expr& x) {
+                         Expr p = pos ? te::eq(x, te::make_const(t, inf)) : te::make_const(te::DataType::boolean(), 0);
+                         Expr n = neg ? te::eq(x, te::make_const(t, -inf)) : te::make_const(te::DataType::boolean(), 0);
+                         return te::logical_or(p, n);
+                       },
+                       c.name()));
+                 },
+                 {}});
+  out.push_back({"Sum", [](const ConvertContext& c) { return sum_or_mean(c, false); }, {}});
+  out.push_back({"Mean", [](const ConvertContext& c) { return sum_or_mean(c, true); }, {}});
+  out.push_back(binary("GreaterOrEqual", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) {
+    return ops::map_binary(a, b, [](const Expr& x, const Expr& y) { return x >= y; }, n);
+  }));
+  out.push_back(binary("LessOrEqual", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) {
+    return ops::map_binary(a, b, [](const Expr& x, const Expr& y) { return x <= y; }, n);
+  }));
+  out.push_back(logical("And", te::logical_and));
+  out.push_back(logical("Or", te::logical_or));
+  out.push_back(logical("Xor", te::ne));
   out.push_back({"Where",
                  [](const ConvertContext& c) {
                    return one(ops::where(c.input(0), c.input(1), c.input(2), c.name()));

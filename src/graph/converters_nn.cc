@@ -1,5 +1,6 @@
 // Gemm, MatMul, BatchNormalization, softmax, normalizations, reductions.
 #include <cmath>
+#include <limits>
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
@@ -122,16 +123,229 @@ std::vector<ConvertOutput> layer_norm(const ConvertContext& c) {
   return out;
 }
 
-// Reduce*: axes from the attribute (before opset 13 for ReduceSum, 18 for the others) or
-// from the optional second input; noop_with_empty_axes is honoured.
-std::vector<ConvertOutput> reduce(const ConvertContext& c, ops::ReduceOp op) {
+using Map = Expr (*)(const Expr&);
+
+Expr square(const Expr& v) { return v * v; }
+Expr absolute(const Expr& v) {
+  if (v.type().is_float()) return te::call(te::Intrinsic::Fabs, {v});
+  return te::select(v < te::make_const(v.type(), 0), -v, v);
+}
+Expr square_root(const Expr& v) { return te::call(te::Intrinsic::Sqrt, {v}); }
+Expr logarithm(const Expr& v) { return te::call(te::Intrinsic::Log, {v}); }
+
+// The axes of a Reduce* node: the attribute (before opset 13 for ReduceSum, 18 for the
+// others) or the optional second input.
+std::vector<int64_t> reduce_axes(const ConvertContext& c) {
+  if (c.has_input(1)) return c.constant_ints(1, "axes");
+  return c.attr_ints("axes", {});
+}
+
+// Reduce*: `pre` maps each element before the reduction (L1: |x|, L2: x^2), `post` the
+// result (L2: sqrt, LogSum: log); with noop_with_empty_axes and no axes, both map x as is.
+std::vector<ConvertOutput> reduce(const ConvertContext& c, ops::ReduceOp op, Map pre = nullptr,
+                                  Map post = nullptr) {
   const te::Tensor& x = c.input(0);
-  std::vector<int64_t> axes = c.attr_ints("axes", {});
-  if (c.has_input(1)) axes = c.constant_ints(1, "axes");
+  if (post && !x.dtype().is_float()) c.fail("needs a floating-point input");
+  std::vector<int64_t> axes = reduce_axes(c);
   bool keep = c.attr_int("keepdims", 1) != 0;
   if (axes.empty() && c.attr_int("noop_with_empty_axes", 0))
+    return one(ops::map_unary(
+        x,
+        [&](const Expr& v) {
+          Expr r = pre ? pre(v) : v;
+          return post ? post(r) : r;
+        },
+        c.name()));
+  te::Tensor in = pre ? ops::map_unary(x, pre, c.name("pre")) : x;
+  te::Tensor r = ops::reduce(in, op, axes, keep, c.name(post ? "red" : ""));
+  return one(post ? ops::map_unary(r, post, c.name()) : r);
+}
+
+// ReduceLogSumExp as max + log(sum(exp(x - max))): no overflow for large inputs. An infinite
+// max (a row of -inf, or an inf) is taken as 0 so that the row gives log(0) or log(inf).
+std::vector<ConvertOutput> reduce_log_sum_exp(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (!x.dtype().is_float()) c.fail("needs a floating-point input");
+  std::vector<int64_t> axes = reduce_axes(c);
+  bool keep = c.attr_int("keepdims", 1) != 0;
+  te::DataType t = x.dtype();
+  if (axes.empty() && c.attr_int("noop_with_empty_axes", 0))
     return one(ops::map_unary(x, [](const Expr& v) { return v; }, c.name()));
-  return one(ops::reduce(x, op, axes, keep, c.name()));
+  te::Tensor m = ops::map_unary(
+      ops::reduce(x, ops::ReduceOp::Max, axes, /*keepdims=*/true, c.name("max")),
+      [&](const Expr& v) {
+        Expr inf = te::make_const(t, std::numeric_limits<double>::infinity());
+        return te::select(te::eq(absolute(v), inf), te::make_const(t, 0), v);
+      },
+      c.name("shift"));
+  te::Tensor e = ops::map_binary(
+      x, m, [](const Expr& v, const Expr& mx) { return te::call(te::Intrinsic::Exp, {v - mx}); },
+      c.name("exp"));
+  te::Tensor sum = ops::reduce(e, ops::ReduceOp::Sum, axes, keep, c.name("sum"));
+  if (!keep) m = ops::reshape(m, sum.shape(), c.name("shift_r"));
+  return one(ops::map_binary(sum, m, [](const Expr& s, const Expr& mx) { return logarithm(s) + mx; },
+                             c.name()));
+}
+
+// ArgMax / ArgMin: the first (or, with select_last_index, the last) index of the extreme
+// value along `axis`, as int64: the extreme, then the smallest (largest) index holding it.
+std::vector<ConvertOutput> arg_reduce(const ConvertContext& c, bool is_max) {
+  const te::Tensor& x = c.input(0);
+  int axis = ops::normalize_axis(c.attr_int("axis", 0), int(x.ndim()), c.name());
+  bool keep = c.attr_int("keepdims", 1) != 0, last = c.attr_int("select_last_index", 0) != 0;
+  te::Tensor best = ops::reduce(x, is_max ? ops::ReduceOp::Max : ops::ReduceOp::Min, {axis},
+                                /*keepdims=*/true, c.name("best"));
+  int64_t n = x.shape()[size_t(axis)];
+  te::DataType i64 = te::DataType::i64();
+  return one(te::compute(
+      ops::reduce_shape(x.shape(), {axis}, keep),
+      [&](const std::vector<Var>& o) {
+        te::IterVar r = te::reduce_axis(n, "r");
+        std::vector<Expr> xi, bi;
+        for (int d = 0, j = 0; d < int(x.ndim()); ++d) {
+          bool at = d == axis;
+          xi.push_back(at ? Expr(r.var) : Expr(o[size_t(j)]));
+          bi.push_back(at ? te::make_int(0) : Expr(o[size_t(j)]));
+          if (!at || keep) ++j;
+        }
+        Expr hit = te::eq(x(xi), best(bi));
+        Expr idx = te::cast(i64, r.var);
+        return te::reduce(last ? te::ReduceKind::Max : te::ReduceKind::Min,
+                          te::select(hit, idx, te::make_const(i64, last ? -1 : double(n))), {r});
+      },
+      c.name(), "reduce"));
+}
+
+// Hardmax: 1 at the first maximum along the axis, 0 elsewhere.
+te::Tensor hardmax(const te::Tensor& x, int64_t axis_attr, const std::string& name) {
+  int axis = ops::normalize_axis(axis_attr, int(x.ndim()), name);
+  te::Tensor best = ops::reduce(x, ops::ReduceOp::Max, {axis}, /*keepdims=*/true, name + "_max");
+  int64_t n = x.shape()[size_t(axis)];
+  te::Tensor first = te::compute(
+      best.shape(),
+      [&](const std::vector<Var>& o) {
+        te::IterVar r = te::reduce_axis(n, "r");
+        std::vector<Expr> xi = ops::detail::exprs(o);
+        xi[size_t(axis)] = r.var;
+        return te::reduce(te::ReduceKind::Min,
+                          te::select(te::eq(x(xi), best(ops::detail::exprs(o))), te::cast(te::DataType::i64(), r.var),
+                                     te::make_int(n)),
+                          {r});
+      },
+      name + "_arg", "reduce");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> fi = ops::detail::exprs(o);
+        fi[size_t(axis)] = te::make_int(0);
+        return te::select(te::eq(te::cast(te::DataType::i64(), o[size_t(axis)]), first(fi)),
+                          te::make_const(x.dtype(), 1), te::make_const(x.dtype(), 0));
+      },
+      name);
+}
+
+// CumSum along a constant axis: out[i] sums x[j] for j <= i (j < i when exclusive; j >= i,
+// j > i when reversed). Quadratic in the axis length, which models keep short.
+std::vector<ConvertOutput> cumsum(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> a = c.constant_ints(1, "axis");
+  if (a.size() != 1) c.fail("axis must hold one value");
+  int axis = ops::normalize_axis(a[0], int(x.ndim()), c.name());
+  bool excl = c.attr_int("exclusive", 0) != 0, rev = c.attr_int("reverse", 0) != 0;
+  int64_t n = x.shape()[size_t(axis)];
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) {
+        te::IterVar r = te::reduce_axis(n, "r");
+        std::vector<Expr> xi = ops::detail::exprs(o);
+        xi[size_t(axis)] = r.var;
+        Expr i = o[size_t(axis)], j = r.var;
+        Expr in = rev ? (excl ? j > i : j >= i) : (excl ? j < i : j <= i);
+        return te::reduce(te::ReduceKind::Sum, te::select(in, x(xi), te::make_const(x.dtype(), 0)), {r});
+      },
+      c.name(), "reduce"));
+}
+
+// (x - mean) / sqrt(var + epsilon) over `axes` (kept as size 1), var = E[(x - mean)^2].
+struct Moments {
+  te::Tensor mean, var;
+};
+Moments moments(const ConvertContext& c, const te::Tensor& x, const std::vector<int64_t>& axes) {
+  te::Tensor mean = ops::reduce_mean(x, axes, /*keepdims=*/true, c.name("mean"));
+  te::Tensor d2 = ops::map_binary(x, mean, [](const Expr& v, const Expr& m) { return square(v - m); },
+                                  c.name("dev2"));
+  return {mean, ops::reduce_mean(d2, axes, /*keepdims=*/true, c.name("var"))};
+}
+
+// InstanceNormalization: each (n, c) plane normalized, then scale[c] and B[c].
+std::vector<ConvertOutput> instance_norm(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.ndim() < 3 || !x.dtype().is_float()) c.fail("input must be floating point [N, C, D1, ...]");
+  te::Tensor scale = c.input(1), bias = c.input(2);
+  int64_t channels = x.shape()[1];
+  if (scale.shape() != ops::Shape{channels} || bias.shape() != ops::Shape{channels})
+    c.fail("scale and B must have shape [" + std::to_string(channels) + "]");
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < int64_t(x.ndim()); ++d) axes.push_back(d);
+  Moments m = moments(c, x, axes);
+  double eps = c.attr_float("epsilon", 1e-5);
+  te::DataType t = x.dtype();
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> s = ops::detail::exprs(ax);
+        for (size_t d = 2; d < s.size(); ++d) s[d] = te::make_int(0);
+        Expr inv = te::call(te::Intrinsic::Rsqrt, {m.var(s) + te::make_const(t, eps)});
+        return (x(ops::detail::exprs(ax)) - m.mean(s)) * inv * scale(ax[1]) + bias(ax[1]);
+      },
+      c.name()));
+}
+
+// MeanVarianceNormalization as ONNX defines it: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
+std::vector<ConvertOutput> mean_variance_norm(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (!x.dtype().is_float()) c.fail("needs a floating-point input");
+  std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
+  te::Tensor mean = ops::reduce_mean(x, axes, /*keepdims=*/true, c.name("mean"));
+  te::Tensor mean2 = ops::reduce_mean(ops::map_unary(x, square, c.name("sq")), axes, true, c.name("mean2"));
+  te::DataType t = x.dtype();
+  te::Tensor denom = ops::map_binary(
+      mean2, mean,
+      [&](const Expr& e2, const Expr& e) { return square_root(e2 - e * e) + te::make_const(t, 1e-9); },
+      c.name("std"));
+  te::Tensor centered = ops::map_binary(x, mean, [](const Expr& v, const Expr& m) { return v - m; },
+                                        c.name("centered"));
+  return one(ops::div(centered, denom, c.name()));
+}
+
+// LRN across channels: x / (bias + alpha / size * sum of x^2 over the channel window)^beta.
+std::vector<ConvertOutput> lrn(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.ndim() < 3 || !x.dtype().is_float()) c.fail("input must be floating point [N, C, D1, ...]");
+  int64_t size = c.attr("size").i;
+  if (size < 1) c.fail("size must be positive");
+  double alpha = c.attr_float("alpha", 1e-4), beta = c.attr_float("beta", 0.75),
+         bias = c.attr_float("bias", 1.0);
+  int64_t channels = x.shape()[1], lo = (size - 1) / 2;
+  te::DataType t = x.dtype();
+  te::Tensor sq = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& ax) {
+        te::IterVar r = te::reduce_axis(size, "r");
+        std::vector<Expr> xi = ops::detail::exprs(ax);
+        Expr ch = ax[1] - te::make_int(lo) + r.var;
+        xi[1] = te::max(te::min(ch, te::make_int(channels - 1)), te::make_int(0));
+        Expr in = te::logical_and(ch >= te::make_int(0), ch < te::make_int(channels));
+        return te::reduce(te::ReduceKind::Sum, te::select(in, square(x(xi)), te::make_const(t, 0)), {r});
+      },
+      c.name("sqsum"), "reduce");
+  return one(ops::map_binary(
+      x, sq,
+      [&](const Expr& v, const Expr& s) {
+        Expr base = te::make_const(t, bias) + te::make_const(t, alpha / double(size)) * s;
+        return v / te::call(te::Intrinsic::Pow, {base, te::make_const(t, beta)});
+      },
+      c.name()));
 }
 
 }  // namespace
@@ -165,6 +379,26 @@ void add_nn_converters(std::vector<Converter>& out) {
                  {1}});
   out.push_back({"ReduceMin", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Min); },
                  {1}});
+  out.push_back({"ReduceProd", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Prod); },
+                 {1}});
+  out.push_back({"ReduceL1",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, absolute); }, {1}});
+  out.push_back({"ReduceL2",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square, square_root); },
+                 {1}});
+  out.push_back({"ReduceSumSquare",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square); }, {1}});
+  out.push_back({"ReduceLogSum",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, nullptr, logarithm); },
+                 {1}});
+  out.push_back({"ReduceLogSumExp", reduce_log_sum_exp, {1}});
+  out.push_back({"ArgMax", [](const ConvertContext& c) { return arg_reduce(c, true); }, {}});
+  out.push_back({"ArgMin", [](const ConvertContext& c) { return arg_reduce(c, false); }, {}});
+  out.push_back({"Hardmax", [](const ConvertContext& c) { return softmax_like(c, hardmax); }, {}});
+  out.push_back({"CumSum", cumsum, {1}});
+  out.push_back({"InstanceNormalization", instance_norm, {}});
+  out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}});
+  out.push_back({"LRN", lrn, {}});
 }
 
 }  // namespace tuner::graph::detail

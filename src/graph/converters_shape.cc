@@ -1,10 +1,12 @@
 // Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Split,
-// Slice, Gather, Pad, Expand, Tile, Resize, Shape, Constant, ConstantOfShape, Range.
+// Slice, Gather, GatherElements, Pad, Expand, Tile, Resize, Shape, Constant, ConstantOfShape,
+// Range, DepthToSpace, SpaceToDepth, Trilu, OneHot.
 #include <algorithm>
 #include <cmath>
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
+#include "ops/op_util.h"
 #include "ops/transform.h"
 
 namespace tuner::graph::detail {
@@ -279,6 +281,113 @@ std::vector<ConvertOutput> constant_of_shape(const ConvertContext& c) {
   return {std::move(out)};
 }
 
+using te::Expr;
+using te::Var;
+
+// DepthToSpace: out[n, c, h*b + i, w*b + j] reads channel (i*b + j) * C' + c (DCR) or
+// c*b*b + i*b + j (CRD), C' = C / b^2.
+std::vector<ConvertOutput> depth_to_space(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  int64_t b = c.attr("blocksize").i;
+  std::string mode = c.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") c.fail("mode must be DCR or CRD, got '" + mode + "'");
+  if (x.ndim() != 4 || b < 1 || x.shape()[1] % (b * b) != 0)
+    c.fail("input must be [N, C, H, W] with C a multiple of blocksize^2");
+  int64_t ch = x.shape()[1] / (b * b);
+  Expr eb(b);
+  return one(te::compute(
+      {x.shape()[0], ch, x.shape()[2] * b, x.shape()[3] * b},
+      [&](const std::vector<Var>& o) {
+        Expr i = te::floormod(o[2], eb), j = te::floormod(o[3], eb);
+        Expr in = mode == "DCR" ? (i * eb + j) * Expr(ch) + o[1] : o[1] * Expr(b * b) + i * eb + j;
+        return x(o[0], in, te::floordiv(o[2], eb), te::floordiv(o[3], eb));
+      },
+      c.name()));
+}
+
+// SpaceToDepth: out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j].
+std::vector<ConvertOutput> space_to_depth(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  int64_t b = c.attr("blocksize").i;
+  if (x.ndim() != 4 || b < 1 || x.shape()[2] % b != 0 || x.shape()[3] % b != 0)
+    c.fail("input must be [N, C, H, W] with H and W multiples of blocksize");
+  int64_t ch = x.shape()[1];
+  Expr eb(b);
+  return one(te::compute(
+      {x.shape()[0], ch * b * b, x.shape()[2] / b, x.shape()[3] / b},
+      [&](const std::vector<Var>& o) {
+        Expr ij = te::floordiv(o[1], Expr(ch));
+        return x(o[0], te::floormod(o[1], Expr(ch)), o[2] * eb + te::floordiv(ij, eb),
+                 o[3] * eb + te::floormod(ij, eb));
+      },
+      c.name()));
+}
+
+// GatherElements: out[idx] = data[idx with idx[axis] = indices[idx]].
+std::vector<ConvertOutput> gather_elements(const ConvertContext& c) {
+  const te::Tensor &data = c.input(0), &ind = c.input(1);
+  int axis = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
+  if (ind.ndim() != data.ndim()) c.fail("indices must have the rank of data");
+  if (ind.dtype() != te::DataType::i64() && ind.dtype() != te::DataType::i32())
+    c.fail("indices must be int64 or int32");
+  int64_t dim = data.shape()[size_t(axis)];
+  return one(te::compute(
+      ind.shape(),
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> di = ops::detail::exprs(o);
+        di[size_t(axis)] = ops::detail::wrap_index(ind(ops::detail::exprs(o)), dim);
+        return data(di);
+      },
+      c.name()));
+}
+
+// Trilu: keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower), zero elsewhere.
+std::vector<ConvertOutput> trilu(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.ndim() < 2) c.fail("input must have rank 2 or more");
+  int64_t k = 0;
+  if (c.has_input(1)) {
+    std::vector<int64_t> kv = c.constant_ints(1, "k");
+    if (kv.size() != 1) c.fail("k must hold one value");
+    k = kv[0];
+  }
+  bool upper = c.attr_int("upper", 1) != 0;
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) {
+        Expr d = o[o.size() - 1] - o[o.size() - 2];
+        Expr keep = upper ? d >= Expr(k) : d <= Expr(k);
+        return te::select(keep, x(ops::detail::exprs(o)), te::make_const(x.dtype(), 0));
+      },
+      c.name()));
+}
+
+// OneHot: a new axis of `depth` entries, values[1] where it equals the index (negative
+// indices count from the end), values[0] elsewhere.
+std::vector<ConvertOutput> one_hot(const ConvertContext& c) {
+  const te::Tensor &ind = c.input(0), &vals = c.input(2);
+  const ops::HostTensor& d = c.constant(1, "depth");
+  if (d.num_elements() != 1) c.fail("depth must hold one value");
+  int64_t depth = int64_t(d.get(0));
+  if (depth < 1) c.fail("depth must be positive");
+  if (vals.shape() != ops::Shape{2}) c.fail("values must have shape [2]");
+  int axis = ops::normalize_axis(c.attr_int("axis", -1), int(ind.ndim()) + 1, c.name());
+  ops::Shape out = ind.shape();
+  out.insert(out.begin() + axis, depth);
+  return one(te::compute(
+      out,
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> ii;
+        for (int a = 0; a < int(o.size()); ++a)
+          if (a != axis) ii.push_back(o[size_t(a)]);
+        Expr i = te::cast(te::DataType::i64(), ind(ii));
+        i = te::select(i < Expr(0), i + Expr(depth), i);
+        return te::select(te::eq(i, te::cast(te::DataType::i64(), o[size_t(axis)])), vals(Expr(1)),
+                          vals(Expr(0)));
+      },
+      c.name()));
+}
+
 }  // namespace
 
 void add_shape_converters(std::vector<Converter>& out) {
@@ -307,6 +416,11 @@ void add_shape_converters(std::vector<Converter>& out) {
   out.push_back({"Constant", constant, {}});
   out.push_back({"ConstantOfShape", constant_of_shape, {0}});
   out.push_back({"Range", range, {0, 1, 2}});
+  out.push_back({"DepthToSpace", depth_to_space, {}});
+  out.push_back({"SpaceToDepth", space_to_depth, {}});
+  out.push_back({"GatherElements", gather_elements, {}});
+  out.push_back({"Trilu", trilu, {1}});
+  out.push_back({"OneHot", one_hot, {1}});
 }
 
 }  // namespace tuner::graph::detail

@@ -29,6 +29,14 @@ inline std::vector<te::Expr> exprs(const std::vector<te::Var>& v) {
 /// e * s, leaving e alone when s == 1 (keeps the IR of common cases minimal).
 inline te::Expr scaled(const te::Expr& e, int64_t s) { return s == 1 ? e : e * te::Expr(s); }
 
+/// An index read from data as an in-range int64 along a dimension of `dim` elements:
+/// negative values count from the end, others out of range are clamped (never a wild read).
+inline te::Expr wrap_index(te::Expr i, int64_t dim) {
+  i = te::cast(te::DataType::i64(), std::move(i));
+  i = te::select(i < te::Expr(0), i + te::Expr(dim), i);
+  return te::min(te::max(i, te::Expr(0)), te::Expr(dim - 1));
+}
+
 /// Conjunction of conditions; undefined when the list is empty (no check needed).
 inline te::Expr all_of(const std::vector<te::Expr>& conds) {
   te::Expr c;

@@ -53,9 +53,10 @@ te::Tensor reduce(const te::Tensor& x, ReduceOp op, const std::vector<int64_t>& 
   if (op == ReduceOp::Mean) detail::check_float(x, name);
   std::vector<int> ax = normalize_axes(axes, x.ndim(), name);
   Shape out = reduce_shape(x.shape(), ax, keepdims);
-  te::ReduceKind kind = op == ReduceOp::Max   ? te::ReduceKind::Max
-                        : op == ReduceOp::Min ? te::ReduceKind::Min
-                                              : te::ReduceKind::Sum;
+  te::ReduceKind kind = op == ReduceOp::Max    ? te::ReduceKind::Max
+                        : op == ReduceOp::Min  ? te::ReduceKind::Min
+                        : op == ReduceOp::Prod ? te::ReduceKind::Prod
+                                               : te::ReduceKind::Sum;
   te::Tensor r = te::compute(
       out,
       [&](const std::vector<Var>& o) {

@@ -332,12 +332,14 @@ HostTensor reduce(const HostTensor& x, ReduceOp op, const std::vector<int64_t>& 
   HostTensor out(os, x.dtype);
   int64_t n = out.num_elements(), count = x.num_elements() / n;
   bool fl = x.dtype.is_float();
-  double finit = op == ReduceOp::Max   ? -std::numeric_limits<double>::infinity()
-                 : op == ReduceOp::Min ? std::numeric_limits<double>::infinity()
-                                       : 0.0;
-  int64_t iinit = op == ReduceOp::Max   ? std::numeric_limits<int64_t>::min()
-                  : op == ReduceOp::Min ? std::numeric_limits<int64_t>::max()
-                                        : 0;
+  double finit = op == ReduceOp::Max    ? -std::numeric_limits<double>::infinity()
+                 : op == ReduceOp::Min  ? std::numeric_limits<double>::infinity()
+                 : op == ReduceOp::Prod ? 1.0
+                                        : 0.0;
+  int64_t iinit = op == ReduceOp::Max    ? std::numeric_limits<int64_t>::min()
+                  : op == ReduceOp::Min  ? std::numeric_limits<int64_t>::max()
+                  : op == ReduceOp::Prod ? 1
+                                         : 0;
   std::vector<double> facc(n, finit);
   std::vector<int64_t> iacc(n, iinit);
   int64_t flat = 0;
@@ -345,14 +347,16 @@ HostTensor reduce(const HostTensor& x, ReduceOp op, const std::vector<int64_t>& 
     int64_t o = bcast_offset(idx, kept);  // reduced dims are size 1 in `kept`
     if (fl) {
       double v = x.get(flat++);
-      facc[o] = op == ReduceOp::Max ? std::max(facc[o], v)
-                : op == ReduceOp::Min ? std::min(facc[o], v)
-                                      : facc[o] + v;
+      facc[o] = op == ReduceOp::Max    ? std::max(facc[o], v)
+                : op == ReduceOp::Min  ? std::min(facc[o], v)
+                : op == ReduceOp::Prod ? facc[o] * v
+                                       : facc[o] + v;
     } else {
       int64_t v = x.get_int(flat++);
-      iacc[o] = op == ReduceOp::Max   ? std::max(iacc[o], v)
-                : op == ReduceOp::Min ? std::min(iacc[o], v)
-                                      : int64_t(uint64_t(iacc[o]) + uint64_t(v));
+      iacc[o] = op == ReduceOp::Max    ? std::max(iacc[o], v)
+                : op == ReduceOp::Min  ? std::min(iacc[o], v)
+                : op == ReduceOp::Prod ? int64_t(uint64_t(iacc[o]) * uint64_t(v))
+                                       : int64_t(uint64_t(iacc[o]) + uint64_t(v));
     }
   });
   for (int64_t i = 0; i < n; ++i) {

@@ -73,7 +73,7 @@ struct ResizeAttrs {
 };
 
 /// The combiner of a reduce op (Mean = Sum divided by the reduced element count).
-enum class ReduceOp { Sum, Mean, Max, Min };
+enum class ReduceOp { Sum, Mean, Max, Min, Prod };
 
 /// Numpy broadcasting of several shapes; `op` names the operator in the error.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& op);

@@ -135,9 +135,7 @@ te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axi
       out,
       [&](const std::vector<Var>& ax) {
         std::vector<Expr> iidx(ax.begin() + a, ax.begin() + a + irank);
-        Expr i = te::cast(te::DataType::i64(), indices(iidx));
-        i = te::select(i < Expr(0), i + Expr(dim), i);      // negative indices count from the end
-        i = te::min(te::max(i, Expr(0)), Expr(dim - 1));  // never read out of bounds
+        Expr i = detail::wrap_index(indices(iidx), dim);
         std::vector<Expr> idx(ax.begin(), ax.begin() + a);
         idx.push_back(i);
         idx.insert(idx.end(), ax.begin() + a + irank, ax.end());

@@ -281,13 +281,15 @@ Expr reduce_identity(ReduceKind k, DataType t) {
   switch (k) {
     case ReduceKind::Sum: return make_const(t, 0);
     case ReduceKind::Prod: return make_const(t, 1);
+    // Integer limits in integer arithmetic: a double cannot hold 2^63 - 1.
     case ReduceKind::Max:
       if (t.is_float()) return make_const(t, -inf);
-      return make_const(t, t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits - 1));
+      if (t.is_uint()) return make_int(0, t);
+      return make_int(t.bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits - 1)), t);
     case ReduceKind::Min:
       if (t.is_float()) return make_const(t, inf);
-      return make_const(t, t.is_uint() ? std::ldexp(1.0, t.bits) - 1
-                                       : std::ldexp(1.0, t.bits - 1) - 1);
+      if (t.bits >= 64) return make_int(t.is_uint() ? -1 : std::numeric_limits<int64_t>::max(), t);
+      return make_int(t.is_uint() ? (int64_t(1) << t.bits) - 1 : (int64_t(1) << (t.bits - 1)) - 1, t);
   }
   return Expr();
 }

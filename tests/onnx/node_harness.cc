@@ -17,9 +17,13 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/target.h"
+#include "compile/compile_model.h"
 #include "graph/converters.h"
+#include "graph/passes.h"
 #include "graph/onnx_import.h"
 #include "graph/tensor_proto.h"
+#include "runtime/executor.h"
 #include "support/error.h"
 
 namespace tuner::onnx_tests {
@@ -361,6 +365,28 @@ NodeTestSummary run_node_tests(const std::string& node_dir, const NodeTestRunner
     if (options.progress) options.progress(s.results.back());
   }
   return s;
+}
+
+std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported,
+                                          const std::vector<ops::HostTensor>& inputs) {
+  graph::Graph g = imported;
+  codegen::Target target = codegen::Target::host();
+  graph::PassOptions po;
+  po.vector_lanes = target.vector_lanes();
+  graph::run_passes(g, po);
+  compile::ModelCompileOptions co;
+  co.target = target;
+  runtime::Executor ex(compile::compile_model(g, co), 2);
+  for (size_t i = 0; i < inputs.size(); ++i) ex.set_input(i, inputs[i].raw(), inputs[i].bytes());
+  ex.run();
+  std::vector<ops::HostTensor> out;
+  for (size_t i = 0; i < ex.num_outputs(); ++i) {
+    const runtime::BufferDesc& d = ex.output_desc(i);
+    ops::HostTensor t(d.shape, te::DataType::parse(d.dtype));
+    std::memcpy(t.raw(), ex.output(i), t.bytes());
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 }  // namespace tuner::onnx_tests

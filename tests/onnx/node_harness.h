@@ -17,8 +17,8 @@
 
 namespace tuner::onnx_tests {
 
-/// Runs an imported model on inputs (in graph input order) and returns its outputs. The
-/// interpreter (graph::evaluate_graph) today; the compiled model later.
+/// Runs an imported model on inputs (in graph input order) and returns its outputs: the
+/// interpreter (graph::evaluate_graph) or the compiled model (run_compiled).
 using NodeTestRunner = std::function<std::vector<ops::HostTensor>(
     const std::string& model_path, const graph::Graph&, const std::vector<ops::HostTensor>&)>;
 
@@ -65,6 +65,11 @@ struct NodeTestOptions {
   /// Sees each result as it comes, when set.
   std::function<void(const NodeTestResult&)> progress;
 };
+
+/// Compiles an imported model as `tuner compile` does (graph passes for the host's vectors,
+/// fusion, fallback schedules, LLVM), runs it on two threads and returns its outputs.
+std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported,
+                                          const std::vector<ops::HostTensor>& inputs);
 
 /// Runs one test directory (model.onnx, test_data_set_0/{input,output}_*.pb). The import and
 /// the run happen in a child process, so a crash or a hang is a failure of this test only.

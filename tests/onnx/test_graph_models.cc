@@ -6,11 +6,13 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "graph/evaluate.h"
 #include "graph/onnx_import.h"
+#include "onnx/node_harness.h"
 #include "support/error.h"
 
 namespace tuner::onnx_tests {
@@ -204,6 +206,71 @@ TEST(GraphModels, ExpandAndTileWithInitializers) {
   EXPECT_EQ(out[0].shape, (ops::Shape{2, 2, 6}));
   EXPECT_EQ(values(out[0]).back(), 1);
   EXPECT_EQ(values(out[0])[6], 1);
+}
+
+HostTensor floats(const std::vector<int64_t>& shape, const std::vector<double>& v) {
+  return HostTensor::from_values(shape, te::DataType::f32(), v);
+}
+
+// Each output of `g` on `in`, interpreted and compiled, against `want` (within 1e-5 relative).
+void expect_outputs(const graph::Graph& g, const std::vector<HostTensor>& in,
+                    const std::vector<std::vector<double>>& want) {
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, in) : graph::evaluate_graph(g, in);
+    ASSERT_EQ(out.size(), want.size()) << how;
+    for (size_t i = 0; i < want.size(); ++i) {
+      std::vector<double> got = values(out[i]);
+      ASSERT_EQ(got.size(), want[i].size()) << how << " output " << i;
+      for (size_t k = 0; k < got.size(); ++k)
+        EXPECT_NEAR(got[k], want[i][k], 1e-5 * std::max(1.0, std::abs(want[i][k])))
+            << how << " output " << i << " element " << k;
+    }
+  }
+}
+
+// The node tests of these reductions are all opset 18 (axes as an input), above what Tuner
+// reads: the opset 13 forms (axes as an attribute) here.
+TEST(GraphModels, ReductionsWithAnElementMap) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.input("big", {1, 3});
+  const char* ops[] = {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceProd",
+                       "ReduceLogSumExp"};
+  for (const char* op : ops) {
+    b.output(op, {2});
+    auto& n = b.node(op, {"x"}, {op});
+    set_ints(n, "axes", {1});
+    set_int(n, "keepdims", 0);
+  }
+  b.output("lse_big", {1, 1});
+  set_ints(b.node("ReduceLogSumExp", {"big"}, {"lse_big"}), "axes", {-1});
+  graph::Graph g = b.import();
+  HostTensor x = floats({2, 3}, {1, -2, 3, 4, 5, -6});
+  HostTensor big = floats({1, 3}, {1000, 1000, -1e30});  // e^1000 overflows float
+  expect_outputs(g, {x, big},
+                 {{6, 15},
+                  {std::sqrt(14.0), std::sqrt(77.0)},
+                  {14, 77},
+                  {std::log(2.0), std::log(3.0)},
+                  {-6, -120},
+                  {std::log(std::exp(1.0) + std::exp(-2.0) + std::exp(3.0)),
+                   std::log(std::exp(4.0) + std::exp(5.0) + std::exp(-6.0))},
+                  {1000 + std::log(2.0)}});
+}
+
+// CumSum's node tests hold float64 data, which Tuner does not read.
+TEST(GraphModels, CumSumForwardExclusiveAndReversed) {
+  ModelBuilder b(14);
+  b.input("x", {2, 3});
+  b.initializer("axis", {}, {1});
+  for (const char* o : {"plain", "exclusive", "reverse"}) b.output(o, {2, 3});
+  b.node("CumSum", {"x", "axis"}, {"plain"});
+  set_int(b.node("CumSum", {"x", "axis"}, {"exclusive"}), "exclusive", 1);
+  set_int(b.node("CumSum", {"x", "axis"}, {"reverse"}), "reverse", 1);
+  graph::Graph g = b.import();
+  expect_outputs(g, {floats({2, 3}, {1, -2, 3, 4, 5, -6})},
+                 {{1, -1, 2, 4, 9, 3}, {0, 1, -1, 0, 4, 9}, {2, 1, 3, 3, -1, -6}});
 }
 
 TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {

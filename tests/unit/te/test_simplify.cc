@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <type_traits>
 
 #include "te/functor.h"
@@ -110,4 +111,17 @@ TEST(Functor, UnsafeDivisionIsByAnythingButANonzeroConstant) {
   EXPECT_TRUE(has_unsafe_division(x + floormod(make_int(7), y)));
   Var f("f", DataType::f32());
   EXPECT_FALSE(has_unsafe_division(Expr(f) / Expr(f)));  // float division does not trap
+}
+
+// Integer identities are exact: a double holds 2^63 - 1 as 2^63, which wrapped to INT64_MIN
+// and made every int64 Min reduction (ArgMin, ArgMax's index) return INT64_MIN.
+TEST(ReduceIdentity, IntegerLimitsAreExact) {
+  auto value = [](ReduceKind k, DataType t) { return *as_const_int(reduce_identity(k, t)); };
+  EXPECT_EQ(value(ReduceKind::Min, DataType::i64()), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(value(ReduceKind::Max, DataType::i64()), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(value(ReduceKind::Min, DataType::i32()), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(value(ReduceKind::Max, DataType::i32()), std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(value(ReduceKind::Min, DataType::u8()), 255);
+  EXPECT_EQ(value(ReduceKind::Max, DataType::u8()), 0);
+  EXPECT_EQ(value(ReduceKind::Prod, DataType::i64()), 1);
 }

@@ -5,6 +5,7 @@
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
+#include "ops/op_util.h"
 
 namespace tuner::graph::detail {
 
@@ -84,41 +85,6 @@ std::vector<ConvertOutput> pow(const ConvertContext& c) {
   return one(ops::cast(ops::pow(base, e, c.name("f32")), c.input(0).dtype(), c.name()));
 }
 
-std::vector<ConvertOutput> cast(const ConvertContext& c) {
-  int64_t to = c.attr("to").i;
-  // TensorProto.DataType codes.
-  te::DataType t;
-  switch (to) {
-    case 1: t = te::DataType::f32(); break;
-    case 2: t = te::DataType::u8(); break;
-    case 3: t = te::DataType::i8(); break;
-    case 6: t = te::DataType::i32(); break;
-    case 7: t = te::DataType::i64(); break;
-    case 9: t = te::DataType::boolean(); break;
-    case 10: t = te::DataType::f16(); break;
-    default: c.fail("cast to TensorProto data type " + std::to_string(to) + " is not supported");
-  }
-  return one(ops::cast(c.input(0), t, c.name()));
-}
-
-std::vector<ConvertOutput> identity(const ConvertContext& c) {
-  return one(ops::map_unary(c.input(0), [](const Expr& v) { return v; }, c.name()));
-}
-
-std::vector<ConvertOutput> dropout(const ConvertContext& c) {
-  if (c.has_input(2) && c.constant(2, "training_mode").get(0) != 0)
-    c.fail("training mode (random dropout) is not supported");
-  // Inference: the identity, and an all-true mask when the model asks for it.
-  std::vector<ConvertOutput> out = identity(c);
-  if (c.node().outputs.size() > 1) {
-    const te::Tensor& x = c.input(0);
-    out.push_back(te::compute(
-        x.shape(), [](const std::vector<te::Var>&) { return te::make_const(te::DataType::boolean(), 1); },
-        c.name("mask")));
-  }
-  return out;
-}
-
 // A float-only element-wise activation f(x, dtype) with float attributes read by the caller.
 Converter activation(const char* op, std::function<Expr(const Expr&, te::DataType, const ConvertContext&)> f) {
   return {op,
@@ -149,6 +115,134 @@ Expr round_half_even(const Expr& x, te::DataType t) {
   Expr half = x - te::call(te::Intrinsic::Floor, {x});
   Expr even = fconst(t, 2) * te::call(te::Intrinsic::Round, {x * fconst(t, 0.5)});
   return te::select(te::eq(half, fconst(t, 0.5)), even, te::call(te::Intrinsic::Round, {x}));
+}
+
+// A TensorProto.DataType code as a dtype Tuner computes in.
+te::DataType onnx_dtype(const ConvertContext& c, int64_t code) {
+  switch (code) {
+    case 1: return te::DataType::f32();
+    case 2: return te::DataType::u8();
+    case 3: return te::DataType::i8();
+    case 6: return te::DataType::i32();
+    case 7: return te::DataType::i64();
+    case 9: return te::DataType::boolean();
+    case 10: return te::DataType::f16();
+    default: c.fail("TensorProto data type " + std::to_string(code) + " is not supported");
+  }
+}
+
+std::vector<ConvertOutput> cast(const ConvertContext& c) {
+  return one(ops::cast(c.input(0), onnx_dtype(c, c.attr("to").i), c.name()));
+}
+
+// EyeLike: ones on the k-th diagonal of a 2-D shape, in the input's dtype or `dtype`.
+std::vector<ConvertOutput> eye_like(const ConvertContext& c) {
+  const ops::Shape& s = c.input_value(0).shape;
+  if (s.size() != 2) c.fail("input must be 2-D");
+  te::DataType t = c.has_attr("dtype") ? onnx_dtype(c, c.attr("dtype").i) : c.input_value(0).dtype;
+  int64_t k = c.attr_int("k", 0);
+  return one(te::compute(
+      s,
+      [&](const std::vector<te::Var>& o) {
+        return te::select(te::eq(Expr(o[1]) - Expr(o[0]), Expr(k)), te::make_const(t, 1),
+                          te::make_const(t, 0));
+      },
+      c.name()));
+}
+
+// Mod: the divisor's sign (integers, fmod = 0) or C's fmod, the dividend's sign (fmod = 1,
+// required for floats).
+std::vector<ConvertOutput> mod(const ConvertContext& c) {
+  bool fmod = c.attr_int("fmod", 0) != 0;
+  te::DataType t = c.input(0).dtype();
+  if (t.is_float() && !fmod) c.fail("floating-point Mod needs fmod = 1");
+  return one(ops::map_binary(
+      c.input(0), c.input(1),
+      [&](const Expr& a, const Expr& b) {
+        Expr zero = te::make_const(t, 0);
+        if (t.is_float()) {
+          Expr q = a / b;
+          Expr trunc = te::select(q < zero, te::call(te::Intrinsic::Ceil, {q}),
+                                  te::call(te::Intrinsic::Floor, {q}));
+          return a - b * trunc;
+        }
+        Expr r = te::floormod(a, b);
+        if (!fmod) return r;
+        Expr signs_differ = te::ne(a < zero, b < zero);
+        return te::select(te::logical_and(te::ne(r, zero), signs_differ), r - b, r);
+      },
+      c.name()));
+}
+
+// The scale (or zero point) of a quantization read at an element: a scalar, or 1-D along
+// `axis`.
+Expr per_axis(const te::Tensor& p, const std::vector<te::Var>& o, int axis) {
+  return p.ndim() == 0 ? p() : p(o[size_t(axis)]);
+}
+
+// The axis a 1-D scale runs along (per-tensor scales ignore it).
+int quant_axis(const ConvertContext& c, const te::Tensor& x, const te::Tensor& scale, const char* what) {
+  if (c.has_input(2) && c.input(2).shape() != scale.shape())
+    c.fail("the zero point must have the scale's shape");
+  if (scale.ndim() == 0) return 0;
+  int axis = ops::normalize_axis(c.attr_int("axis", 1), int(x.ndim()), c.name());
+  if (scale.ndim() > 1 || scale.shape()[0] != x.shape()[size_t(axis)])
+    c.fail(std::string(what) + " must be a scalar or have the size of the axis");
+  return axis;
+}
+
+// QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) in the zero point's
+// type (uint8 when absent).
+std::vector<ConvertOutput> quantize(const ConvertContext& c) {
+  const te::Tensor &x = c.input(0), &scale = c.input(1);
+  if (!x.dtype().is_float()) c.fail("x must be floating point");
+  te::DataType q = c.has_input(2) ? c.input(2).dtype() : te::DataType::u8();
+  if (q != te::DataType::u8() && q != te::DataType::i8()) c.fail("only uint8 and int8 are supported");
+  int axis = quant_axis(c, x, scale, "y_scale");
+  double lo = q == te::DataType::u8() ? 0 : -128, hi = q == te::DataType::u8() ? 255 : 127;
+  te::DataType t = x.dtype();
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<te::Var>& o) {
+        Expr v = round_half_even(x(ops::detail::exprs(o)) / per_axis(scale, o, axis), t);
+        if (c.has_input(2)) v = v + te::cast(t, per_axis(c.input(2), o, axis));
+        return te::cast(q, te::min(te::max(v, fconst(t, lo)), fconst(t, hi)));
+      },
+      c.name()));
+}
+
+// DequantizeLinear: (x - zero_point) * scale in float32.
+std::vector<ConvertOutput> dequantize(const ConvertContext& c) {
+  const te::Tensor &x = c.input(0), &scale = c.input(1);
+  if (!scale.dtype().is_float()) c.fail("x_scale must be floating point");
+  int axis = quant_axis(c, x, scale, "x_scale");
+  te::DataType t = scale.dtype();
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<te::Var>& o) {
+        Expr v = te::cast(t, x(ops::detail::exprs(o)));
+        if (c.has_input(2)) v = v - te::cast(t, per_axis(c.input(2), o, axis));
+        return v * per_axis(scale, o, axis);
+      },
+      c.name()));
+}
+
+std::vector<ConvertOutput> identity(const ConvertContext& c) {
+  return one(ops::map_unary(c.input(0), [](const Expr& v) { return v; }, c.name()));
+}
+
+std::vector<ConvertOutput> dropout(const ConvertContext& c) {
+  if (c.has_input(2) && c.constant(2, "training_mode").get(0) != 0)
+    c.fail("training mode (random dropout) is not supported");
+  // Inference: the identity, and an all-true mask when the model asks for it.
+  std::vector<ConvertOutput> out = identity(c);
+  if (c.node().outputs.size() > 1) {
+    const te::Tensor& x = c.input(0);
+    out.push_back(te::compute(
+        x.shape(), [](const std::vector<te::Var>&) { return te::make_const(te::DataType::boolean(), 1); },
+        c.name("mask")));
+  }
+  return out;
 }
 
 // Sum and Mean of one or more inputs.
@@ -209,6 +303,20 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back({"Reciprocal", reciprocal, {}});
   out.push_back({"Pow", pow, {}});
   out.push_back({"Cast", cast, {}});
+  out.push_back({"CastLike",
+                 [](const ConvertContext& c) {
+                   return one(ops::cast(c.input(0), c.input_value(1).dtype, c.name()));
+                 },
+                 {1}});
+  out.push_back({"EyeLike", eye_like, {0}});
+  out.push_back({"Mod", mod, {}});
+  out.push_back({"QuantizeLinear", quantize, {}});
+  out.push_back({"DequantizeLinear", dequantize, {}});
+  out.push_back(activation("Shrink", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    double lambd = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
+    return te::select(x < fconst(t, -lambd), x + fconst(t, bias),
+                      te::select(x > fconst(t, lambd), x - fconst(t, bias), fconst(t, 0)));
+  }));
   out.push_back({"Identity", identity, {}});
   out.push_back({"Dropout", dropout, {1, 2}});
   out.push_back(binary("Add", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); }));

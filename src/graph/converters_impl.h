@@ -18,6 +18,9 @@ void add_elementwise_converters(std::vector<Converter>& out);
 /// Resize, Shape, Constant, Range, ...
 void add_shape_converters(std::vector<Converter>& out);
 
+/// Einsum (converters_einsum.cc).
+std::vector<ConvertOutput> einsum(const ConvertContext& c);
+
 /// A single te output.
 inline std::vector<ConvertOutput> one(te::Tensor t) { return {ConvertOutput(std::move(t))}; }
 

@@ -318,6 +318,17 @@ std::vector<ConvertOutput> mean_variance_norm(const ConvertContext& c) {
   return one(ops::div(centered, denom, c.name()));
 }
 
+// (sum of |x|^p over `axes`, kept as size 1)^(1/p) for p = 1 or 2, as op `name`.
+te::Tensor lp_norm(const ConvertContext& c, const te::Tensor& x, const std::vector<int64_t>& axes,
+                   const std::string& name) {
+  int64_t p = c.attr_int("p", 2);
+  if (p != 1 && p != 2) c.fail("p must be 1 or 2, got " + std::to_string(p));
+  if (!x.dtype().is_float()) c.fail("needs a floating-point input");
+  te::Tensor s = ops::reduce(ops::map_unary(x, p == 1 ? absolute : square, name + "_pow"),
+                             ops::ReduceOp::Sum, axes, /*keepdims=*/true, p == 1 ? name : name + "_sum");
+  return p == 1 ? s : ops::map_unary(s, square_root, name);
+}
+
 // LRN across channels: x / (bias + alpha / size * sum of x^2 over the channel window)^beta.
 std::vector<ConvertOutput> lrn(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
@@ -399,6 +410,23 @@ void add_nn_converters(std::vector<Converter>& out) {
   out.push_back({"InstanceNormalization", instance_norm, {}});
   out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}});
   out.push_back({"LRN", lrn, {}});
+  out.push_back({"LpNormalization",
+                 [](const ConvertContext& c) {
+                   const te::Tensor& x = c.input(0);
+                   te::Tensor n = lp_norm(c, x, {c.attr_int("axis", -1)}, c.name("norm"));
+                   return one(ops::div(x, n, c.name()));
+                 },
+                 {}});
+  out.push_back({"GlobalLpPool",
+                 [](const ConvertContext& c) {
+                   const te::Tensor& x = c.input(0);
+                   if (x.ndim() < 3) c.fail("input must be [N, C, D1, ...]");
+                   std::vector<int64_t> axes;
+                   for (int64_t d = 2; d < int64_t(x.ndim()); ++d) axes.push_back(d);
+                   return one(lp_norm(c, x, axes, c.name()));
+                 },
+                 {}});
+  out.push_back({"Einsum", einsum, {}});
 }
 
 }  // namespace tuner::graph::detail

@@ -1,6 +1,6 @@
 // Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Split,
 // Slice, Gather, GatherElements, Pad, Expand, Tile, Resize, Shape, Constant, ConstantOfShape,
-// Range, DepthToSpace, SpaceToDepth, Trilu, OneHot.
+// Range, Size, GatherND, DepthToSpace, SpaceToDepth, Trilu, OneHot.
 #include <algorithm>
 #include <cmath>
 
@@ -341,6 +341,36 @@ std::vector<ConvertOutput> gather_elements(const ConvertContext& c) {
       c.name()));
 }
 
+// GatherND: out[i..., rest...] = data[b..., indices[i..., 0..k), rest...], where the
+// first batch_dims dimensions b of indices and data correspond.
+std::vector<ConvertOutput> gather_nd(const ConvertContext& c) {
+  const te::Tensor &data = c.input(0), &ind = c.input(1);
+  int64_t b = c.attr_int("batch_dims", 0);
+  int64_t q = int64_t(ind.ndim()), r = int64_t(data.ndim());
+  if (ind.dtype() != te::DataType::i64()) c.fail("indices must be int64");
+  if (q < 1 || b < 0 || b >= q || b >= r) c.fail("batch_dims must be below both ranks");
+  int64_t k = ind.shape().back();
+  if (k < 1 || b + k > r) c.fail("indices' last dimension must be in [1, rank(data) - batch_dims]");
+  for (int64_t d = 0; d < b; ++d)
+    if (ind.shape()[size_t(d)] != data.shape()[size_t(d)]) c.fail("batch dimensions differ");
+  ops::Shape out(ind.shape().begin(), ind.shape().end() - 1);
+  out.insert(out.end(), data.shape().begin() + b + k, data.shape().end());
+  return one(te::compute(
+      out,
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> di(o.begin(), o.begin() + b);
+        std::vector<Expr> ii(o.begin(), o.begin() + (q - 1));
+        for (int64_t j = 0; j < k; ++j) {
+          std::vector<Expr> at = ii;
+          at.push_back(Expr(j));
+          di.push_back(ops::detail::wrap_index(ind(at), data.shape()[size_t(b + j)]));
+        }
+        di.insert(di.end(), o.begin() + (q - 1), o.end());
+        return data(di);
+      },
+      c.name()));
+}
+
 // Trilu: keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower), zero elsewhere.
 std::vector<ConvertOutput> trilu(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
@@ -416,6 +446,13 @@ void add_shape_converters(std::vector<Converter>& out) {
   out.push_back({"Constant", constant, {}});
   out.push_back({"ConstantOfShape", constant_of_shape, {0}});
   out.push_back({"Range", range, {0, 1, 2}});
+  out.push_back({"Size",
+                 [](const ConvertContext& c) -> std::vector<ConvertOutput> {
+                   double n = double(c.input_value(0).num_elements());
+                   return {ops::HostTensor::from_values({}, te::DataType::i64(), {n})};
+                 },
+                 {0}});
+  out.push_back({"GatherND", gather_nd, {}});
   out.push_back({"DepthToSpace", depth_to_space, {}});
   out.push_back({"SpaceToDepth", space_to_depth, {}});
   out.push_back({"GatherElements", gather_elements, {}});

@@ -242,6 +242,7 @@ void run_passes(Graph& g, const PassOptions& opts) {
     int (*fn)(Graph&);
   };
   for (const Pass& p : {Pass{"remove_identities", remove_identities},
+                        Pass{"lower_einsum", lower_einsum},
                         Pass{"fold_batch_norm", fold_batch_norm},
                         Pass{"simplify_algebra", simplify_algebra},
                         Pass{"merge_reshapes", merge_reshapes},

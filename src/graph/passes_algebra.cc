@@ -1,10 +1,12 @@
 // Algebraic simplification and reordering passes (declared in passes.h). Each rewrites nodes
-// in place so node order stays topological: a rewritten node keeps its index, and a swapped
-// pair of nodes keeps both indices, with a fresh value between them.
+// in place so node order stays topological: a rewritten node keeps its index, a swapped pair
+// of nodes keeps both indices, with a fresh value between them, and a lowered Einsum is
+// replaced where it stood by its nodes (producers renumbered).
 #include <algorithm>
 #include <numeric>
 #include <set>
 
+#include "graph/einsum.h"
 #include "graph/passes.h"
 
 namespace tuner::graph {
@@ -240,6 +242,90 @@ int reorder_pool_activation(Graph& g) {
     swap_ops(g, act, pool, g.values[size_t(pool.outputs[0])].shape);
     ++changed;
   }
+  return changed;
+}
+
+namespace {
+
+struct NotAMatmul {};
+
+bool is_identity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != int64_t(i)) return false;
+  return true;
+}
+
+ops::Shape permuted(const ops::Shape& s, const std::vector<int64_t>& perm) {
+  ops::Shape r;
+  for (int64_t p : perm) r.push_back(s[size_t(p)]);
+  return r;
+}
+
+}  // namespace
+
+int lower_einsum(Graph& g) {
+  int changed = 0;
+  for (size_t i = g.nodes.size(); i-- > 0;) {  // backwards: insertions keep earlier indices
+    const Node& n = g.nodes[i];
+    if (n.dead || n.op != "Einsum" || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
+    int a = n.inputs[0], b = n.inputs[1], out = n.outputs[0];
+    const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)], &vo = g.values[size_t(out)];
+    std::optional<EinsumMatmul> form;
+    try {
+      auto eq = n.attrs.find("equation");
+      if (eq == n.attrs.end() || va.dtype != vb.dtype) continue;
+      form = einsum_as_matmul(parse_einsum(eq->second.s, {va.shape, vb.shape},
+                                           [](const std::string&) { throw NotAMatmul{}; }));
+    } catch (const NotAMatmul&) {
+      continue;  // the converter reports a malformed equation
+    }
+    if (!form) continue;
+    std::vector<Node> fresh;
+    std::string base = n.name;
+    auto transpose = [&](int x, const std::vector<int64_t>& perm, int into, const char* tag) {
+      if (into < 0) {
+        Value v;
+        v.name = g.values[size_t(out)].name + "_" + tag;
+        v.shape = permuted(g.values[size_t(x)].shape, perm);
+        v.dtype = g.values[size_t(x)].dtype;
+        into = g.add_value(std::move(v));
+      }
+      Node t;
+      t.op = "Transpose";
+      t.name = base + "_" + tag;
+      t.inputs = {x};
+      t.outputs = {into};
+      t.attrs["perm"] = ints_attr(perm);
+      fresh.push_back(std::move(t));
+      return into;
+    };
+    if (!is_identity(form->perm_a)) a = transpose(a, form->perm_a, -1, "a");
+    if (!is_identity(form->perm_b)) b = transpose(b, form->perm_b, -1, "b");
+    int product = out;
+    if (!is_identity(form->perm_out)) {
+      std::vector<int64_t> inverse(form->perm_out.size());
+      for (size_t d = 0; d < inverse.size(); ++d) inverse[size_t(form->perm_out[d])] = int64_t(d);
+      Value v;
+      v.name = vo.name + "_mm";
+      v.shape = permuted(vo.shape, inverse);
+      v.dtype = vo.dtype;
+      product = g.add_value(std::move(v));
+    }
+    Node mm;
+    mm.op = "MatMul";
+    mm.name = base;
+    mm.inputs = {a, b};
+    mm.outputs = {product};
+    fresh.push_back(std::move(mm));
+    if (product != out) transpose(product, form->perm_out, out, "out");
+    g.nodes.erase(g.nodes.begin() + std::ptrdiff_t(i));
+    g.nodes.insert(g.nodes.begin() + std::ptrdiff_t(i), fresh.begin(), fresh.end());
+    ++changed;
+  }
+  if (changed)
+    for (size_t j = 0; j < g.nodes.size(); ++j)
+      if (!g.nodes[j].dead)
+        for (int v : g.nodes[j].outputs) g.values[size_t(v)].producer = int(j);
   return changed;
 }
 

@@ -12,6 +12,7 @@
 
 #include "graph/evaluate.h"
 #include "graph/onnx_import.h"
+#include "graph/passes.h"
 #include "onnx/node_harness.h"
 #include "support/error.h"
 
@@ -271,6 +272,94 @@ TEST(GraphModels, CumSumForwardExclusiveAndReversed) {
   graph::Graph g = b.import();
   expect_outputs(g, {floats({2, 3}, {1, -2, 3, 4, 5, -6})},
                  {{1, -1, 2, 4, 9, 3}, {0, 1, -1, 0, 4, 9}, {2, 1, 3, 3, -1, -6}});
+}
+
+// Einsum's node tests hold float64 data: each form here against loops over the same values.
+TEST(GraphModels, EinsumForms) {
+  ModelBuilder b(13);
+  b.input("a", {2, 3});
+  b.input("c", {3, 4});
+  b.input("sq", {2, 3, 3});
+  b.input("q", {2, 2, 3, 4});
+  b.input("k", {2, 2, 5, 4});
+  struct Form {
+    const char* eq;
+    std::vector<std::string> in;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Form> forms = {{"ij,jk->ik", {"a", "c"}, {2, 4}},
+                             {"ij->ji", {"a"}, {3, 2}},
+                             {"ij", {"a"}, {2, 3}},               // implicit: as is
+                             {"ij->", {"a"}, {}},                 // sum of all
+                             {"...ii->...i", {"sq"}, {2, 3}},     // batched diagonal
+                             {"bhid,bhjd->bhij", {"q", "k"}, {2, 2, 3, 5}},
+                             {"...id,...jd", {"q", "k"}, {2, 2, 3, 5}},   // implicit: ij
+                             {"ij,jk->ki", {"a", "c"}, {4, 2}}};
+  for (size_t f = 0; f < forms.size(); ++f) {
+    std::string out = "y" + std::to_string(f);
+    b.output(out, forms[f].shape);
+    set_string(b.node("Einsum", forms[f].in, {out}), "equation", forms[f].eq);
+  }
+  graph::Graph g = b.import();
+  auto ramp = [](const std::vector<int64_t>& shape, double scale) {
+    HostTensor t(shape, te::DataType::f32());
+    for (int64_t i = 0; i < t.num_elements(); ++i) t.set(i, scale * double((i * 7) % 11) - 2);
+    return t;
+  };
+  HostTensor a = ramp({2, 3}, 0.5), cm = ramp({3, 4}, 0.25), sq = ramp({2, 3, 3}, 1),
+             q = ramp({2, 2, 3, 4}, 0.125), k = ramp({2, 2, 5, 4}, 0.5);
+  std::vector<std::vector<double>> want(forms.size());
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double s = 0;
+      for (int x = 0; x < 3; ++x) s += a.get(i * 3 + x) * cm.get(x * 4 + j);
+      want[0].push_back(s);
+    }
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 2; ++i) want[1].push_back(a.get(i * 3 + j));
+  want[2] = values(a);
+  double total = 0;
+  for (double v : values(a)) total += v;
+  want[3] = {total};
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 3; ++i) want[4].push_back(sq.get(n * 9 + i * 3 + i));
+  for (int bh = 0; bh < 4; ++bh)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j) {
+        double s = 0;
+        for (int d = 0; d < 4; ++d) s += q.get((bh * 3 + i) * 4 + d) * k.get((bh * 5 + j) * 4 + d);
+        want[5].push_back(s);
+      }
+  want[6] = want[5];
+  for (int kk = 0; kk < 4; ++kk)
+    for (int i = 0; i < 2; ++i) want[7].push_back(want[0][size_t(i * 4 + kk)]);
+  expect_outputs(g, {a, cm, sq, q, k}, want);
+  // The four products became MatMul nodes (lower_einsum), of which the two attention forms
+  // are one after common subexpressions; the one-operand forms stay.
+  graph::Graph lowered = g;
+  graph::run_passes(lowered);
+  int einsums = 0, matmuls = 0;
+  for (const auto& n : lowered.nodes) {
+    einsums += n.op == "Einsum";
+    matmuls += n.op == "MatMul";
+  }
+  EXPECT_EQ(matmuls, 3);
+  EXPECT_EQ(einsums, 4);
+}
+
+// LpNormalization and GlobalLpPool have no node tests in the onnx package we use.
+TEST(GraphModels, LpNormsOfRowsAndPlanes) {
+  ModelBuilder b(13);
+  b.input("x", {1, 2, 1, 2});
+  b.output("l2", {1, 2, 1, 2});
+  b.output("l1", {1, 2, 1, 2});
+  b.output("pool", {1, 2, 1, 1});
+  b.node("LpNormalization", {"x"}, {"l2"});
+  set_int(b.node("LpNormalization", {"x"}, {"l1"}), "p", 1);
+  b.node("GlobalLpPool", {"x"}, {"pool"});
+  graph::Graph g = b.import();
+  expect_outputs(g, {floats({1, 2, 1, 2}, {3, -4, 1, 0})},
+                 {{0.6, -0.8, 1, 0}, {3.0 / 7, -4.0 / 7, 1, 0}, {5, 1}});
 }
 
 TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {

@@ -184,6 +184,19 @@ class Emitter {
       case Intrinsic::Ceil: n = "ceil"; break;
       case Intrinsic::Round: n = "round"; break;  // half away from zero, as on the host
       case Intrinsic::Sigmoid: return "tsigmoid_" + suffix(t);
+      case Intrinsic::Sin:
+      case Intrinsic::Cos:
+      case Intrinsic::Tan:
+      case Intrinsic::Asin:
+      case Intrinsic::Acos:
+      case Intrinsic::Atan:
+      case Intrinsic::Sinh:
+      case Intrinsic::Cosh:
+      case Intrinsic::Asinh:
+      case Intrinsic::Acosh:
+      case Intrinsic::Atanh:
+        n = intrinsic_name(op);
+        break;
       default: INTERNAL_CHECK(false) << "GPU codegen: intrinsic " << intrinsic_name(op);
     }
     return std::string(n) + (f32 ? "f" : "");

@@ -350,6 +350,39 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("ThresholdedRelu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
     return te::select(x > fconst(t, c.attr_float("alpha", 1.0)), x, fconst(t, 0));
   }));
+  out.push_back(activation("Sin", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Sin, {x});
+  }));
+  out.push_back(activation("Cos", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Cos, {x});
+  }));
+  out.push_back(activation("Tan", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Tan, {x});
+  }));
+  out.push_back(activation("Asin", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Asin, {x});
+  }));
+  out.push_back(activation("Acos", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Acos, {x});
+  }));
+  out.push_back(activation("Atan", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Atan, {x});
+  }));
+  out.push_back(activation("Sinh", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Sinh, {x});
+  }));
+  out.push_back(activation("Cosh", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Cosh, {x});
+  }));
+  out.push_back(activation("Asinh", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Asinh, {x});
+  }));
+  out.push_back(activation("Acosh", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Acosh, {x});
+  }));
+  out.push_back(activation("Atanh", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return te::call(te::Intrinsic::Atanh, {x});
+  }));
   out.push_back(activation("Floor", [](const Expr& x, te::DataType, const ConvertContext&) {
     return te::call(te::Intrinsic::Floor, {x});
   }));

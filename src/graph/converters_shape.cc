@@ -137,10 +137,41 @@ std::vector<ConvertOutput> gather(const ConvertContext& c) {
   return one(ops::gather(c.input(0), c.input(1), c.attr_int("axis", 0), c.name()));
 }
 
+// Pad's edge and reflect modes: each output index maps to an input index along every
+// dimension (edge: the nearest; reflect: mirrored about the border, which is not repeated).
+te::Tensor pad_by_index(const ConvertContext& c, const te::Tensor& x,
+                        const std::vector<int64_t>& pads, bool reflect) {
+  const ops::Shape& in = x.shape();
+  size_t n = in.size();
+  ops::Shape out;
+  for (size_t d = 0; d < n; ++d) {
+    if (reflect && (pads[d] >= in[d] || pads[d + n] >= in[d]))
+      c.fail("reflect pads must be smaller than the dimension they pad");
+    out.push_back(in[d] + pads[d] + pads[d + n]);
+  }
+  return te::compute(
+      out,
+      [&](const std::vector<te::Var>& ax) {
+        std::vector<te::Expr> idx;
+        for (size_t d = 0; d < n; ++d) {
+          te::Expr i = te::Expr(ax[d]) - te::Expr(pads[d]), last(in[d] - 1);
+          if (reflect)
+            i = te::select(i < te::Expr(0), te::Expr(0) - i,
+                           te::select(i > last, last * te::Expr(2) - i, i));
+          else
+            i = te::min(te::max(i, te::Expr(0)), last);
+          idx.push_back(i);
+        }
+        return x(idx);
+      },
+      c.name());
+}
+
 std::vector<ConvertOutput> pad(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   std::string mode = c.attr_string("mode", "constant");
-  if (mode != "constant") c.fail("pad mode '" + mode + "' is not supported");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    c.fail("pad mode '" + mode + "' is not supported");
   std::vector<int64_t> pads;
   double value = 0;
   if (c.opset() < 11) {
@@ -153,6 +184,8 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   }
   for (int64_t p : pads)
     if (p < 0) c.fail("negative pads are not supported");
+  if (pads.size() != 2 * x.ndim()) c.fail("pads must hold two values per dimension");
+  if (mode != "constant") return one(pad_by_index(c, x, pads, mode == "reflect"));
   return one(ops::pad(x, pads, value, c.name()));
 }
 

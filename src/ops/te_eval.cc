@@ -198,6 +198,17 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       case Intrinsic::Ceil: r = std::ceil(x); break;
       case Intrinsic::Round: r = std::round(x); break;
       case Intrinsic::IfThenElse: break;
+      case Intrinsic::Sin: r = std::sin(x); break;
+      case Intrinsic::Cos: r = std::cos(x); break;
+      case Intrinsic::Tan: r = std::tan(x); break;
+      case Intrinsic::Asin: r = std::asin(x); break;
+      case Intrinsic::Acos: r = std::acos(x); break;
+      case Intrinsic::Atan: r = std::atan(x); break;
+      case Intrinsic::Sinh: r = std::sinh(x); break;
+      case Intrinsic::Cosh: r = std::cosh(x); break;
+      case Intrinsic::Asinh: r = std::asinh(x); break;
+      case Intrinsic::Acosh: r = std::acosh(x); break;
+      case Intrinsic::Atanh: r = std::atanh(x); break;
     }
     return {round_to(r, e.type()), 0};
   }

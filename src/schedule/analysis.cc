@@ -52,6 +52,17 @@ bool calls_transcendental(const te::Expr& body) {
       case te::Intrinsic::Tanh:
       case te::Intrinsic::Erf:
       case te::Intrinsic::Sigmoid:
+      case te::Intrinsic::Sin:
+      case te::Intrinsic::Cos:
+      case te::Intrinsic::Tan:
+      case te::Intrinsic::Asin:
+      case te::Intrinsic::Acos:
+      case te::Intrinsic::Atan:
+      case te::Intrinsic::Sinh:
+      case te::Intrinsic::Cosh:
+      case te::Intrinsic::Asinh:
+      case te::Intrinsic::Acosh:
+      case te::Intrinsic::Atanh:
       case te::Intrinsic::Pow: found = true; break;
       default: break;
     }

@@ -61,6 +61,17 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::Ceil: return "ceil";
     case Intrinsic::Round: return "round";
     case Intrinsic::IfThenElse: return "if_then_else";
+    case Intrinsic::Sin: return "sin";
+    case Intrinsic::Cos: return "cos";
+    case Intrinsic::Tan: return "tan";
+    case Intrinsic::Asin: return "asin";
+    case Intrinsic::Acos: return "acos";
+    case Intrinsic::Atan: return "atan";
+    case Intrinsic::Sinh: return "sinh";
+    case Intrinsic::Cosh: return "cosh";
+    case Intrinsic::Asinh: return "asinh";
+    case Intrinsic::Acosh: return "acosh";
+    case Intrinsic::Atanh: return "atanh";
   }
   return "?";
 }

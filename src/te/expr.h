@@ -153,7 +153,9 @@ struct CastNode : ExprNode {
 
 /// Intrinsic functions. IfThenElse evaluates only the branch taken.
 enum class Intrinsic : uint8_t {
-  Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Pow, Fabs, Floor, Ceil, Round, IfThenElse
+  Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Pow, Fabs, Floor, Ceil, Round, IfThenElse,
+  // Appended, so the values above never change.
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 };
 const char* intrinsic_name(Intrinsic op);
 

@@ -362,6 +362,21 @@ TEST(GraphModels, LpNormsOfRowsAndPlanes) {
                  {{0.6, -0.8, 1, 0}, {3.0 / 7, -4.0 / 7, 1, 0}, {5, 1}});
 }
 
+// Pad's edge and reflect node tests are opset 18; the modes are the same at opset 13.
+TEST(GraphModels, EdgeAndReflectPads) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.initializer("pads", {4}, {0, 2, 1, 1});
+  b.output("edge", {3, 6});
+  b.output("reflect", {3, 6});
+  set_string(b.node("Pad", {"x", "pads"}, {"edge"}), "mode", "edge");
+  set_string(b.node("Pad", {"x", "pads"}, {"reflect"}), "mode", "reflect");
+  graph::Graph g = b.import();
+  expect_outputs(g, {floats({2, 3}, {1, 2, 3, 4, 5, 6})},
+                 {{1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 4, 4, 4, 5, 6, 6},
+                  {3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2}});
+}
+
 TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {
   ModelBuilder b(13);
   b.input("x", {1, 1, 4});

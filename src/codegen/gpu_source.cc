@@ -170,6 +170,7 @@ class Emitter {
 
   std::string math(Intrinsic op, DataType t) const {
     bool f32 = t.bits != 64 && cu();
+    if (is_math_library_call(op)) return std::string(intrinsic_name(op)) + (f32 ? "f" : "");
     const char* n = nullptr;
     switch (op) {
       case Intrinsic::Exp: n = "exp"; break;
@@ -184,19 +185,6 @@ class Emitter {
       case Intrinsic::Ceil: n = "ceil"; break;
       case Intrinsic::Round: n = "round"; break;  // half away from zero, as on the host
       case Intrinsic::Sigmoid: return "tsigmoid_" + suffix(t);
-      case Intrinsic::Sin:
-      case Intrinsic::Cos:
-      case Intrinsic::Tan:
-      case Intrinsic::Asin:
-      case Intrinsic::Acos:
-      case Intrinsic::Atan:
-      case Intrinsic::Sinh:
-      case Intrinsic::Cosh:
-      case Intrinsic::Asinh:
-      case Intrinsic::Acosh:
-      case Intrinsic::Atanh:
-        n = intrinsic_name(op);
-        break;
       default: INTERNAL_CHECK(false) << "GPU codegen: intrinsic " << intrinsic_name(op);
     }
     return std::string(n) + (f32 ? "f" : "");

@@ -266,6 +266,8 @@ class CodeGenLLVM {
     if (op->op == Intrinsic::IfThenElse) return emit_if_then_else(op);
     llvm::Value* x = emit(op->args[0]);
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    // Rare in models (trigonometry): lane by lane, no vector code.
+    if (is_math_library_call(op->op)) return libm(intrinsic_name(op->op), x);
     switch (op->op) {
       case Intrinsic::Exp: return exp_of(x);
       case Intrinsic::Log: return intrinsic(llvm::Intrinsic::log, {x});
@@ -278,17 +280,6 @@ class CodeGenLLVM {
       case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
       case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
       case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);
-      case Intrinsic::Sin:
-      case Intrinsic::Cos:
-      case Intrinsic::Tan:
-      case Intrinsic::Asin:
-      case Intrinsic::Acos:
-      case Intrinsic::Atan:
-      case Intrinsic::Sinh:
-      case Intrinsic::Cosh:
-      case Intrinsic::Asinh:
-      case Intrinsic::Acosh:
-      case Intrinsic::Atanh: return libm(intrinsic_name(op->op), x);  // rare in models: no vector code
       case Intrinsic::Sigmoid: {
         llvm::Value* e = exp_of(b_.CreateFNeg(x));
         return b_.CreateFDiv(one, b_.CreateFAdd(one, e));

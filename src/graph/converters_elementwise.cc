@@ -350,39 +350,14 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("ThresholdedRelu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
     return te::select(x > fconst(t, c.attr_float("alpha", 1.0)), x, fconst(t, 0));
   }));
-  out.push_back(activation("Sin", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Sin, {x});
-  }));
-  out.push_back(activation("Cos", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Cos, {x});
-  }));
-  out.push_back(activation("Tan", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Tan, {x});
-  }));
-  out.push_back(activation("Asin", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Asin, {x});
-  }));
-  out.push_back(activation("Acos", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Acos, {x});
-  }));
-  out.push_back(activation("Atan", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Atan, {x});
-  }));
-  out.push_back(activation("Sinh", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Sinh, {x});
-  }));
-  out.push_back(activation("Cosh", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Cosh, {x});
-  }));
-  out.push_back(activation("Asinh", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Asinh, {x});
-  }));
-  out.push_back(activation("Acosh", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Acosh, {x});
-  }));
-  out.push_back(activation("Atanh", [](const Expr& x, te::DataType, const ConvertContext&) {
-    return te::call(te::Intrinsic::Atanh, {x});
-  }));
+  for (auto [op, fn] : std::initializer_list<std::pair<const char*, te::Intrinsic>>{
+           {"Sin", te::Intrinsic::Sin}, {"Cos", te::Intrinsic::Cos}, {"Tan", te::Intrinsic::Tan},
+           {"Asin", te::Intrinsic::Asin}, {"Acos", te::Intrinsic::Acos}, {"Atan", te::Intrinsic::Atan},
+           {"Sinh", te::Intrinsic::Sinh}, {"Cosh", te::Intrinsic::Cosh}, {"Asinh", te::Intrinsic::Asinh},
+           {"Acosh", te::Intrinsic::Acosh}, {"Atanh", te::Intrinsic::Atanh}})
+    out.push_back(activation(op, [fn](const Expr& x, te::DataType, const ConvertContext&) {
+      return te::call(fn, {x});
+    }));
   out.push_back(activation("Floor", [](const Expr& x, te::DataType, const ConvertContext&) {
     return te::call(te::Intrinsic::Floor, {x});
   }));

@@ -46,23 +46,13 @@ bool calls_transcendental(const te::Expr& body) {
   te::post_order_visit(body, [&](const te::Expr& e) {
     auto* c = e.as<te::CallNode>();
     if (!c) return;
+    if (te::is_math_library_call(c->op)) found = true;
     switch (c->op) {
       case te::Intrinsic::Exp:
       case te::Intrinsic::Log:
       case te::Intrinsic::Tanh:
       case te::Intrinsic::Erf:
       case te::Intrinsic::Sigmoid:
-      case te::Intrinsic::Sin:
-      case te::Intrinsic::Cos:
-      case te::Intrinsic::Tan:
-      case te::Intrinsic::Asin:
-      case te::Intrinsic::Acos:
-      case te::Intrinsic::Atan:
-      case te::Intrinsic::Sinh:
-      case te::Intrinsic::Cosh:
-      case te::Intrinsic::Asinh:
-      case te::Intrinsic::Acosh:
-      case te::Intrinsic::Atanh:
       case te::Intrinsic::Pow: found = true; break;
       default: break;
     }

@@ -158,6 +158,8 @@ enum class Intrinsic : uint8_t {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 };
 const char* intrinsic_name(Intrinsic op);
+/// Sin ... Atanh: the math library's function of the intrinsic's name computes them.
+inline bool is_math_library_call(Intrinsic op) { return op >= Intrinsic::Sin && op <= Intrinsic::Atanh; }
 
 struct CallNode : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Call;

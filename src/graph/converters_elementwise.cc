@@ -347,6 +347,9 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("Softsign", [](const Expr& x, te::DataType t, const ConvertContext&) {
     return x / (fconst(t, 1) + te::call(te::Intrinsic::Fabs, {x}));
   }));
+  out.push_back(activation("Mish", [](const Expr& x, te::DataType t, const ConvertContext&) {
+    return x * te::call(te::Intrinsic::Tanh, {softplus_of(x, t)});
+  }));
   out.push_back(activation("ThresholdedRelu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
     return te::select(x > fconst(t, c.attr_float("alpha", 1.0)), x, fconst(t, 0));
   }));

@@ -301,6 +301,34 @@ std::vector<ConvertOutput> instance_norm(const ConvertContext& c) {
       c.name()));
 }
 
+// GroupNormalization (opset 18): the channels in num_groups groups, each (n, group)
+// normalized over its channels and spatial positions, then scale[group] and bias[group].
+std::vector<ConvertOutput> group_norm(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.ndim() < 3 || !x.dtype().is_float()) c.fail("input must be floating point [N, C, D1, ...]");
+  int64_t groups = c.attr("num_groups").i, channels = x.shape()[1];
+  if (groups < 1 || channels % groups) c.fail("num_groups must divide the channels");
+  te::Tensor scale = c.input(1), bias = c.input(2);
+  if (scale.shape() != ops::Shape{groups} || bias.shape() != ops::Shape{groups})
+    c.fail("scale and bias must have shape [num_groups] = [" + std::to_string(groups) + "]");
+  int64_t per_group = channels / groups;
+  for (size_t d = 2; d < x.ndim(); ++d) per_group *= x.shape()[d];
+  te::Tensor xr = ops::reshape(x, {x.shape()[0], groups, per_group}, c.name("grouped"));
+  Moments m = moments(c, xr, {2});
+  double eps = c.attr_float("epsilon", 1e-5);
+  te::DataType t = x.dtype();
+  int64_t cpg = channels / groups;
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& ax) {
+        Expr g = te::floordiv(ax[1], Expr(cpg));
+        std::vector<Expr> s = {ax[0], g, te::make_int(0)};
+        Expr inv = te::call(te::Intrinsic::Rsqrt, {m.var(s) + te::make_const(t, eps)});
+        return (x(ops::detail::exprs(ax)) - m.mean(s)) * inv * scale(g) + bias(g);
+      },
+      c.name()));
+}
+
 // MeanVarianceNormalization as ONNX defines it: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
 std::vector<ConvertOutput> mean_variance_norm(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
@@ -409,6 +437,7 @@ void add_nn_converters(std::vector<Converter>& out) {
   out.push_back({"CumSum", cumsum, {1}});
   out.push_back({"InstanceNormalization", instance_norm, {}});
   out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}});
+  out.push_back({"GroupNormalization", group_norm, {}});
   out.push_back({"LRN", lrn, {}});
   out.push_back({"LpNormalization",
                  [](const ConvertContext& c) {

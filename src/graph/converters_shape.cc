@@ -100,6 +100,11 @@ std::vector<ConvertOutput> split(const ConvertContext& c) {
   if (c.opset() >= 13)
     sizes = c.has_input(1) ? c.constant_ints(1, "split") : std::vector<int64_t>{};
   int64_t dim = x.shape()[size_t(axis)], n = int64_t(c.node().outputs.size());
+  if (sizes.empty() && c.has_attr("num_outputs")) {  // opset 18: the last part may be smaller
+    if (c.attr_int("num_outputs", 0) != n) c.fail("num_outputs differs from the outputs listed");
+    int64_t part = (dim + n - 1) / n;
+    for (int64_t i = 0; i < n; ++i) sizes.push_back(std::min(part, dim - i * part));
+  }
   if (sizes.empty()) {
     if (dim % n) c.fail("cannot split " + std::to_string(dim) + " into " + std::to_string(n) +
                         " equal parts");
@@ -180,7 +185,16 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   } else {
     pads = c.constant_ints(1, "pads");
     if (c.has_input(2)) value = c.constant(2, "constant_value").get(0);
-    if (c.has_input(3)) c.fail("the axes input is not supported");
+    if (c.has_input(3)) {  // opset 18: pads for these axes only
+      std::vector<int> axes = ops::normalize_axes(c.constant_ints(3, "axes"), int(x.ndim()), c.name());
+      if (pads.size() != 2 * axes.size()) c.fail("pads must hold two values per listed axis");
+      std::vector<int64_t> full(2 * x.ndim(), 0);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        full[size_t(axes[i])] = pads[i];
+        full[size_t(axes[i]) + x.ndim()] = pads[i + axes.size()];
+      }
+      pads = full;
+    }
   }
   for (int64_t p : pads)
     if (p < 0) c.fail("negative pads are not supported");
@@ -222,6 +236,11 @@ std::vector<ConvertOutput> resize(const ConvertContext& c) {
   else if (mode != "nearest") c.fail("unknown mode '" + mode + "'");
   a.coord = resize_coord(c);
   a.nearest = resize_rounding(c);
+  // Opset 18's additions, supported at their defaults.
+  if (c.attr_int("antialias", 0) != 0) c.fail("antialiasing is not supported");
+  if (c.has_attr("axes")) c.fail("the axes attribute is not supported");
+  if (c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    c.fail("keep_aspect_ratio_policy other than stretch is not supported");
   a.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
   if (a.coord == ops::ResizeAttrs::Coord::TfCropAndResize) {
     const ops::HostTensor& roi = c.constant(1, "roi");

@@ -81,6 +81,10 @@ save(model([helper.make_node("Det", ["x"], ["d"], name="det0"),
             helper.make_node("Unique", ["r"], ["u"], name="unique0")],
            [tensor_info("x", [3, 3])], [tensor_info("d", []), tensor_info("u", [None])]),
      "unsupported.onnx")
+# An opset 18 operator that Debian's libonnx (opset 17) does not know, and Tuner neither.
+save(model([helper.make_node("BitwiseNot", ["x"], ["y"], name="bnot0")],
+           [tensor_info("x", [2, 3], TensorProto.INT32)], [tensor_info("y", [2, 3], TensorProto.INT32)],
+           opset=18), "opset18_unsupported.onnx")
 # An operator of another domain.
 save(model([helper.make_node("MyOp", ["x"], ["y"], name="custom0", domain="com.example")],
            [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])],

@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kMinOpset = 11, kMaxOpset = 17;  // what graph::import_onnx reads
+constexpr int64_t kMinOpset = 11, kMaxOpset = 18;  // what graph::import_onnx reads
 
 // One line, without the (long) directories in front of file names.
 std::string one_line(std::string s, const std::vector<std::string>& dirs = {}) {

@@ -11,6 +11,7 @@
 #include "cli/op_common.h"
 #include "codegen/compile.h"
 #include "codegen/target.h"
+#include "graph/converters.h"
 #include "measure/builder.h"
 #include "measure/target_launcher.h"
 #include "measure/local_runner.h"
@@ -65,7 +66,27 @@ Prepared prepare(const OpArgs& a) {
   return {w.def, std::move(w.params), std::move(w.dag), std::move(w.target), std::move(c.sched), c.source};
 }
 
-void cmd_list(bool json) {
+// The ONNX operators `tuner compile` converts (default domain), wrapped to the terminal.
+void list_onnx_ops(bool json) {
+  std::vector<std::string> ops = graph::supported_ops();
+  if (json) {
+    fmt::print("{}\n", Json(ops).dump(2));
+    return;
+  }
+  fmt::print("{} ONNX operators (default domain, opsets 11 to 18):\n", ops.size());
+  std::string line;
+  for (const auto& o : ops) {
+    if (!line.empty() && line.size() + o.size() + 1 > 96) {
+      fmt::print("  {}\n", line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + o;
+  }
+  if (!line.empty()) fmt::print("  {}\n", line);
+}
+
+void cmd_list(bool json, bool onnx) {
+  if (onnx) return list_onnx_ops(json);
   if (json) {
     Json out = Json::array();
     for (auto& d : ops::op_registry()) {
@@ -225,10 +246,11 @@ void add_op_commands(CLI::App& app) {
   auto* op = app.add_subcommand("op", "single operators: list, show, run, tune, build");
   op->require_subcommand(1);
 
-  static bool list_json = false;
+  static bool list_json = false, list_onnx = false;
   auto* list = op->add_subcommand("list", "list the operators and their parameters");
   list->add_flag("--json", list_json, "machine-readable output");
-  list->callback([] { cmd_list(list_json); });
+  list->add_flag("--onnx", list_onnx, "list the ONNX operators that models may use instead");
+  list->callback([] { cmd_list(list_json, list_onnx); });
 
   static OpArgs show_args;
   auto* show = op->add_subcommand("show", "print an operator's DAG, schedule and loop IR");

@@ -260,7 +260,8 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
     std::string list;
     for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
     USER_ERROR() << path << ": " << unsupported.size() << " unsupported operator"
-                 << (unsupported.size() > 1 ? "s: " : ": ") << list;
+                 << (unsupported.size() > 1 ? "s: " : ": ") << list
+                 << " (`tuner op list --onnx` lists the supported ones)";
   }
 
   {

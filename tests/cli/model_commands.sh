@@ -25,6 +25,14 @@ assert "Conv+Relu" in ops and "Conv+Add+Relu" in ops, ops   # BatchNorm folded, 
 assert all(t["weight"] >= 1 and t["flops"] > 0 for t in j["tasks"])
 PY
 
+"$TUNER" op list --onnx --json >"$tmp/onnx_ops.json"
+check "op list --onnx names the ONNX operators models may use" python3 - "$tmp/onnx_ops.json" <<'PY'
+import json, sys
+ops = json.load(open(sys.argv[1]))
+assert {"Conv", "MatMul", "Einsum", "LayerNormalization", "Resize"} <= set(ops) and len(ops) > 100, ops
+assert ops == sorted(ops)
+PY
+
 "$TUNER" compile "$MODEL" --db "" -o "$tmp/m.tuner" --print-passes --dump "$tmp/dump" >"$tmp/compile.txt"
 check "compile writes the artifact" test -s "$tmp/m.tuner"
 check "--print-passes shows BatchNorm folded" grep -q "=== after fold_batch_norm" "$tmp/compile.txt"

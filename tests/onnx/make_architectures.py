@@ -42,13 +42,16 @@ class Model:
                        kernel_shape=[k, k], strides=[stride] * 2, pads=[p] * 4, group=group,
                        dilations=[dil] * 2)
 
-    def save(self, directory, inputs, outputs, opset=13):
+    def save(self, directory, inputs, outputs, opset=13, output_shapes=None):
+        shapes = output_shapes or [None] * len(outputs)
         g = h.make_graph(self.nodes, self.name,
                          [h.make_tensor_value_info(n, T.FLOAT, s) for n, s in inputs],
-                         [h.make_tensor_value_info(o, T.FLOAT, None) for o in outputs], self.inits)
+                         [h.make_tensor_value_info(o, T.FLOAT, s) for o, s in zip(outputs, shapes)],
+                         self.inits)
         m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
         m.ir_version = 8
-        m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+        if output_shapes is None:  # onnx 1.13 cannot infer through GroupNormalization
+            m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(directory, self.name + ".onnx"))
 
@@ -153,10 +156,27 @@ def resnext(d):  # grouped and dilated convs, hard-swish, a classifier head with
     m.save(d, [("x", [1, 32, 14, 14])], [m.op("Softmax", [logits], axis=1)], opset=14)
 
 
+def opset18(d):  # the forms opset 18 introduced: axes inputs, Split's num_outputs, new ops
+    m, x, D = Model("opset18_block"), "x", 24
+    mu = m.op("ReduceMean", [x, m.c(np.array([-1], np.int64))])
+    xc = m.op("Sub", [x, mu])
+    qkv = m.op("MatMul", [xc, m.w((D, 3 * D))])
+    q, k, v = [f"t_split{i}" for i in range(3)]
+    m.nodes.append(h.make_node("Split", [qkv], [q, k, v], name="split", axis=-1, num_outputs=3))
+    s = m.op("Softmax", [m.op("MatMul", [q, m.op("Transpose", [k], perm=[0, 2, 1])])], axis=-1)
+    y = m.op("Mish", [m.op("MatMul", [s, v])])
+    img = m.op("Reshape", [y, m.c(np.array([1, 4, 6, 6], np.int64))])  # 6 tokens x 24 = 4x6x6
+    img = m.op("Pad", [img, m.c(np.array([1, 1], np.int64)), m.c(np.array(0.0, np.float32)),
+                       m.c(np.array([3], np.int64))])  # the last axis only
+    gn = m.op("GroupNormalization", [img, m.w((2,), 1), m.w((2,), 0.1)], num_groups=2)
+    m.save(d, [("x", [1, 6, D])], [m.op("ReduceL2", [gn, m.c(np.array([2, 3], np.int64))], keepdims=0)],
+           opset=18, output_shapes=[[1, 4]])
+
+
 def main():
     d = sys.argv[1]
     os.makedirs(d, exist_ok=True)
-    for f in (efficientnet, densenet, inception, yolo, unet, transformer, resnext):
+    for f in (efficientnet, densenet, inception, yolo, unet, transformer, resnext, opset18):
         f(d)
 
 

@@ -40,6 +40,18 @@ std::pair<int64_t, size_t> run_records(const std::string& db_path, int64_t run_i
   return {n, traces.size()};
 }
 
+// The workers as the server sees them, and each worker's log: what a timeout needs to say.
+std::string farm_state(rpc::TuningService::Stub& stub, const Scratch& s) {
+  std::string out = "workers:";
+  for (const auto& w : workers(stub))
+    out += " " + w.device_key() + " " + w.state() + " leases=" + std::to_string(w.leases()) + ";";
+  for (int i = 0; i < 3; ++i) {
+    std::string dev = "farm-w" + std::to_string(i);
+    out += "\n--- " + dev + ".log\n" + read_file(s.path(dev + ".log"));
+  }
+  return out;
+}
+
 std::string integrity(const std::string& db_path) {
   sqlite3* h = nullptr;
   std::string out = "cannot open";
@@ -89,7 +101,7 @@ TEST(ServiceFarm, KilledAndStoppedWorkersLoseAndDuplicateNothing) {
         return false;
       },
       90))
-      << read_file(s.path("server.log"));
+      << read_file(s.path("server.log")) << farm_state(*stub, s);
 
   ASSERT_TRUE(wait_until(
       [&] {

@@ -27,8 +27,20 @@ constexpr int64_t kMinOpset = 11, kMaxOpset = 18;
 // attributes) and added Mish and GroupNormalization. The checker sees a copy in opset 17 form
 // with those differences removed, so it still checks the graph's structure, names, types and
 // every other node; the converters read the opset 18 forms themselves.
-onnx::ModelProto checker_view(const onnx::ModelProto& m) {
+// A graph output may leave its shape out (ONNX Runtime runs such models) but the checker
+// requires one: the view gives it an empty one (Tuner's shapes come from the converters).
+bool output_without_shape(const onnx::ModelProto& m) {
+  for (const auto& o : m.graph().output())
+    if (o.type().has_tensor_type() && !o.type().tensor_type().has_shape()) return true;
+  return false;
+}
+
+onnx::ModelProto checker_view(const onnx::ModelProto& m, int64_t opset) {
   onnx::ModelProto v = m;
+  for (auto& o : *v.mutable_graph()->mutable_output())
+    if (o.type().has_tensor_type() && !o.type().tensor_type().has_shape())
+      o.mutable_type()->mutable_tensor_type()->mutable_shape();
+  if (opset <= 17) return v;
   for (auto& o : *v.mutable_opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(17);
   static const std::set<std::string> axes_input = {
@@ -276,7 +288,9 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
           kv.set_value((fs::path(base_dir) / kv.value()).string());
         }
     try {
-      onnx::checker::check_model(g.opset > 17 ? checker_view(m) : m);
+      // A copy only when needed: the model may hold hundreds of MB of weights.
+      if (g.opset > 17 || output_without_shape(m)) onnx::checker::check_model(checker_view(m, g.opset));
+      else onnx::checker::check_model(m);
     } catch (const std::exception& e) {
       USER_ERROR() << path << ": invalid ONNX model: " << first_line(e.what());
     }

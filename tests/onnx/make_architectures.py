@@ -53,6 +53,8 @@ class Model:
         if output_shapes is None:  # onnx 1.13 cannot infer through GroupNormalization
             m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
         onnx.checker.check_model(m)
+        if self.name == "yolo_neck":  # an output without a shape, which ONNX Runtime accepts
+            m.graph.output[0].type.tensor_type.ClearField("shape")
         onnx.save(m, os.path.join(directory, self.name + ".onnx"))
 
 

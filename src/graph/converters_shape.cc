@@ -232,36 +232,67 @@ std::vector<ConvertOutput> resize(const ConvertContext& c) {
   ops::ResizeAttrs a;
   std::string mode = c.attr_string("mode", "nearest");
   if (mode == "linear") a.mode = ops::ResizeAttrs::Mode::Linear;
-  else if (mode == "cubic") c.fail("cubic interpolation is not supported");
+  else if (mode == "cubic") a.mode = ops::ResizeAttrs::Mode::Cubic;
   else if (mode != "nearest") c.fail("unknown mode '" + mode + "'");
+  a.cubic_a = c.attr_float("cubic_coeff_a", -0.75);
+  a.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
   a.coord = resize_coord(c);
   a.nearest = resize_rounding(c);
-  // Opset 18's additions, supported at their defaults.
   if (c.attr_int("antialias", 0) != 0) c.fail("antialiasing is not supported");
-  if (c.has_attr("axes")) c.fail("the axes attribute is not supported");
-  if (c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-    c.fail("keep_aspect_ratio_policy other than stretch is not supported");
   a.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
+  // Opset 18: scales, sizes and roi may cover only the listed axes.
+  size_t rank = in.size();
+  std::vector<int> axes;
+  if (c.has_attr("axes"))  // in the given order: scales, sizes and roi follow it
+    for (int64_t ax : c.attr_ints("axes", {})) axes.push_back(ops::normalize_axis(ax, int(rank), c.name()));
+  else
+    for (size_t d = 0; d < rank; ++d) axes.push_back(int(d));
+  size_t na = axes.size();
   if (a.coord == ops::ResizeAttrs::Coord::TfCropAndResize) {
     const ops::HostTensor& roi = c.constant(1, "roi");
-    for (int64_t i = 0; i < roi.num_elements(); ++i) a.roi.push_back(roi.get(i));
+    if (roi.num_elements() != int64_t(2 * na)) c.fail("roi must hold a start and an end per axis");
+    a.roi.assign(rank, 0.0);
+    a.roi.resize(2 * rank, 1.0);
+    for (size_t i = 0; i < na; ++i) {
+      a.roi[size_t(axes[i])] = roi.get(int64_t(i));
+      a.roi[size_t(axes[i]) + rank] = roi.get(int64_t(i + na));
+    }
   }
   bool has_scales = c.has_input(2) && c.constant(2, "scales").num_elements() > 0;
   bool has_sizes = c.has_input(3);
   if (has_scales == has_sizes) c.fail("exactly one of scales and sizes must be given");
-  ops::Shape out;
+  ops::Shape out = in;
+  a.scales.assign(rank, 1.0);
   if (has_scales) {
-    const ops::HostTensor& s = c.constant(2, "scales");
-    if (s.num_elements() != int64_t(in.size()))
-      c.fail("scales must have one value per input dimension");
-    for (size_t d = 0; d < in.size(); ++d) {
-      a.scales.push_back(s.get(int64_t(d)));
-      out.push_back(int64_t(std::floor(double(in[d]) * a.scales.back())));
+    const ops::HostTensor& sc = c.constant(2, "scales");
+    if (sc.num_elements() != int64_t(na)) c.fail("scales must have one value per axis");
+    for (size_t i = 0; i < na; ++i) {
+      size_t d = size_t(axes[i]);
+      a.scales[d] = sc.get(int64_t(i));
+      out[d] = int64_t(std::floor(double(in[d]) * a.scales[d]));
     }
   } else {
-    out = c.constant_ints(3, "sizes");
-    if (out.size() != in.size()) c.fail("sizes must have one value per input dimension");
-    for (size_t d = 0; d < in.size(); ++d) a.scales.push_back(double(out[d]) / double(in[d]));
+    std::vector<int64_t> sizes = c.constant_ints(3, "sizes");
+    if (sizes.size() != na) c.fail("sizes must have one value per axis");
+    std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+      c.fail("unknown keep_aspect_ratio_policy '" + policy + "'");
+    // not_larger / not_smaller: one scale for every listed axis, the smallest or largest.
+    double keep = policy == "not_larger" ? 1e300 : 0;
+    for (size_t i = 0; i < na; ++i) {
+      double r = double(sizes[i]) / double(in[size_t(axes[i])]);
+      keep = policy == "not_larger" ? std::min(keep, r) : std::max(keep, r);
+    }
+    for (size_t i = 0; i < na; ++i) {
+      size_t d = size_t(axes[i]);
+      if (policy == "stretch") {
+        out[d] = sizes[i];
+        a.scales[d] = double(sizes[i]) / double(in[d]);
+      } else {
+        out[d] = int64_t(std::round(double(in[d]) * keep));
+        a.scales[d] = keep;
+      }
+    }
   }
   return one(ops::resize(x, out, a, c.name()));
 }

@@ -49,7 +49,7 @@ struct Pool2dAttrs {
 
 /// ONNX Resize: how an output coordinate maps to the input and how it is sampled.
 struct ResizeAttrs {
-  enum class Mode { Nearest, Linear };
+  enum class Mode { Nearest, Linear, Cubic };
   /// Output x -> input coordinate (scale = output / input along the axis, or as given).
   enum class Coord {
     HalfPixel,         // (x + 0.5) / scale - 0.5
@@ -70,6 +70,10 @@ struct ResizeAttrs {
   std::vector<double> roi;
   /// TfCropAndResize only: the value of output points mapping outside the input.
   double extrapolation_value = 0.0;
+  /// Cubic only: the kernel's a (-0.75 as in PyTorch, -0.5 as in TensorFlow), and whether
+  /// taps outside the input get weight 0 (the others renormalized) instead of the edge value.
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
 };
 
 /// The combiner of a reduce op (Mean = Sum divided by the reduced element count).

@@ -1,5 +1,7 @@
 #include "ops/transform.h"
 
+#include <array>
+
 #include "ops/op_util.h"
 
 namespace tuner::ops {
@@ -215,23 +217,38 @@ Expr ceil_f(const Expr& v) { return te::call(te::Intrinsic::Ceil, {v}); }
 
 }  // namespace
 
+namespace {
+
+// The cubic kernel's weights of the four taps at floor(x) - 1 ... floor(x) + 2, for t the
+// fractional part of x (Keys' kernel with parameter a, as ONNX defines it).
+std::array<Expr, 4> cubic_weights(const Expr& t, double a) {
+  te::DataType f = te::DataType::f32();
+  auto c = [&](double v) { return te::make_const(f, v); };
+  auto far = [&](const Expr& s) { return ((c(a) * s - c(5 * a)) * s + c(8 * a)) * s - c(4 * a); };
+  auto near = [&](const Expr& s) { return ((c(a + 2) * s - c(a + 3)) * s) * s + c(1); };
+  Expr u = c(1) - t;
+  return {far(t + c(1)), near(t), near(u), far(u + c(1))};
+}
+
+}  // namespace
+
 te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
                   const std::string& name) {
   const Shape& in = x.shape();
   check_resize(in, out, a, name);
-  if (a.mode == ResizeAttrs::Mode::Linear) detail::check_float(x, name);
+  if (a.mode != ResizeAttrs::Mode::Nearest) detail::check_float(x, name);
   te::DataType f = te::DataType::f32(), i64 = te::DataType::i64();
   auto half = te::make_const(f, 0.5);
   return te::compute(
       out,
       [&](const std::vector<Var>& ax) {
         std::vector<Expr> valid;
-        // Per axis: the (one or two) input indices read and, for linear, the weight of the
-        // second one.
-        std::vector<Expr> lo(in.size()), hi(in.size()), weight(in.size());
+        // Per axis: the input indices read (one, two for linear, four for cubic) and their
+        // weights (none for one index).
+        std::vector<std::vector<Expr>> taps(in.size()), weights(in.size());
         for (size_t d = 0; d < in.size(); ++d) {
           if (in[d] == out[d] && a.scales[d] == 1.0 && a.coord != Coord::TfCropAndResize) {
-            lo[d] = ax[d];  // not resized
+            taps[d] = {ax[d]};  // not resized
             continue;
           }
           Expr xf = resize_coordinate(ax[d], in[d], a.scales[d], a, d, valid);
@@ -243,34 +260,46 @@ te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
               case ResizeAttrs::Round::Floor: r = floor_f(xf); break;
               case ResizeAttrs::Round::Ceil: r = ceil_f(xf); break;
             }
-            lo[d] = clamp_index(te::cast(i64, r), in[d]);
+            taps[d] = {clamp_index(te::cast(i64, r), in[d])};
             continue;
           }
           Expr fl = floor_f(xf);
-          Expr i0 = te::cast(i64, fl);
-          lo[d] = clamp_index(i0, in[d]);
-          hi[d] = clamp_index(i0 + Expr(1), in[d]);
-          weight[d] = xf - fl;
+          Expr i0 = te::cast(i64, fl), t = xf - fl;
+          if (a.mode == ResizeAttrs::Mode::Linear) {
+            taps[d] = {clamp_index(i0, in[d]), clamp_index(i0 + Expr(1), in[d])};
+            weights[d] = {te::make_const(f, 1.0) - t, t};
+            continue;
+          }
+          std::array<Expr, 4> w = cubic_weights(t, a.cubic_a);
+          Expr sum;
+          for (int k = 0; k < 4; ++k) {
+            Expr i = i0 + Expr(k - 1);
+            taps[d].push_back(clamp_index(i, in[d]));  // outside: the edge value
+            if (a.exclude_outside) {  // outside: weight 0, the rest renormalized
+              Expr inside = te::logical_and(i >= Expr(0), i < Expr(in[d]));
+              w[size_t(k)] = te::select(inside, w[size_t(k)], te::make_const(f, 0));
+              sum = sum ? sum + w[size_t(k)] : w[size_t(k)];
+            }
+          }
+          for (int k = 0; k < 4; ++k) weights[d].push_back(sum ? w[size_t(k)] / sum : w[size_t(k)]);
         }
-        // Sum over the corners of the interpolated axes, each read weighted by the product
-        // of its per-axis weights.
-        std::vector<size_t> lin;
-        for (size_t d = 0; d < in.size(); ++d)
-          if (hi[d]) lin.push_back(d);
+        // Sum over every combination of the axes' taps, each read weighted by the product of
+        // its per-axis weights.
         Expr value;
-        for (size_t corner = 0; corner < (size_t(1) << lin.size()); ++corner) {
-          std::vector<Expr> idx = lo;
+        std::vector<size_t> pick(in.size(), 0);
+        for (;;) {
+          std::vector<Expr> idx;
           Expr w;
-          for (size_t k = 0; k < lin.size(); ++k) {
-            size_t d = lin[k];
-            bool upper = (corner >> k) & 1;
-            if (upper) idx[d] = hi[d];
-            Expr wd = upper ? weight[d] : te::make_const(f, 1.0) - weight[d];
-            w = w ? w * wd : wd;
+          for (size_t d = 0; d < in.size(); ++d) {
+            idx.push_back(taps[d][pick[d]]);
+            if (!weights[d].empty()) w = w ? w * weights[d][pick[d]] : weights[d][pick[d]];
           }
           Expr v = x(idx);
           if (w) v = v * (x.dtype() == f ? w : te::cast(x.dtype(), w));
           value = value ? value + v : v;
+          size_t d = 0;
+          while (d < in.size() && ++pick[d] == taps[d].size()) pick[d++] = 0;
+          if (d == in.size()) break;
         }
         if (Expr ok = detail::all_of(valid))
           value = te::select(ok, value, te::make_const(x.dtype(), a.extrapolation_value));

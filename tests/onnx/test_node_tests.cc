@@ -47,20 +47,6 @@ TEST(OnnxNodeTests, InterpreterMatchesReference) {
   if (o.filter.empty()) EXPECT_GT(s.count(NodeTestStatus::Passed), 250) << s.headline();
 }
 
-// Resize's node tests are all opset 18, which only added attributes to Resize 13: read them
-// as opset 13 (those using the new attributes fail the checker: unsupported variants).
-TEST(OnnxNodeTests, ResizeOpset18ReadAsOpset13) {
-  std::optional<std::string> dir = node_test_dir();
-  if (!dir) GTEST_SKIP() << "onnx Python package not found";
-  NodeTestOptions o = options_from_env();
-  o.filter = "test_resize_";
-  o.read_as_opset = 13;
-  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
-  std::cout << "Resize (opset 18 data read as opset 13): " << s.report() << std::flush;
-  EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
-  EXPECT_GE(s.count(NodeTestStatus::Passed), 10) << s.headline();
-}
-
 // Old-opset tests of operators unchanged since (GlobalAveragePool, ConstantOfShape, ...),
 // read as opset 11.
 TEST(OnnxNodeTests, OldOpsetsOfUnchangedOperators) {

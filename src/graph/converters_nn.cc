@@ -216,6 +216,50 @@ std::vector<ConvertOutput> arg_reduce(const ConvertContext& c, bool is_max) {
       c.name(), "reduce"));
 }
 
+// TopK with a constant k: each element's rank along the axis (how many elements come before
+// it: larger ones, or smaller with largest = 0, then equal ones at lower indices, as ONNX
+// orders ties), then output j gathers the element of rank j. Quadratic in the axis length,
+// which suits class scores and detection heads; always sorted.
+std::vector<ConvertOutput> top_k(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  std::vector<int64_t> kv = c.constant_ints(1, "K");
+  if (kv.size() != 1) c.fail("K must hold one value");
+  int axis = ops::normalize_axis(c.attr_int("axis", -1), int(x.ndim()), c.name());
+  int64_t n = x.shape()[size_t(axis)], k = kv[0];
+  if (k < 1 || k > n) c.fail("K must be in [1, " + std::to_string(n) + "], got " + std::to_string(k));
+  bool largest = c.attr_int("largest", 1) != 0;
+  te::DataType i64 = te::DataType::i64();
+  te::Tensor rank = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) {
+        te::IterVar r = te::reduce_axis(n, "r");
+        std::vector<Expr> other = ops::detail::exprs(o);
+        other[size_t(axis)] = r.var;
+        Expr xi = x(ops::detail::exprs(o)), xl = x(other);
+        Expr before = te::logical_or(largest ? xl > xi : xl < xi,
+                                     te::logical_and(te::eq(xl, xi), Expr(r.var) < Expr(o[size_t(axis)])));
+        return te::reduce(te::ReduceKind::Sum, te::select(before, te::make_int(1), te::make_int(0)), {r});
+      },
+      c.name("rank"), "reduce");
+  ops::Shape out = x.shape();
+  out[size_t(axis)] = k;
+  auto pick = [&](bool index, const std::string& name) {
+    te::DataType t = index ? i64 : x.dtype();
+    return te::compute(
+        out,
+        [&](const std::vector<Var>& o) {
+          te::IterVar r = te::reduce_axis(n, "r");
+          std::vector<Expr> at = ops::detail::exprs(o);
+          at[size_t(axis)] = r.var;
+          Expr hit = te::eq(rank(at), te::cast(i64, o[size_t(axis)]));
+          Expr v = index ? te::cast(i64, r.var) : x(at);
+          return te::reduce(te::ReduceKind::Sum, te::select(hit, v, te::make_const(t, 0)), {r});
+        },
+        name, "reduce");
+  };
+  return {pick(false, c.name("values")), pick(true, c.name("indices"))};
+}
+
 // Hardmax: 1 at the first maximum along the axis, 0 elsewhere.
 te::Tensor hardmax(const te::Tensor& x, int64_t axis_attr, const std::string& name) {
   int axis = ops::normalize_axis(axis_attr, int(x.ndim()), name);
@@ -433,6 +477,7 @@ void add_nn_converters(std::vector<Converter>& out) {
   out.push_back({"ReduceLogSumExp", reduce_log_sum_exp, {1}});
   out.push_back({"ArgMax", [](const ConvertContext& c) { return arg_reduce(c, true); }, {}});
   out.push_back({"ArgMin", [](const ConvertContext& c) { return arg_reduce(c, false); }, {}});
+  out.push_back({"TopK", top_k, {1}});
   out.push_back({"Hardmax", [](const ConvertContext& c) { return softmax_like(c, hardmax); }, {}});
   out.push_back({"CumSum", cumsum, {1}});
   out.push_back({"InstanceNormalization", instance_norm, {}});

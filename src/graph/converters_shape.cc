@@ -1,8 +1,11 @@
 // Shape and data movement: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat, Split,
 // Slice, Gather, GatherElements, Pad, Expand, Tile, Resize, Shape, Constant, ConstantOfShape,
-// Range, Size, GatherND, DepthToSpace, SpaceToDepth, Trilu, OneHot.
+// Range, Size, GatherND, ScatterND, ScatterElements, DepthToSpace, SpaceToDepth, Trilu,
+// OneHot.
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
@@ -454,6 +457,145 @@ std::vector<ConvertOutput> gather_nd(const ConvertContext& c) {
       c.name()));
 }
 
+// Scatter as a gather: each output element looks at every candidate update (one reduction
+// axis per candidate dimension) and either takes the last one naming it (reduction 'none';
+// else it keeps data) or combines data with all of them (add, mul, max, min). Quadratic:
+// output size times candidates, which suits the index updates models make.
+struct ScatterSpec {
+  std::vector<int64_t> candidates;  // extents of the candidate axes
+  // Whether candidate `j` names output element `o`, and that candidate's value for it.
+  std::function<Expr(const std::vector<Var>& o, const std::vector<Expr>& j)> names, value;
+};
+
+te::Tensor scatter(const ConvertContext& c, const te::Tensor& data, const ScatterSpec& spec) {
+  std::string red = c.attr_string("reduction", "none");
+  te::DataType t = data.dtype();
+  auto make_axes = [&] {
+    std::vector<te::IterVar> r;
+    for (size_t i = 0; i < spec.candidates.size(); ++i)
+      r.push_back(te::reduce_axis(spec.candidates[i], "j" + std::to_string(i)));
+    return r;
+  };
+  auto vars = [](const std::vector<te::IterVar>& r) {
+    std::vector<Expr> v;
+    for (const auto& iv : r) v.push_back(iv.var);
+    return v;
+  };
+  if (red == "none") {
+    // The last candidate naming the element, as one flat number (-1: none).
+    te::Tensor which = te::compute(
+        data.shape(),
+        [&](const std::vector<Var>& o) {
+          std::vector<te::IterVar> r = make_axes();
+          Expr flat;
+          for (size_t i = 0; i < r.size(); ++i)
+            flat = flat ? flat * Expr(spec.candidates[i]) + Expr(r[i].var) : Expr(r[i].var);
+          return te::reduce(te::ReduceKind::Max,
+                            te::select(spec.names(o, vars(r)), flat, Expr(int64_t(-1))), r);
+        },
+        c.name("which"), "reduce");
+    return te::compute(
+        data.shape(),
+        [&](const std::vector<Var>& o) {
+          Expr w = which(ops::detail::exprs(o)), rest = te::max(w, Expr(0));
+          std::vector<Expr> j(spec.candidates.size());
+          for (size_t i = spec.candidates.size(); i-- > 0;) {
+            j[i] = te::floormod(rest, Expr(spec.candidates[i]));
+            rest = te::floordiv(rest, Expr(spec.candidates[i]));
+          }
+          return te::select(w >= Expr(0), spec.value(o, j), data(ops::detail::exprs(o)));
+        },
+        c.name());
+  }
+  static const std::map<std::string, te::ReduceKind> kinds = {{"add", te::ReduceKind::Sum},
+                                                             {"mul", te::ReduceKind::Prod},
+                                                             {"max", te::ReduceKind::Max},
+                                                             {"min", te::ReduceKind::Min}};
+  auto found = kinds.find(red);
+  if (found == kinds.end()) c.fail("unknown reduction '" + red + "'");
+  te::ReduceKind kind = found->second;
+  te::Tensor acc = te::compute(
+      data.shape(),
+      [&](const std::vector<Var>& o) {
+        std::vector<te::IterVar> r = make_axes();
+        std::vector<Expr> j = vars(r);
+        return te::reduce(kind, te::select(spec.names(o, j), spec.value(o, j), te::reduce_identity(kind, t)), r);
+      },
+      c.name("acc"), "reduce");
+  return ops::map_binary(
+      data, acc,
+      [&](const Expr& d, const Expr& u) {
+        switch (kind) {
+          case te::ReduceKind::Sum: return d + u;
+          case te::ReduceKind::Prod: return d * u;
+          case te::ReduceKind::Max: return te::max(d, u);
+          case te::ReduceKind::Min: return te::min(d, u);
+        }
+        return d;
+      },
+      c.name());
+}
+
+// ScatterND: out = data, then out[indices[j]] = (or combined with) updates[j], per index tuple.
+std::vector<ConvertOutput> scatter_nd(const ConvertContext& c) {
+  const te::Tensor &data = c.input(0), &ind = c.input(1), &upd = c.input(2);
+  if (ind.dtype() != te::DataType::i64()) c.fail("indices must be int64");
+  int64_t k = ind.shape().back();
+  if (k < 1 || k > int64_t(data.ndim())) c.fail("indices' last dimension must be in [1, rank(data)]");
+  ops::Shape want(ind.shape().begin(), ind.shape().end() - 1);
+  want.insert(want.end(), data.shape().begin() + k, data.shape().end());
+  if (upd.shape() != want || upd.dtype() != data.dtype())
+    c.fail("updates must be " + data.dtype().str() + " " + ops::shape_string(want));
+  ScatterSpec spec;
+  spec.candidates.assign(ind.shape().begin(), ind.shape().end() - 1);
+  spec.names = [&](const std::vector<Var>& o, const std::vector<Expr>& j) {
+    std::vector<Expr> eqs;
+    for (int64_t d = 0; d < k; ++d) {
+      std::vector<Expr> at = j;
+      at.push_back(Expr(d));
+      eqs.push_back(te::eq(ops::detail::wrap_index(ind(at), data.shape()[size_t(d)]), Expr(o[size_t(d)])));
+    }
+    return ops::detail::all_of(eqs);
+  };
+  spec.value = [&](const std::vector<Var>& o, const std::vector<Expr>& j) {
+    std::vector<Expr> at = j;
+    at.insert(at.end(), o.begin() + k, o.end());
+    return upd(at);
+  };
+  return one(scatter(c, data, spec));
+}
+
+// ScatterElements: out = data, then out[i with i[axis] = indices[i]] = (or combined with)
+// updates[i], for every position i of indices.
+std::vector<ConvertOutput> scatter_elements(const ConvertContext& c) {
+  const te::Tensor &data = c.input(0), &ind = c.input(1), &upd = c.input(2);
+  if (ind.dtype() != te::DataType::i64() && ind.dtype() != te::DataType::i32())
+    c.fail("indices must be int64 or int32");
+  if (upd.shape() != ind.shape() || upd.dtype() != data.dtype() || ind.ndim() != data.ndim())
+    c.fail("updates must have the shape of indices and the type of data, indices data's rank");
+  int axis = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
+  for (size_t d = 0; d < ind.ndim(); ++d)
+    if (ind.shape()[d] > data.shape()[d]) c.fail("indices must not be larger than data");
+  // Candidates run along the axis; the other coordinates are the output element's own.
+  auto at = [&](const std::vector<Var>& o, const Expr& r) {
+    std::vector<Expr> p;
+    for (size_t d = 0; d < ind.ndim(); ++d)
+      p.push_back(int(d) == axis ? r : te::min(Expr(o[d]), Expr(ind.shape()[d] - 1)));
+    return p;
+  };
+  ScatterSpec spec;
+  spec.candidates = {ind.shape()[size_t(axis)]};
+  spec.names = [&](const std::vector<Var>& o, const std::vector<Expr>& j) {
+    std::vector<Expr> conds = {
+        te::eq(ops::detail::wrap_index(ind(at(o, j[0])), data.shape()[size_t(axis)]), Expr(o[size_t(axis)]))};
+    for (size_t d = 0; d < ind.ndim(); ++d)
+      if (int(d) != axis && ind.shape()[d] < data.shape()[d]) conds.push_back(Expr(o[d]) < Expr(ind.shape()[d]));
+    return ops::detail::all_of(conds);
+  };
+  spec.value = [&](const std::vector<Var>& o, const std::vector<Expr>& j) { return upd(at(o, j[0])); };
+  return one(scatter(c, data, spec));
+}
+
 // Trilu: keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower), zero elsewhere.
 std::vector<ConvertOutput> trilu(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
@@ -536,6 +678,8 @@ void add_shape_converters(std::vector<Converter>& out) {
                  },
                  {0}});
   out.push_back({"GatherND", gather_nd, {}});
+  out.push_back({"ScatterND", scatter_nd, {}});
+  out.push_back({"ScatterElements", scatter_elements, {}});
   out.push_back({"DepthToSpace", depth_to_space, {}});
   out.push_back({"SpaceToDepth", space_to_depth, {}});
   out.push_back({"GatherElements", gather_elements, {}});

@@ -123,20 +123,34 @@ std::optional<EinsumMatmul> einsum_as_matmul(const EinsumSpec& s) {
     else if (in_a && in_b) k.push_back(l);
     else return std::nullopt;  // summed within one operand
   }
-  if (m.size() != 1 || n.size() != 1 || k.size() != 1) return std::nullopt;
-  std::vector<int> batch;  // in the output's order
+  // One summed label; row and column labels, of which one side may have several: all but
+  // its last in the output become extra batch dimensions of that operand alone, which
+  // MatMul broadcasts against the other (bij,jk->bik: a batch of rows times one matrix).
+  if (k.size() != 1 || m.empty() || n.empty() || (m.size() > 1 && n.size() > 1)) return std::nullopt;
+  auto in_output_order = [&](const std::vector<int>& labels) {
+    std::vector<int> v;
+    for (int l : s.output)
+      if (std::count(labels.begin(), labels.end(), l)) v.push_back(l);
+    return v;
+  };
+  std::vector<int> rows = in_output_order(m), cols = in_output_order(n);
+  int row = rows.back(), col = cols.back();
+  rows.pop_back();
+  cols.pop_back();
+  std::vector<int> batch;  // shared by both operands, in the output's order
   for (int l : s.output)
-    if (l != m[0] && l != n[0]) batch.push_back(l);
-  EinsumMatmul r;
-  auto with = [&](int x, int y) {
-    std::vector<int> v = batch;
+    if (count(a, l) && count(b, l)) batch.push_back(l);
+  auto order = [&](const std::vector<int>& extra, int x, int y) {
+    std::vector<int> v = extra;
+    v.insert(v.end(), batch.begin(), batch.end());
     v.push_back(x);
     v.push_back(y);
     return v;
   };
-  r.perm_a = positions(a, with(m[0], k[0]));
-  r.perm_b = positions(b, with(k[0], n[0]));
-  r.perm_out = positions(with(m[0], n[0]), s.output);
+  EinsumMatmul r;
+  r.perm_a = positions(a, order(rows, row, k[0]));
+  r.perm_b = positions(b, order(cols, k[0], col));
+  r.perm_out = positions(order(rows.empty() ? cols : rows, row, col), s.output);
   return r;
 }
 

@@ -29,14 +29,17 @@ EinsumSpec parse_einsum(const std::string& equation, const std::vector<ops::Shap
                         const std::function<void(const std::string&)>& fail);
 
 /// A two-operand einsum that is a batched matrix product: transposing A by `perm_a` gives
-/// [batch..., m, k], B by `perm_b` [batch..., k, n], and the product [batch..., m, n] by
-/// `perm_out` the output. Identity perms need no transpose.
+/// [extra..., batch..., m, k], B by `perm_b` [extra..., batch..., k, n] (extra dimensions on
+/// one side only), and the product [extra..., batch..., m, n] by `perm_out` the output.
+/// Identity perms need no transpose.
 struct EinsumMatmul {
   std::vector<int64_t> perm_a, perm_b, perm_out;
 };
 
-/// The matrix-product form of `s` (one row, one column and one summed label; every other
-/// label in both operands and the output with equal sizes), or nullopt.
+/// The matrix-product form of `s`, or nullopt: one summed label, labels in both operands and
+/// the output as batch dimensions, and row labels (A and output) and column labels (B and
+/// output) of which one side may have several (bij,jk->bik): all but the last become extra
+/// batch dimensions of that operand, which MatMul broadcasts.
 std::optional<EinsumMatmul> einsum_as_matmul(const EinsumSpec& s);
 
 }  // namespace tuner::graph

@@ -294,7 +294,9 @@ TEST(GraphModels, EinsumForms) {
                              {"...ii->...i", {"sq"}, {2, 3}},     // batched diagonal
                              {"bhid,bhjd->bhij", {"q", "k"}, {2, 2, 3, 5}},
                              {"...id,...jd", {"q", "k"}, {2, 2, 3, 5}},   // implicit: ij
-                             {"ij,jk->ki", {"a", "c"}, {4, 2}}};
+                             {"ij,jk->ki", {"a", "c"}, {4, 2}},
+                             {"bij,jk->bik", {"sq", "c"}, {2, 3, 4}},   // extra rows of A
+                             {"ij,bjk->bik", {"a", "sq"}, {2, 2, 3}}};  // extra columns of B
   for (size_t f = 0; f < forms.size(); ++f) {
     std::string out = "y" + std::to_string(f);
     b.output(out, forms[f].shape);
@@ -333,8 +335,22 @@ TEST(GraphModels, EinsumForms) {
   want[6] = want[5];
   for (int kk = 0; kk < 4; ++kk)
     for (int i = 0; i < 2; ++i) want[7].push_back(want[0][size_t(i * 4 + kk)]);
+  for (int bb = 0; bb < 2; ++bb)
+    for (int i = 0; i < 3; ++i)
+      for (int kk = 0; kk < 4; ++kk) {
+        double sum = 0;
+        for (int j = 0; j < 3; ++j) sum += sq.get((bb * 3 + i) * 3 + j) * cm.get(j * 4 + kk);
+        want[8].push_back(sum);
+      }
+  for (int bb = 0; bb < 2; ++bb)
+    for (int i = 0; i < 2; ++i)
+      for (int kk = 0; kk < 3; ++kk) {
+        double sum = 0;
+        for (int j = 0; j < 3; ++j) sum += a.get(i * 3 + j) * sq.get((bb * 3 + j) * 3 + kk);
+        want[9].push_back(sum);
+      }
   expect_outputs(g, {a, cm, sq, q, k}, want);
-  // The four products became MatMul nodes (lower_einsum), of which the two attention forms
+  // The six products became MatMul nodes (lower_einsum), of which the two attention forms
   // are one after common subexpressions; the one-operand forms stay.
   graph::Graph lowered = g;
   graph::run_passes(lowered);
@@ -343,7 +359,7 @@ TEST(GraphModels, EinsumForms) {
     einsums += n.op == "Einsum";
     matmuls += n.op == "MatMul";
   }
-  EXPECT_EQ(matmuls, 3);
+  EXPECT_EQ(matmuls, 5);
   EXPECT_EQ(einsums, 4);
 }
 

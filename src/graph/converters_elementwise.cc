@@ -6,6 +6,7 @@
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
 #include "ops/op_util.h"
+#include "ops/reduce.h"
 
 namespace tuner::graph::detail {
 
@@ -211,6 +212,35 @@ std::vector<ConvertOutput> quantize(const ConvertContext& c) {
       c.name()));
 }
 
+// DynamicQuantizeLinear: uint8 quantization with the scale and zero point of x's own range
+// (widened to hold 0): scale = (max - min) / 255, zero point = round(-min / scale).
+std::vector<ConvertOutput> dynamic_quantize(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.dtype() != te::DataType::f32()) c.fail("x must be float32");
+  te::DataType f = x.dtype(), u8 = te::DataType::u8();
+  te::Tensor lo = ops::reduce(x, ops::ReduceOp::Min, {}, false, c.name("min"));
+  te::Tensor hi = ops::reduce(x, ops::ReduceOp::Max, {}, false, c.name("max"));
+  auto clamp255 = [&](const Expr& v) { return te::min(te::max(v, fconst(f, 0)), fconst(f, 255)); };
+  te::Tensor scale = te::compute(
+      {}, [&](const std::vector<te::Var>&) {
+        return (te::max(hi(), fconst(f, 0)) - te::min(lo(), fconst(f, 0))) / fconst(f, 255);
+      },
+      c.name("scale"));
+  te::Tensor zero = te::compute(
+      {}, [&](const std::vector<te::Var>&) {
+        return clamp255(round_half_even((fconst(f, 0) - te::min(lo(), fconst(f, 0))) / scale(), f));
+      },
+      c.name("zero_f"));
+  te::Tensor y = te::compute(
+      x.shape(),
+      [&](const std::vector<te::Var>& o) {
+        Expr v = round_half_even(x(ops::detail::exprs(o)) / scale(), f) + zero();
+        return te::cast(u8, clamp255(v));
+      },
+      c.name());
+  return {y, scale, ops::cast(zero, u8, c.name("zero"))};
+}
+
 // DequantizeLinear: (x - zero_point) * scale in float32.
 std::vector<ConvertOutput> dequantize(const ConvertContext& c) {
   const te::Tensor &x = c.input(0), &scale = c.input(1);
@@ -312,6 +342,7 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back({"Mod", mod, {}});
   out.push_back({"QuantizeLinear", quantize, {}});
   out.push_back({"DequantizeLinear", dequantize, {}});
+  out.push_back({"DynamicQuantizeLinear", dynamic_quantize, {}});
   out.push_back(activation("Shrink", [](const Expr& x, te::DataType t, const ConvertContext& c) {
     double lambd = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
     return te::select(x < fconst(t, -lambd), x + fconst(t, bias),

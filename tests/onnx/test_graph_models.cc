@@ -393,6 +393,28 @@ TEST(GraphModels, EdgeAndReflectPads) {
                   {3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2}});
 }
 
+// MatMulInteger's one node test has scalar zero points: a per-row and a per-column one here.
+TEST(GraphModels, MatMulIntegerWithZeroPointsPerRowAndColumn) {
+  ModelBuilder b(13);
+  b.input("a", {2, 3}, onnx::TensorProto::UINT8);
+  b.input("b", {3, 2}, onnx::TensorProto::INT8);
+  b.input("azp", {2}, onnx::TensorProto::UINT8);
+  b.input("bzp", {2}, onnx::TensorProto::INT8);
+  b.output("y", {2, 2}, onnx::TensorProto::INT32);
+  b.node("MatMulInteger", {"a", "b", "azp", "bzp"}, {"y"});
+  graph::Graph g = b.import();
+  auto t = [](std::vector<int64_t> shape, te::DataType d, std::vector<double> v) {
+    return HostTensor::from_values(std::move(shape), d, v);
+  };
+  std::vector<HostTensor> in = {t({2, 3}, te::DataType::u8(), {10, 20, 30, 200, 100, 0}),
+                                t({3, 2}, te::DataType::i8(), {1, -2, 3, 4, -5, 6}),
+                                t({2}, te::DataType::u8(), {10, 100}),
+                                t({2}, te::DataType::i8(), {1, -1})};
+  // (a - azp[row]) x (b - bzp[col]): rows {0, 10, 20} and {100, 0, -100}; columns {0, 2, -6}
+  // and {-1, 5, 7}.
+  expect_outputs(g, in, {{0 + 20 - 120, 0 + 50 + 140, 0 + 0 + 600, -100 + 0 - 700}});
+}
+
 TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {
   ModelBuilder b(13);
   b.input("x", {1, 1, 4});

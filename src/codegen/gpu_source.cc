@@ -184,6 +184,7 @@ class Emitter {
       case Intrinsic::Floor: n = "floor"; break;
       case Intrinsic::Ceil: n = "ceil"; break;
       case Intrinsic::Round: n = "round"; break;  // half away from zero, as on the host
+      case Intrinsic::RoundEven: n = "rint"; break;  // the default mode: halves to even
       case Intrinsic::Sigmoid: return "tsigmoid_" + suffix(t);
       default: INTERNAL_CHECK(false) << "GPU codegen: intrinsic " << intrinsic_name(op);
     }

@@ -277,6 +277,7 @@ class CodeGenLLVM {
       case Intrinsic::Floor: return intrinsic(llvm::Intrinsic::floor, {x});
       case Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
       case Intrinsic::Round: return intrinsic(llvm::Intrinsic::round, {x});  // half away from zero
+      case Intrinsic::RoundEven: return intrinsic(llvm::Intrinsic::roundeven, {x});
       case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
       case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
       case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);

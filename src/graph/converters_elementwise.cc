@@ -26,13 +26,19 @@ Converter binary(const char* op, Binary f) {
           {}};
 }
 
-// Min/Max/Sum/Mean take one or more inputs, folded left to right.
+// Min/Max/Sum/Mean take one or more inputs, folded left to right; the last fold is op
+// `last` (a single input is returned as is).
+te::Tensor fold(const ConvertContext& c, Binary f, const std::string& last) {
+  te::Tensor acc = c.input(0);
+  for (size_t i = 1; i < c.num_inputs(); ++i)
+    acc = f(acc, c.input(i), i + 1 == c.num_inputs() ? last : c.name(std::to_string(i)));
+  return acc;
+}
+
 Converter variadic(const char* op, Binary f) {
   return {op,
           [f](const ConvertContext& c) {
-            te::Tensor acc = c.input(0);
-            for (size_t i = 1; i < c.num_inputs(); ++i)
-              acc = f(acc, c.input(i), c.name(i + 1 == c.num_inputs() ? "" : std::to_string(i)));
+            te::Tensor acc = fold(c, f, c.name());
             if (c.num_inputs() == 1) acc = ops::map_unary(acc, [](const Expr& v) { return v; }, c.name());
             return one(acc);
           },
@@ -86,7 +92,7 @@ std::vector<ConvertOutput> pow(const ConvertContext& c) {
   return one(ops::cast(ops::pow(base, e, c.name("f32")), c.input(0).dtype(), c.name()));
 }
 
-// A float-only element-wise activation f(x, dtype) with float attributes read by the caller.
+// A float-only element-wise activation: f gets the element, its dtype and the node (for attributes).
 Converter activation(const char* op, std::function<Expr(const Expr&, te::DataType, const ConvertContext&)> f) {
   return {op,
           [op, f](const ConvertContext& c) {
@@ -111,12 +117,8 @@ Expr softplus_of(const Expr& x, te::DataType t) {
   return te::max(x, fconst(t, 0)) + te::call(te::Intrinsic::Log, {fconst(t, 1) + e});
 }
 
-// ONNX rounds halves to even; the Round intrinsic rounds them away from zero.
-Expr round_half_even(const Expr& x, te::DataType t) {
-  Expr half = x - te::call(te::Intrinsic::Floor, {x});
-  Expr even = fconst(t, 2) * te::call(te::Intrinsic::Round, {x * fconst(t, 0.5)});
-  return te::select(te::eq(half, fconst(t, 0.5)), even, te::call(te::Intrinsic::Round, {x}));
-}
+// ONNX rounds halves to even (the Round intrinsic rounds them away from zero).
+Expr round_even(const Expr& x) { return te::call(te::Intrinsic::RoundEven, {x}); }
 
 // A TensorProto.DataType code as a dtype Tuner computes in.
 te::DataType onnx_dtype(const ConvertContext& c, int64_t code) {
@@ -192,7 +194,7 @@ int quant_axis(const ConvertContext& c, const te::Tensor& x, const te::Tensor& s
   return axis;
 }
 
-// QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) in the zero point's
+// QuantizeLinear: saturate(round_even(x / scale) + zero_point) in the zero point's
 // type (uint8 when absent).
 std::vector<ConvertOutput> quantize(const ConvertContext& c) {
   const te::Tensor &x = c.input(0), &scale = c.input(1);
@@ -205,7 +207,7 @@ std::vector<ConvertOutput> quantize(const ConvertContext& c) {
   return one(te::compute(
       x.shape(),
       [&](const std::vector<te::Var>& o) {
-        Expr v = round_half_even(x(ops::detail::exprs(o)) / per_axis(scale, o, axis), t);
+        Expr v = round_even(x(ops::detail::exprs(o)) / per_axis(scale, o, axis));
         if (c.has_input(2)) v = v + te::cast(t, per_axis(c.input(2), o, axis));
         return te::cast(q, te::min(te::max(v, fconst(t, lo)), fconst(t, hi)));
       },
@@ -228,13 +230,13 @@ std::vector<ConvertOutput> dynamic_quantize(const ConvertContext& c) {
       c.name("scale"));
   te::Tensor zero = te::compute(
       {}, [&](const std::vector<te::Var>&) {
-        return clamp255(round_half_even((fconst(f, 0) - te::min(lo(), fconst(f, 0))) / scale(), f));
+        return clamp255(round_even((fconst(f, 0) - te::min(lo(), fconst(f, 0))) / scale()));
       },
       c.name("zero_f"));
   te::Tensor y = te::compute(
       x.shape(),
       [&](const std::vector<te::Var>& o) {
-        Expr v = round_half_even(x(ops::detail::exprs(o)) / scale(), f) + zero();
+        Expr v = round_even(x(ops::detail::exprs(o)) / scale()) + zero();
         return te::cast(u8, clamp255(v));
       },
       c.name());
@@ -275,14 +277,13 @@ std::vector<ConvertOutput> dropout(const ConvertContext& c) {
   return out;
 }
 
-// Sum and Mean of one or more inputs.
-std::vector<ConvertOutput> sum_or_mean(const ConvertContext& c, bool mean) {
-  te::Tensor acc = c.input(0);
-  for (size_t i = 1; i < c.num_inputs(); ++i) acc = ops::add(acc, c.input(i), c.name(std::to_string(i)));
-  if (mean && !acc.dtype().is_float()) c.fail("Mean needs floating-point inputs");
+// Mean: the inputs' sum divided by their count.
+std::vector<ConvertOutput> mean(const ConvertContext& c) {
+  if (!c.input(0).dtype().is_float()) c.fail("Mean needs floating-point inputs");
+  te::Tensor sum = fold(c, ops::add, c.name("sum"));
+  te::DataType t = sum.dtype();
   double n = double(c.num_inputs());
-  te::DataType t = acc.dtype();
-  return one(ops::map_unary(acc, [&](const Expr& v) { return mean ? v / fconst(t, n) : v; }, c.name()));
+  return one(ops::map_unary(sum, [&](const Expr& v) { return v / fconst(t, n); }, c.name()));
 }
 
 // And, Or, Xor of bool tensors.
@@ -398,8 +399,8 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("Ceil", [](const Expr& x, te::DataType, const ConvertContext&) {
     return te::call(te::Intrinsic::Ceil, {x});
   }));
-  out.push_back(activation("Round", [](const Expr& x, te::DataType t, const ConvertContext&) {
-    return round_half_even(x, t);
+  out.push_back(activation("Round", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return round_even(x);
   }));
   out.push_back({"Sign",
                  [](const ConvertContext& c) {
@@ -434,8 +435,8 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                        c.name()));
                  },
                  {}});
-  out.push_back({"Sum", [](const ConvertContext& c) { return sum_or_mean(c, false); }, {}});
-  out.push_back({"Mean", [](const ConvertContext& c) { return sum_or_mean(c, true); }, {}});
+  out.push_back(variadic("Sum", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); }));
+  out.push_back({"Mean", mean, {}});
   out.push_back(binary("GreaterOrEqual", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) {
     return ops::map_binary(a, b, [](const Expr& x, const Expr& y) { return x >= y; }, n);
   }));

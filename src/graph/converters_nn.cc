@@ -219,33 +219,33 @@ std::vector<ConvertOutput> reduce_log_sum_exp(const ConvertContext& c) {
                              c.name()));
 }
 
-// ArgMax / ArgMin: the first (or, with select_last_index, the last) index of the extreme
-// value along `axis`, as int64: the extreme, then the smallest (largest) index holding it.
+// The first (or, with `last`, the last) index of the extreme value along `axis`, as int64
+// with the axis kept as size 1: the extreme, then the smallest (largest) index holding it.
+te::Tensor arg_extreme(const te::Tensor& x, int axis, bool is_max, bool last, const std::string& name) {
+  te::Tensor best = ops::reduce(x, is_max ? ops::ReduceOp::Max : ops::ReduceOp::Min, {axis},
+                                /*keepdims=*/true, name + "_best");
+  int64_t n = x.shape()[size_t(axis)];
+  te::DataType i64 = te::DataType::i64();
+  return te::compute(
+      best.shape(),
+      [&](const std::vector<Var>& o) {
+        te::IterVar r = te::reduce_axis(n, "r");
+        Expr hit = te::eq(x(ops::detail::with_axis(o, size_t(axis), r.var)), best(ops::detail::exprs(o)));
+        return te::reduce(last ? te::ReduceKind::Max : te::ReduceKind::Min,
+                          te::select(hit, te::cast(i64, r.var), te::make_const(i64, last ? -1 : double(n))),
+                          {r});
+      },
+      name, "reduce");
+}
+
+// ArgMax / ArgMin.
 std::vector<ConvertOutput> arg_reduce(const ConvertContext& c, bool is_max) {
   const te::Tensor& x = c.input(0);
   int axis = ops::normalize_axis(c.attr_int("axis", 0), int(x.ndim()), c.name());
   bool keep = c.attr_int("keepdims", 1) != 0, last = c.attr_int("select_last_index", 0) != 0;
-  te::Tensor best = ops::reduce(x, is_max ? ops::ReduceOp::Max : ops::ReduceOp::Min, {axis},
-                                /*keepdims=*/true, c.name("best"));
-  int64_t n = x.shape()[size_t(axis)];
-  te::DataType i64 = te::DataType::i64();
-  return one(te::compute(
-      ops::reduce_shape(x.shape(), {axis}, keep),
-      [&](const std::vector<Var>& o) {
-        te::IterVar r = te::reduce_axis(n, "r");
-        std::vector<Expr> xi, bi;
-        for (int d = 0, j = 0; d < int(x.ndim()); ++d) {
-          bool at = d == axis;
-          xi.push_back(at ? Expr(r.var) : Expr(o[size_t(j)]));
-          bi.push_back(at ? te::make_int(0) : Expr(o[size_t(j)]));
-          if (!at || keep) ++j;
-        }
-        Expr hit = te::eq(x(xi), best(bi));
-        Expr idx = te::cast(i64, r.var);
-        return te::reduce(last ? te::ReduceKind::Max : te::ReduceKind::Min,
-                          te::select(hit, idx, te::make_const(i64, last ? -1 : double(n))), {r});
-      },
-      c.name(), "reduce"));
+  te::Tensor idx = arg_extreme(x, axis, is_max, last, keep ? c.name() : c.name("kept"));
+  if (keep) return one(idx);
+  return one(ops::reshape(idx, ops::reduce_shape(x.shape(), {axis}, false), c.name()));
 }
 
 // TopK with a constant k: each element's rank along the axis (how many elements come before
@@ -265,9 +265,7 @@ std::vector<ConvertOutput> top_k(const ConvertContext& c) {
       x.shape(),
       [&](const std::vector<Var>& o) {
         te::IterVar r = te::reduce_axis(n, "r");
-        std::vector<Expr> other = ops::detail::exprs(o);
-        other[size_t(axis)] = r.var;
-        Expr xi = x(ops::detail::exprs(o)), xl = x(other);
+        Expr xi = x(ops::detail::exprs(o)), xl = x(ops::detail::with_axis(o, size_t(axis), r.var));
         Expr before = te::logical_or(largest ? xl > xi : xl < xi,
                                      te::logical_and(te::eq(xl, xi), Expr(r.var) < Expr(o[size_t(axis)])));
         return te::reduce(te::ReduceKind::Sum, te::select(before, te::make_int(1), te::make_int(0)), {r});
@@ -281,8 +279,7 @@ std::vector<ConvertOutput> top_k(const ConvertContext& c) {
         out,
         [&](const std::vector<Var>& o) {
           te::IterVar r = te::reduce_axis(n, "r");
-          std::vector<Expr> at = ops::detail::exprs(o);
-          at[size_t(axis)] = r.var;
+          std::vector<Expr> at = ops::detail::with_axis(o, size_t(axis), r.var);
           Expr hit = te::eq(rank(at), te::cast(i64, o[size_t(axis)]));
           Expr v = index ? te::cast(i64, r.var) : x(at);
           return te::reduce(te::ReduceKind::Sum, te::select(hit, v, te::make_const(t, 0)), {r});
@@ -295,26 +292,12 @@ std::vector<ConvertOutput> top_k(const ConvertContext& c) {
 // Hardmax: 1 at the first maximum along the axis, 0 elsewhere.
 te::Tensor hardmax(const te::Tensor& x, int64_t axis_attr, const std::string& name) {
   int axis = ops::normalize_axis(axis_attr, int(x.ndim()), name);
-  te::Tensor best = ops::reduce(x, ops::ReduceOp::Max, {axis}, /*keepdims=*/true, name + "_max");
-  int64_t n = x.shape()[size_t(axis)];
-  te::Tensor first = te::compute(
-      best.shape(),
-      [&](const std::vector<Var>& o) {
-        te::IterVar r = te::reduce_axis(n, "r");
-        std::vector<Expr> xi = ops::detail::exprs(o);
-        xi[size_t(axis)] = r.var;
-        return te::reduce(te::ReduceKind::Min,
-                          te::select(te::eq(x(xi), best(ops::detail::exprs(o))), te::cast(te::DataType::i64(), r.var),
-                                     te::make_int(n)),
-                          {r});
-      },
-      name + "_arg", "reduce");
+  te::Tensor first = arg_extreme(x, axis, /*is_max=*/true, /*last=*/false, name + "_arg");
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& o) {
-        std::vector<Expr> fi = ops::detail::exprs(o);
-        fi[size_t(axis)] = te::make_int(0);
-        return te::select(te::eq(te::cast(te::DataType::i64(), o[size_t(axis)]), first(fi)),
+        Expr at = te::cast(te::DataType::i64(), o[size_t(axis)]);
+        return te::select(te::eq(at, first(ops::detail::with_axis(o, size_t(axis), te::make_int(0)))),
                           te::make_const(x.dtype(), 1), te::make_const(x.dtype(), 0));
       },
       name);
@@ -333,11 +316,10 @@ std::vector<ConvertOutput> cumsum(const ConvertContext& c) {
       x.shape(),
       [&](const std::vector<Var>& o) {
         te::IterVar r = te::reduce_axis(n, "r");
-        std::vector<Expr> xi = ops::detail::exprs(o);
-        xi[size_t(axis)] = r.var;
         Expr i = o[size_t(axis)], j = r.var;
         Expr in = rev ? (excl ? j > i : j >= i) : (excl ? j < i : j <= i);
-        return te::reduce(te::ReduceKind::Sum, te::select(in, x(xi), te::make_const(x.dtype(), 0)), {r});
+        Expr v = x(ops::detail::with_axis(o, size_t(axis), j));
+        return te::reduce(te::ReduceKind::Sum, te::select(in, v, te::make_const(x.dtype(), 0)), {r});
       },
       c.name(), "reduce"));
 }

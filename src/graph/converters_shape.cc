@@ -420,9 +420,7 @@ std::vector<ConvertOutput> gather_elements(const ConvertContext& c) {
   return one(te::compute(
       ind.shape(),
       [&](const std::vector<Var>& o) {
-        std::vector<Expr> di = ops::detail::exprs(o);
-        di[size_t(axis)] = ops::detail::wrap_index(ind(ops::detail::exprs(o)), dim);
-        return data(di);
+        return data(ops::detail::with_axis(o, size_t(axis), ops::detail::wrap_index(ind(ops::detail::exprs(o)), dim)));
       },
       c.name()));
 }

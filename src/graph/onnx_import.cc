@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,17 +30,19 @@ constexpr int64_t kMinOpset = 11, kMaxOpset = 18;
 // every other node; the converters read the opset 18 forms themselves.
 // A graph output may leave its shape out (ONNX Runtime runs such models) but the checker
 // requires one: the view gives it an empty one (Tuner's shapes come from the converters).
+bool lacks_shape(const onnx::ValueInfoProto& v) {
+  return v.type().has_tensor_type() && !v.type().tensor_type().has_shape();
+}
+
 bool output_without_shape(const onnx::ModelProto& m) {
-  for (const auto& o : m.graph().output())
-    if (o.type().has_tensor_type() && !o.type().tensor_type().has_shape()) return true;
-  return false;
+  const auto& outs = m.graph().output();
+  return std::any_of(outs.begin(), outs.end(), lacks_shape);
 }
 
 onnx::ModelProto checker_view(const onnx::ModelProto& m, int64_t opset) {
   onnx::ModelProto v = m;
   for (auto& o : *v.mutable_graph()->mutable_output())
-    if (o.type().has_tensor_type() && !o.type().tensor_type().has_shape())
-      o.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (lacks_shape(o)) o.mutable_type()->mutable_tensor_type()->mutable_shape();
   if (opset <= 17) return v;
   for (auto& o : *v.mutable_opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(17);

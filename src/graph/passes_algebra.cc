@@ -44,6 +44,12 @@ std::vector<int64_t> transpose_perm(const Node& n, size_t rank) {
   return p;
 }
 
+bool is_identity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != int64_t(i)) return false;
+  return true;
+}
+
 Attr ints_attr(std::vector<int64_t> v) {
   Attr a;
   a.kind = Attr::Ints;
@@ -209,10 +215,8 @@ int cancel_transposes(Graph& g) {
     // out axis i = mid axis p2[i] = x axis p1[p2[i]].
     std::vector<int64_t> perm(rank);
     for (size_t d = 0; d < rank; ++d) perm[d] = p1[size_t(p2[d])];
-    bool identity = true;
-    for (size_t d = 0; d < rank; ++d) identity = identity && perm[d] == int64_t(d);
     int out = n.outputs[0];
-    if (identity && !g.is_output(out)) {
+    if (is_identity(perm) && !g.is_output(out)) {
       g.replace_uses(out, x);
       n.dead = true;
     } else {
@@ -249,17 +253,6 @@ namespace {
 
 struct NotAMatmul {};
 
-bool is_identity(const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != int64_t(i)) return false;
-  return true;
-}
-
-ops::Shape permuted(const ops::Shape& s, const std::vector<int64_t>& perm) {
-  ops::Shape r;
-  for (int64_t p : perm) r.push_back(s[size_t(p)]);
-  return r;
-}
 
 }  // namespace
 
@@ -286,7 +279,7 @@ int lower_einsum(Graph& g) {
       if (into < 0) {
         Value v;
         v.name = g.values[size_t(out)].name + "_" + tag;
-        v.shape = permuted(g.values[size_t(x)].shape, perm);
+        v.shape = ops::transpose_shape(g.values[size_t(x)].shape, perm, base);
         v.dtype = g.values[size_t(x)].dtype;
         into = g.add_value(std::move(v));
       }
@@ -307,7 +300,7 @@ int lower_einsum(Graph& g) {
       for (size_t d = 0; d < inverse.size(); ++d) inverse[size_t(form->perm_out[d])] = int64_t(d);
       Value v;
       v.name = vo.name + "_mm";
-      v.shape = permuted(vo.shape, inverse);
+      v.shape = ops::transpose_shape(vo.shape, inverse, base);
       v.dtype = vo.dtype;
       product = g.add_value(std::move(v));
     }

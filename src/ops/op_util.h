@@ -26,6 +26,13 @@ inline std::vector<te::Expr> exprs(const std::vector<te::Var>& v) {
   return std::vector<te::Expr>(v.begin(), v.end());
 }
 
+/// The index `o` with dimension `axis` replaced by `e` (a read along that axis).
+inline std::vector<te::Expr> with_axis(const std::vector<te::Var>& o, size_t axis, te::Expr e) {
+  std::vector<te::Expr> idx = exprs(o);
+  idx[axis] = std::move(e);
+  return idx;
+}
+
 /// e * s, leaving e alone when s == 1 (keeps the IR of common cases minimal).
 inline te::Expr scaled(const te::Expr& e, int64_t s) { return s == 1 ? e : e * te::Expr(s); }
 

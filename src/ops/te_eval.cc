@@ -209,6 +209,7 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       case Intrinsic::Asinh: r = std::asinh(x); break;
       case Intrinsic::Acosh: r = std::acosh(x); break;
       case Intrinsic::Atanh: r = std::atanh(x); break;
+      case Intrinsic::RoundEven: r = std::nearbyint(x); break;  // the default mode: halves to even
     }
     return {round_to(r, e.type()), 0};
   }

@@ -72,6 +72,7 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::Asinh: return "asinh";
     case Intrinsic::Acosh: return "acosh";
     case Intrinsic::Atanh: return "atanh";
+    case Intrinsic::RoundEven: return "round_even";
   }
   return "?";
 }

@@ -1,4 +1,5 @@
-// The ONNX backend node tests of the supported operators, run by the graph interpreter.
+// The ONNX backend node tests of the supported operators, run by the graph interpreter and
+// compiled.
 // TUNER_ONNX_NODE_TESTS overrides the data directory; TUNER_ONNX_NODE_FILTER runs only the
 // tests whose name contains it; TUNER_ONNX_NODE_VERBOSE=1 prints each test as it finishes.
 #include <gtest/gtest.h>
@@ -37,27 +38,38 @@ NodeTestOptions options_from_env() {
   return o;
 }
 
-TEST(OnnxNodeTests, InterpreterMatchesReference) {
+const NodeTestRunner kCompiled = [](const std::string&, const graph::Graph& g,
+                                    const std::vector<ops::HostTensor>& inputs) {
+  return run_compiled(g, inputs);
+};
+
+// Runs the node tests through `runner` (old opsets lifted to 11 when asked): none may fail,
+// and without a filter at least `min_passed` must pass.
+void expect_all_pass(const NodeTestRunner& runner, bool lift_old_opsets, const std::string& label,
+                     int min_passed) {
   std::optional<std::string> dir = node_test_dir();
   if (!dir) GTEST_SKIP() << "onnx Python package not found";
   NodeTestOptions o = options_from_env();
-  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
-  std::cout << s.report() << std::flush;
+  o.lift_old_opsets = lift_old_opsets;
+  NodeTestSummary s = run_node_tests(*dir, runner, o);
+  std::cout << label << s.report() << std::flush;
   EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
-  if (o.filter.empty()) EXPECT_GT(s.count(NodeTestStatus::Passed), 250) << s.headline();
+  if (o.filter.empty()) EXPECT_GE(s.count(NodeTestStatus::Passed), min_passed) << s.headline();
 }
 
-// Old-opset tests of operators unchanged since (GlobalAveragePool, ConstantOfShape, ...),
-// read as opset 11.
+TEST(OnnxNodeTests, InterpreterMatchesReference) { expect_all_pass(kInterpreter, false, "", 251); }
+
+// Old-opset tests of operators unchanged since (GlobalAveragePool, Elu, ...), read as opset 11.
 TEST(OnnxNodeTests, OldOpsetsOfUnchangedOperators) {
-  std::optional<std::string> dir = node_test_dir();
-  if (!dir) GTEST_SKIP() << "onnx Python package not found";
-  NodeTestOptions o = options_from_env();
-  o.lift_old_opsets = true;
-  NodeTestSummary s = run_node_tests(*dir, kInterpreter, o);
-  std::cout << "Opset < 11 with unchanged operators, read as 11: " << s.report() << std::flush;
-  EXPECT_EQ(s.count(NodeTestStatus::Failed), 0) << s.headline();
-  if (o.filter.empty()) EXPECT_GE(s.count(NodeTestStatus::Passed), 10) << s.headline();
+  expect_all_pass(kInterpreter, true, "Opset < 11 with unchanged operators, read as 11: ", 10);
+}
+
+// The same tests compiled (graph passes, fusion, fallback schedules, LLVM, two threads): this
+// checks the code we generate, the interpreter the converters' semantics.
+TEST(OnnxNodeTests, CompiledMatchesReference) { expect_all_pass(kCompiled, false, "compiled: ", 251); }
+
+TEST(OnnxNodeTests, CompiledOldOpsetsOfUnchangedOperators) {
+  expect_all_pass(kCompiled, true, "compiled, opset < 11 read as 11: ", 10);
 }
 
 }  // namespace

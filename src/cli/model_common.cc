@@ -23,6 +23,8 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--input-shape", a.input_shapes,
                   "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
   cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
+  cmd->add_flag("--winograd", a.winograd,
+                "experimental: 3x3 stride-1 convs as Winograd F(4x4,3x3) (slower here, see bench/RESULTS.md)");
 }
 
 void add_remote_options(CLI::App* cmd, RemoteOptions& o) {
@@ -40,6 +42,7 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   graph::PassOptions po;
   codegen::Target target = codegen::Target::parse(a.target);
   if (target.is_llvm()) po.vector_lanes = target.vector_lanes();  // CPU layouts
+  po.winograd = a.winograd;
   if (print)
     po.on_change = [](const std::string& pass, const graph::Graph& gr) {
       fmt::print("=== after {}\n{}\n", pass, gr.str());

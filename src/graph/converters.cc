@@ -122,7 +122,8 @@ const Converter* find_converter(const std::string& op) {
 
 std::vector<std::string> supported_ops() {
   std::vector<std::string> out;
-  for (const auto& [op, c] : registry()) out.push_back(op);
+  for (const auto& [op, c] : registry())
+    if (op.rfind("tuner.", 0) != 0) out.push_back(op);  // passes' internal operators
   return out;
 }
 

@@ -1,10 +1,13 @@
 #include "graph/passes.h"
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <map>
 #include <sstream>
 
 #include "ops/layout.h"
+#include "ops/winograd.h"
 #include "support/error.h"
 
 namespace tuner::graph {
@@ -171,6 +174,92 @@ static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes
   return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
 }
 
+namespace {
+
+// The pads of a Conv node as top, left, bottom, right, when it has explicit ones (or none).
+std::optional<std::array<int64_t, 4>> explicit_pads(const Node& n) {
+  if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end() && it->second.s != "NOTSET") return std::nullopt;
+  auto it = n.attrs.find("pads");
+  if (it == n.attrs.end()) return std::array<int64_t, 4>{0, 0, 0, 0};
+  const auto& p = it->second.ints;
+  if (p.size() != 4) return std::nullopt;
+  return std::array<int64_t, 4>{p[0], p[1], p[2], p[3]};
+}
+
+bool all_ones(const Node& n, const char* key) {
+  auto it = n.attrs.find(key);
+  if (it == n.attrs.end()) return true;
+  for (int64_t v : it->second.ints)
+    if (v != 1) return false;
+  return true;
+}
+
+Attr ints(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+}  // namespace
+
+int winograd_convs(Graph& g, int vector_lanes) {
+  int changed = 0;
+  for (size_t i = g.nodes.size(); i-- > 0;) {  // backwards: insertions keep earlier indices
+    const Node& n = g.nodes[i];
+    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0 || n.outputs.size() != 1) continue;
+    // Copies: adding values below may move g.values.
+    const Value x = g.values[size_t(n.inputs[0])], w = g.values[size_t(n.inputs[1])];
+    if (!w.is_constant() || w.dtype != te::DataType::f32() || x.dtype != te::DataType::f32()) continue;
+    if (x.shape.size() != 4 || w.shape.size() != 4 || w.shape[2] != 3 || w.shape[3] != 3) continue;
+    if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
+    auto pads = explicit_pads(n);
+    if (!pads || !all_ones(n, "strides") || !all_ones(n, "dilations")) continue;
+    int64_t k = w.shape[0], c = w.shape[1];
+    if (c != x.shape[1] || c < vector_lanes || k % vector_lanes != 0) continue;
+    ops::WinogradGeometry geo = ops::WinogradGeometry::make(x.shape, *pads);
+    if (geo.tiles_h * geo.tiles_w < kWinogradMinTiles) continue;
+
+    int out = n.outputs[0];
+    std::string base = n.name;
+    auto value = [&](const char* tag, ops::Shape shape) {
+      Value v;
+      v.name = g.values[size_t(out)].name + "_" + tag;
+      v.shape = std::move(shape);
+      return g.add_value(std::move(v));
+    };
+    constexpr int64_t e = ops::kWinogradAlpha * ops::kWinogradAlpha;
+    int vt = value("winograd_v", {e, c, geo.tiles});
+    int mt = value("winograd_m", {e, geo.tiles, k});
+    int u = g.add_constant(w.name + "_winograd", ops::winograd_weight(*w.data));
+    std::vector<Node> fresh(3);
+    fresh[0].op = "tuner.WinogradInput";
+    fresh[0].inputs = {n.inputs[0]};
+    fresh[0].outputs = {vt};
+    fresh[1].op = "tuner.WinogradProduct";
+    fresh[1].inputs = {vt, u};
+    fresh[1].outputs = {mt};
+    fresh[2].op = "tuner.WinogradOutput";
+    fresh[2].inputs = {mt};
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0) fresh[2].inputs.push_back(n.inputs[2]);
+    fresh[2].outputs = {out};
+    const char* names[] = {"_winograd_input", "_winograd_product", ""};
+    for (int s = 0; s < 3; ++s) {
+      fresh[size_t(s)].name = base + names[s];
+      fresh[size_t(s)].attrs["pads"] = ints({(*pads)[0], (*pads)[1], (*pads)[2], (*pads)[3]});
+      fresh[size_t(s)].attrs["data_shape"] = ints(x.shape);
+    }
+    g.nodes.erase(g.nodes.begin() + std::ptrdiff_t(i));
+    g.nodes.insert(g.nodes.begin() + std::ptrdiff_t(i), fresh.begin(), fresh.end());
+    ++changed;
+  }
+  if (changed)
+    for (size_t j = 0; j < g.nodes.size(); ++j)
+      if (!g.nodes[j].dead)
+        for (int v : g.nodes[j].outputs) g.values[size_t(v)].producer = int(j);
+  return changed;
+}
+
 int pack_conv_weights(Graph& g, int vector_lanes) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -254,6 +343,8 @@ void run_passes(Graph& g, const PassOptions& opts) {
     if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);
   }
   // Layouts last: the passes above see ONNX's layouts.
+  if (opts.vector_lanes > 0 && opts.winograd && winograd_convs(g, opts.vector_lanes) > 0 && opts.on_change)
+    opts.on_change("winograd_convs", g);
   if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("pack_conv_weights", g);
   if (opts.vector_lanes > 0 && transpose_gemm_weights(g) > 0 && opts.on_change)

@@ -37,6 +37,17 @@ int reorder_pool_activation(Graph& g);
 /// on attention-shaped products.
 int lower_einsum(Graph& g);
 
+/// Fewer tiles per image than this (a 4x4 output tile each) leave the Winograd products too
+/// small for the larger transformed weight: resnet18's 7x7 layer (4 tiles) ran 0.53-0.72 ms
+/// against 0.41 direct.
+constexpr int64_t kWinogradMinTiles = 16;
+/// 3x3 stride-1 Conv nodes (one group, constant float32 weight, explicit pads, at least
+/// `vector_lanes` input channels, output channels a multiple of it, >= kWinogradMinTiles
+/// tiles) become Winograd F(4x4, 3x3) (ops/winograd.h): tuner.WinogradInput ->
+/// tuner.WinogradProduct (with the weight transformed now) -> tuner.WinogradOutput, 4x fewer
+/// multiply-adds. Untuned, resnet18's 3x3 layers at 56, 28 and 14 pixels: 0.29-0.33 ms
+/// against 0.41-0.44 for the direct conv.
+int winograd_convs(Graph& g, int vector_lanes);
 /// 2-D Conv nodes with a constant weight and one group get their weight packed by blocks of
 /// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`
 /// or `vector_lanes` divides K: the CPU kernels then vectorize over output channels with
@@ -58,6 +69,9 @@ struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.
   int vector_lanes = 0;
+  /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0). Off by
+  /// default: unfused, its transforms' memory traffic makes it slower end to end here.
+  bool winograd = false;
   /// Called with (pass name, graph) after every pass that changed the graph, and once with
   /// ("import", graph) before the first.
   std::function<void(const std::string&, const Graph&)> on_change;

@@ -6,6 +6,7 @@
 #include "ops/nn.h"
 #include "ops/reference.h"
 #include "ops/registry_impl.h"
+#include "ops/winograd.h"
 
 namespace tuner::ops::detail {
 
@@ -183,6 +184,44 @@ Shape batch_dims_b(const Params& p) {
   return p.get_shape("batch_b");
 }
 
+// One transform of a Winograd conv (ops/winograd.h) alone, for timing and checking. (The
+// whole conv is not an op: its rounding differs from the reference stages' by more than the
+// op checks allow; graph tests check it against the direct conv.)
+OpDef winograd_op(const std::string& part) {
+  OpDef d;
+  d.name = "winograd_" + part;
+  d.help = part == "input" ? "Winograd F(4x4,3x3) input transform: NCHW data -> [36, C, tiles]"
+                           : "Winograd F(4x4,3x3) output transform: [36, tiles, K] -> NCHW (+ bias)";
+  d.params = {{"n", "1", "batch"}, {"c", "", "conv input channels"}, {"h", "", "conv input height"},
+              {"w", "", "conv input width"}, {"pad", "1", "the conv's zero padding"}};
+  if (part == "output") {
+    d.params.push_back({"k", "", "output channels"});
+    d.params.push_back({"bias", "0", "add a bias [K] (0/1)"});
+  }
+  d.params.push_back(dtype_param());
+  auto geometry = [](const Params& p) { return WinogradGeometry::make(nchw(p), pads_param(p, "pad")); };
+  d.build = [part, geometry](const Params& p) {
+    WinogradGeometry g = geometry(p);
+    te::DataType dt = p.get_dtype("dtype");
+    if (part == "input") {
+      te::Tensor data = te::placeholder(nchw(p), dt, "data");
+      return ComputeDAG({data}, {winograd_input(data, g)});
+    }
+    int64_t k = p.get_int("k");
+    std::vector<te::Tensor> in = {te::placeholder({kWinogradAlpha * kWinogradAlpha, g.tiles, k}, dt, "M")};
+    te::Tensor bias;
+    if (p.get_bool("bias")) in.push_back(bias = te::placeholder({k}, dt, "bias"));
+    return ComputeDAG(in, {winograd_output(in[0], g, bias)});
+  };
+  d.reference = [part, geometry](const Params& p, const std::vector<HostTensor>& in) {
+    WinogradGeometry g = geometry(p);
+    if (part == "input") return std::vector<HostTensor>{winograd_input_ref(in[0], g)};
+    return std::vector<HostTensor>{winograd_output_ref(in[0], g, in.size() > 1 ? in[1] : HostTensor())};
+  };
+  d.make_inputs = default_inputs;
+  return d;
+}
+
 }  // namespace
 
 void add_nn_ops(std::vector<OpDef>& ops) {
@@ -250,6 +289,8 @@ void add_nn_ops(std::vector<OpDef>& ops) {
   ops.push_back(pool_op("avg_pool2d", true));
   ops.push_back(global_pool_op("global_avg_pool", true));
   ops.push_back(global_pool_op("global_max_pool", false));
+  ops.push_back(winograd_op("input"));
+  ops.push_back(winograd_op("output"));
 }
 
 }  // namespace tuner::ops::detail

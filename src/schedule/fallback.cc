@@ -176,9 +176,60 @@ class Fallback {
     if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
   }
 
+  // The stage itself or a stage inlined into it (an epilogue's chain) with the given tag.
+  const te::OperationNode* inlined_tag(const std::string& name, const std::string& tag) const {
+    const Stage& st = s_.state().stage(name);
+    if (st.op->tag == tag) return st.op.get();
+    for (const std::string& p : s_.state().producers(name)) {
+      const Stage& ps = s_.state().stage(p);
+      if (ps.loc != Location::Inline || ps.op->shape != st.op->shape) continue;
+      if (auto* op = inlined_tag(p, tag)) return op;
+    }
+    return nullptr;
+  }
+
+  // Winograd transforms (ops/winograd.h) pick one formula per tile element: those loops are
+  // unrolled, so each formula is selected at compile time and the partial sums shared between
+  // formulas are computed once (LLVM's value numbering across the unrolled copies).
+  // Input [e, c, p]: [c, p.o] parallel, e unrolled, p.i (a row of tiles) vectorized.
+  // Output [n, k, h, w]: [n, k.o, h.o] parallel, w.o serial, h.i and w.i unrolled, k.i
+  // vectorized (the products M [e, p, k] are contiguous along k; the stores a plane apart).
+  bool schedule_winograd(const std::string& name) {
+    const te::OperationNode* in = inlined_tag(name, "winograd_input");
+    const te::OperationNode* out = in ? nullptr : inlined_tag(name, "winograd_output");
+    if (!in && !out) return false;
+    if (in) {
+      auto p = s_.split(name, 2, {in->attrs.at("row")});
+      s_.reorder(name, {1, p[0], 0, p[1]});
+      int f = s_.fuse(name, {1, p[0]});
+      s_.parallel(name, f);
+      s_.unroll(name, 0);
+      s_.vectorize(name, p[1]);
+      for (const std::string& t : s_.state().producers(name))
+        if (s_.state().stage(t).op->tag == "winograd_tile") {
+          s_.compute_at(t, name, f);
+          s_.unroll(t, 0);
+          s_.vectorize(t, 2);
+        }
+      return true;
+    }
+    int64_t kv = largest_divisor_leq(s_.state().stage(name).op->shape[1], o_.vector_lanes);
+    auto k = s_.split(name, 1, {kv});
+    auto h = s_.split(name, 2, {4});
+    auto w = s_.split(name, 3, {4});
+    s_.reorder(name, {0, k[0], h[0], w[0], h[1], w[1], k[1]});
+    int f = s_.fuse(name, {0, k[0], h[0]});
+    s_.parallel(name, f);
+    s_.unroll(name, h[1]);
+    s_.unroll(name, w[1]);
+    if (kv > 1) s_.vectorize(name, k[1]);
+    return true;
+  }
+
   // Injective stages: fuse the outer loops in parallel, vectorize the innermost.
   void schedule_injective(const std::string& name) {
     done_.insert(name);
+    if (schedule_winograd(name)) return;
     const Stage& st = s_.state().stage(name);
     int nax = int(st.op->axes.size());
     if (nax == 0) return;

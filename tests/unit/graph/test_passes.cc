@@ -250,3 +250,42 @@ TEST(Passes, ModelOutputsKeepTheirValues) {
 }
 
 }  // namespace tuner::graph
+
+namespace tuner::graph {
+
+// Opt-in Winograd: the qualifying 3x3 convs become the three stages and compute the same
+// (within F(4x4, 3x3)'s rounding); others stay direct convs.
+TEST(Passes, WinogradConvsComputeTheSameConv) {
+  test::Builder b;
+  int x = b.input({1, 8, 18, 17});
+  int w1 = b.node("Conv", {x, b.weight({16, 8, 3, 3}), b.weight({16})}, {{"pads", test::ints({1, 1, 1, 1})}});
+  int w2 = b.node("Conv", {w1, b.weight({8, 16, 3, 3})}, {{"pads", test::ints({0, 1, 2, 1})}});
+  int strided = b.node("Conv", {w2, b.weight({8, 8, 3, 3})}, {{"strides", test::ints({2, 2})}});  // kept
+  int few = b.node("Conv", {strided, b.weight({8, 8, 3, 3})});  // 2 x 2 tiles: kept
+  Graph raw = b.raw({few});
+  Graph g = raw;
+  PassOptions po;
+  po.vector_lanes = 8;
+  po.winograd = true;
+  run_passes(g, po);
+  std::multiset<std::string> ops;
+  for (const Node& n : g.nodes)
+    if (!n.dead) ops.insert(n.op);
+  EXPECT_EQ(ops.count("tuner.WinogradInput"), 2u) << g.str();
+  EXPECT_EQ(ops.count("tuner.WinogradProduct"), 2u);
+  EXPECT_EQ(ops.count("tuner.WinogradOutput"), 2u);
+  EXPECT_EQ(ops.count("Conv"), 2u);
+  Rng rng(3);
+  std::vector<ops::HostTensor> in = {ops::HostTensor::random({1, 8, 18, 17}, te::DataType::f32(), rng)};
+  std::vector<ops::HostTensor> want = evaluate_graph(raw, in), got = evaluate_graph(g, in);
+  ASSERT_EQ(got.size(), 1u);
+  auto cmp = ops::compare(got[0], want[0], 1e-4, 1e-4);
+  EXPECT_EQ(cmp.mismatches, 0) << cmp.message;
+  // Off by default: the same passes keep direct convs.
+  Graph plain = raw;
+  po.winograd = false;
+  run_passes(plain, po);
+  for (const Node& n : plain.nodes) EXPECT_EQ(n.op.rfind("tuner.", 0), std::string::npos) << n.op;
+}
+
+}  // namespace tuner::graph

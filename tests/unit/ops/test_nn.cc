@@ -4,6 +4,9 @@
 
 #include "op_cases.h"
 #include "ops/nn.h"
+#include "ops/reference.h"
+#include "ops/winograd.h"
+#include "support/rng.h"
 #include "support/error.h"
 
 namespace tuner::ops::testing {
@@ -57,6 +60,14 @@ std::vector<OpCase> nn_cases() {
       {"avg_pool2d",
        {"c=8", "h=14", "w=14", "kernel=3", "stride=2", "pad=1", "ceil_mode=1",
         "count_include_pad=1"}},
+      // Winograd's transforms (te against the reference stages; the math itself is checked
+      // against the direct conv by Winograd.ReferenceStagesEqualTheDirectConv).
+      {"winograd_input", {"n=2", "c=2", "h=6", "w=7", "pad=0"}},
+      {"winograd_input", {"c=3", "h=9", "w=11"}},
+      {"winograd_input", {"c=1", "h=70", "w=5", "pad=1,0,2,1"}},
+      {"winograd_output", {"c=2", "h=8", "w=5", "k=3", "pad=1,0,2,1", "bias=1"}},
+      {"winograd_output", {"n=2", "c=2", "h=9", "w=9", "k=4"}},
+      {"winograd_output", {"c=2", "h=70", "w=70", "k=2", "pad=0"}},
   };
 }
 
@@ -290,6 +301,39 @@ TEST(Nn, ConvTransposeIsAConvOverTheSpreadInput) {
   crop.pad_top = crop.pad_bottom = 3;  // more than the 3x3 output of a 1x1 input
   EXPECT_THROW(conv2d_transpose(f32({1, 2, 1, 1}, "x"), w, crop), UserError);
   EXPECT_THROW(conv2d_transpose(f32({1, 3, 3, 3}, "x"), w, a), UserError);  // C mismatch
+}
+
+}  // namespace tuner::ops::testing
+
+namespace tuner::ops::testing {
+
+// F(4x4, 3x3) reproduces the direct conv: the transformed weight through the reference
+// stages, over uneven sizes (partial tiles, a padded row of tiles, batch 2, asymmetric pads).
+TEST(Winograd, ReferenceStagesEqualTheDirectConv) {
+  Rng rng(5);
+  for (auto [shape, pads] : std::vector<std::pair<Shape, std::array<int64_t, 4>>>{
+           {{1, 3, 9, 11}, {1, 1, 1, 1}}, {{2, 4, 14, 14}, {0, 0, 0, 0}}, {{1, 2, 70, 5}, {1, 0, 2, 1}}}) {
+    HostTensor x = HostTensor::random(shape, te::DataType::f32(), rng);
+    HostTensor w = HostTensor::random({6, shape[1], 3, 3}, te::DataType::f32(), rng);
+    HostTensor bias = HostTensor::random({6}, te::DataType::f32(), rng);
+    Conv2dAttrs a;
+    a.pad_top = pads[0], a.pad_left = pads[1], a.pad_bottom = pads[2], a.pad_right = pads[3];
+    WinogradGeometry g = WinogradGeometry::make(shape, pads);
+    HostTensor got = winograd_output_ref(winograd_product_ref(winograd_input_ref(x, g), winograd_weight(w)), g, bias);
+    HostTensor want = ref::conv2d(x, w, a, bias);
+    ASSERT_EQ(got.shape, want.shape);
+    auto cmp = compare(got, want, 1e-4, 1e-4);
+    EXPECT_EQ(cmp.mismatches, 0) << cmp.message;
+  }
+}
+
+TEST(Winograd, GeometryPadsRowsToWholeVectors) {
+  WinogradGeometry g = WinogradGeometry::make({1, 64, 56, 56}, {1, 1, 1, 1});
+  EXPECT_EQ(g.tiles_h, 14);
+  EXPECT_EQ(g.row, 16);
+  EXPECT_EQ(g.tiles, 14 * 16);
+  EXPECT_EQ(WinogradGeometry::make({1, 8, 28, 28}, {1, 1, 1, 1}).row, 8);
+  EXPECT_EQ(WinogradGeometry::make({1, 8, 70, 70}, {1, 1, 1, 1}).row, 32);  // 18 tiles
 }
 
 }  // namespace tuner::ops::testing

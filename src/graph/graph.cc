@@ -34,6 +34,22 @@ int Graph::add_node(Node n) {
   return id;
 }
 
+void Graph::replace_node(size_t i, std::vector<Node> fresh) {
+  nodes.erase(nodes.begin() + std::ptrdiff_t(i));
+  nodes.insert(nodes.begin() + std::ptrdiff_t(i), std::make_move_iterator(fresh.begin()),
+               std::make_move_iterator(fresh.end()));
+  for (size_t j = 0; j < nodes.size(); ++j)
+    if (!nodes[j].dead)
+      for (int v : nodes[j].outputs) values[size_t(v)].producer = int(j);
+}
+
+Attr ints_attr(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
 std::vector<int> Graph::consumers(int v) const {
   std::vector<int> out;
   for (size_t i = 0; i < nodes.size(); ++i) {

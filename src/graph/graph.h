@@ -65,6 +65,9 @@ class Graph {
   int add_constant(std::string name, ops::HostTensor t);
   /// Appends a node (its outputs' producer fields are set) and returns its index.
   int add_node(Node n);
+  /// Replaces node i by `fresh` (in order, at i) and renumbers every producer: a pass that
+  /// rewrites one node into several keeps the order topological.
+  void replace_node(size_t i, std::vector<Node> fresh);
 
   /// Live nodes reading value v.
   std::vector<int> consumers(int v) const;
@@ -80,6 +83,9 @@ class Graph {
   /// A readable listing: one line per node with its input and output shapes.
   std::string str() const;
 };
+
+/// An integer-list attribute.
+Attr ints_attr(std::vector<int64_t> v);
 
 /// "Conv 'conv1'" for messages.
 std::string describe(const Node& n);

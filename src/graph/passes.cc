@@ -152,28 +152,6 @@ int fold_batch_norm(Graph& g) {
   return changed;
 }
 
-// A 1x1 stride-1 conv over rows of at least two vectors is a matrix product whose rows of
-// output pixels fill the vectors in the plain layout: input loads and output stores are
-// contiguous, where the packed form stores every output element with a channel stride
-// (measured 1.4-2.5x faster unpacked on MobileNet-V2's 56- and 112-wide layers). On rows
-// that fill most of one vector (14 to 31 wide) the plain layout still wins when the conv
-// expands the channels: the packed form's scattered store per output then outweighs its few
-// multiply-adds (tuned, cold: 32->192 at 28x28 and 64->384 at 14x14 1.4x faster plain;
-// 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x).
-static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes) {
-  const Value& w = g.values[size_t(n.inputs[1])];
-  const Value& x = g.values[size_t(n.inputs[0])];
-  if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
-  if (auto it = n.attrs.find("strides"); it != n.attrs.end())
-    for (int64_t s : it->second.ints)
-      if (s != 1) return false;
-  if (auto it = n.attrs.find("pads"); it != n.attrs.end())
-    for (int64_t p : it->second.ints)
-      if (p != 0) return false;
-  bool expands = w.shape[1] < w.shape[0];
-  return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
-}
-
 namespace {
 
 // The pads of a Conv node as top, left, bottom, right, when it has explicit ones (or none).
@@ -194,14 +172,28 @@ bool all_ones(const Node& n, const char* key) {
   return true;
 }
 
-Attr ints(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Ints;
-  a.ints = std::move(v);
-  return a;
+}  // namespace
+
+// A 1x1 stride-1 conv over rows of at least two vectors is a matrix product whose rows of
+// output pixels fill the vectors in the plain layout: input loads and output stores are
+// contiguous, where the packed form stores every output element with a channel stride
+// (measured 1.4-2.5x faster unpacked on MobileNet-V2's 56- and 112-wide layers). On rows
+// that fill most of one vector (14 to 31 wide) the plain layout still wins when the conv
+// expands the channels: the packed form's scattered store per output then outweighs its few
+// multiply-adds (tuned, cold: 32->192 at 28x28 and 64->384 at 14x14 1.4x faster plain;
+// 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x).
+static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes) {
+  const Value& w = g.values[size_t(n.inputs[1])];
+  const Value& x = g.values[size_t(n.inputs[0])];
+  if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
+  if (!all_ones(n, "strides")) return false;
+  if (auto it = n.attrs.find("pads"); it != n.attrs.end())
+    for (int64_t p : it->second.ints)
+      if (p != 0) return false;
+  bool expands = w.shape[1] < w.shape[0];
+  return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
 }
 
-}  // namespace
 
 int winograd_convs(Graph& g, int vector_lanes) {
   int changed = 0;
@@ -243,20 +235,16 @@ int winograd_convs(Graph& g, int vector_lanes) {
     fresh[2].inputs = {mt};
     if (n.inputs.size() > 2 && n.inputs[2] >= 0) fresh[2].inputs.push_back(n.inputs[2]);
     fresh[2].outputs = {out};
-    const char* names[] = {"_winograd_input", "_winograd_product", ""};
-    for (int s = 0; s < 3; ++s) {
-      fresh[size_t(s)].name = base + names[s];
-      fresh[size_t(s)].attrs["pads"] = ints({(*pads)[0], (*pads)[1], (*pads)[2], (*pads)[3]});
-      fresh[size_t(s)].attrs["data_shape"] = ints(x.shape);
+    fresh[0].name = base + "_winograd_input";
+    fresh[1].name = base + "_winograd_product";
+    fresh[2].name = base;
+    for (Node* t : {&fresh[0], &fresh[2]}) {  // the transforms' geometry
+      t->attrs["pads"] = ints_attr({(*pads)[0], (*pads)[1], (*pads)[2], (*pads)[3]});
+      t->attrs["data_shape"] = ints_attr(x.shape);
     }
-    g.nodes.erase(g.nodes.begin() + std::ptrdiff_t(i));
-    g.nodes.insert(g.nodes.begin() + std::ptrdiff_t(i), fresh.begin(), fresh.end());
+    g.replace_node(i, std::move(fresh));
     ++changed;
   }
-  if (changed)
-    for (size_t j = 0; j < g.nodes.size(); ++j)
-      if (!g.nodes[j].dead)
-        for (int v : g.nodes[j].outputs) g.values[size_t(v)].producer = int(j);
   return changed;
 }
 

@@ -50,13 +50,6 @@ bool is_identity(const std::vector<int64_t>& perm) {
   return true;
 }
 
-Attr ints_attr(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-
 // Elementwise ops of one tensor (further inputs, if any, are constant parameters such as
 // Clip's bounds): they commute with any permutation of the elements.
 bool is_unary_elementwise(const Node& n) {
@@ -311,14 +304,9 @@ int lower_einsum(Graph& g) {
     mm.outputs = {product};
     fresh.push_back(std::move(mm));
     if (product != out) transpose(product, form->perm_out, out, "out");
-    g.nodes.erase(g.nodes.begin() + std::ptrdiff_t(i));
-    g.nodes.insert(g.nodes.begin() + std::ptrdiff_t(i), fresh.begin(), fresh.end());
+    g.replace_node(i, std::move(fresh));
     ++changed;
   }
-  if (changed)
-    for (size_t j = 0; j < g.nodes.size(); ++j)
-      if (!g.nodes[j].dead)
-        for (int v : g.nodes[j].outputs) g.values[size_t(v)].producer = int(j);
   return changed;
 }
 

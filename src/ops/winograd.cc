@@ -150,12 +150,12 @@ te::Tensor winograd_output(const te::Tensor& m, const WinogradGeometry& g, const
               for (int64_t b = 0; b < kA; ++b) mrow.push_back(m(Expr(a * kA + b), p, kk));
               cols.push_back(combine(kAT[j], mrow, t));
             }
-            Expr v = combine(kAT[i], cols, t);
-            by_col.push_back(bias ? v + bias(kk) : v);
+            by_col.push_back(combine(kAT[i], cols, t));
           }
           by_row.push_back(choose(wi, by_col));
         }
-        return choose(hi, by_row);
+        Expr y = choose(hi, by_row);
+        return bias ? y + bias(kk) : y;
       },
       name, "winograd_output");
 }

@@ -1,5 +1,7 @@
 #include "te/compute_dag.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <functional>
@@ -71,6 +73,35 @@ std::vector<Tensor> ComputeDAG::consumers(const OperationNode* t) const {
 
 std::string ComputeDAG::hash_hex() const { return fmt::format("{:016x}", hash_); }
 
+namespace {
+
+// Float operations of an expression; a lazy if_then_else counts its condition and the
+// larger of its branches (only one runs: a chain of formulas picked per element counts one).
+class FlopCounter : public IRVisitor {
+ public:
+  double count = 0;
+
+  void visit(const Expr& e) override {
+    if (e.type().is_float()) switch (e.kind()) {
+        case NodeKind::Add: case NodeKind::Sub: case NodeKind::Mul: case NodeKind::Div:
+        case NodeKind::Min: case NodeKind::Max: case NodeKind::Call:
+          count += 1;
+          break;
+        default: break;
+      }
+    auto* c = e.as<CallNode>();
+    if (!c || c->op != Intrinsic::IfThenElse) return IRVisitor::visit(e);
+    FlopCounter then_case, else_case;
+    visit(c->args[0]);
+    then_case.visit(c->args[1]);
+    else_case.visit(c->args[2]);
+    count += std::max(then_case.count, else_case.count);
+  }
+  using IRVisitor::visit;
+};
+
+}  // namespace
+
 double ComputeDAG::flops() const {
   double total = 0;
   for (auto& t : ops_) {
@@ -85,17 +116,9 @@ double ComputeDAG::flops() const {
       per_point = 1;  // the combine
       body = r->source;
     }
-    post_order_visit(body, [&](const Expr& e) {
-      if (!e.type().is_float()) return;
-      switch (e.kind()) {
-        case NodeKind::Add: case NodeKind::Sub: case NodeKind::Mul: case NodeKind::Div:
-        case NodeKind::Min: case NodeKind::Max: case NodeKind::Call:
-          per_point += 1;
-          break;
-        default: break;
-      }
-    });
-    total += points * per_point;
+    FlopCounter ops;
+    ops.visit(body);
+    total += points * (per_point + ops.count);
   }
   return total;
 }

@@ -71,12 +71,7 @@ struct Builder {
   }
 };
 
-inline Attr ints(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Ints;
-  a.ints = std::move(v);
-  return a;
-}
+inline Attr ints(std::vector<int64_t> v) { return ints_attr(std::move(v)); }
 
 inline Attr int_attr(int64_t v) {
   Attr a;

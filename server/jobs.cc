@@ -55,6 +55,7 @@ void job_tasks(const rpc::SubmitRequest& spec, const codegen::Target& target,
   graph::Graph g = graph::import_onnx(model_file, io);
   graph::PassOptions po;  // the target's layouts, as `tuner compile` chooses them
   if (target.is_llvm()) po.vector_lanes = target.vector_lanes();
+  po.winograd = !spec.model().no_winograd();
   graph::run_passes(g, po);
   graph::FuseOptions fo;
   fo.enabled = !spec.model().no_fuse();

@@ -38,6 +38,7 @@ struct RemoteTuneArgs {
   std::string model;
   std::vector<std::string> input_shapes;
   bool no_fuse = false;
+  bool winograd = true;
   std::string target = "llvm";
   int trials = 0, batch = 0, early_stop = 0;
   uint64_t seed = 0;

@@ -23,8 +23,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--input-shape", a.input_shapes,
                   "fix a dynamic input shape, NAME:1x3x224x224 (repeatable)");
   cmd->add_flag("--no-fuse", a.no_fuse, "one kernel per operator (debugging)");
-  cmd->add_flag("--winograd", a.winograd,
-                "experimental: 3x3 stride-1 convs as Winograd F(4x4,3x3) (slower here, see bench/RESULTS.md)");
+  cmd->add_flag("--winograd,!--no-winograd", a.winograd,
+                "3x3 stride-1 convs with 64+ channels as Winograd F(4x4,3x3) (default on; "
+                "--no-winograd: direct convs)");
 }
 
 void add_remote_options(CLI::App* cmd, RemoteOptions& o) {

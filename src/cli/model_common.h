@@ -19,7 +19,7 @@ struct ModelArgs {
   std::string target = "llvm";
   std::vector<std::string> input_shapes;
   bool no_fuse = false;
-  bool winograd = false;
+  bool winograd = true;
 };
 
 /// The model path and --target, --input-shape, --no-fuse.

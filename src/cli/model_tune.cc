@@ -67,6 +67,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     r.model = a.m.model;
     r.input_shapes = a.m.input_shapes;
     r.no_fuse = a.m.no_fuse;
+    r.winograd = a.m.winograd;
     r.target = a.m.target;
     r.trials = a.trials;
     r.batch = a.batch;

@@ -87,6 +87,7 @@ void remote_tune(const RemoteTuneArgs& a) {
     m->set_onnx(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
     for (const auto& s : a.input_shapes) m->add_input_shapes(s);
     m->set_no_fuse(a.no_fuse);
+    m->set_no_winograd(!a.winograd);
   }
   req.set_target(a.target);
   req.set_trials(a.trials);

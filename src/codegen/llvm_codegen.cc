@@ -612,10 +612,19 @@ class CodeGenLLVM {
       b_.CreateStore(vars_.at(fvars[i]), b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size() + 1 + i)));
     llvm::Value* extent = emit(op->extent);
 
-    // The task function.
+    // The task function unpacks the closure and calls the body, whose buffer parameters are
+    // noalias like impl's: pointers loaded from the closure would otherwise lose that, and
+    // LLVM would keep accumulators' stores in loops that also read another buffer.
     auto* task_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr_}, false);
     auto* task = llvm::Function::Create(task_ty, llvm::Function::InternalLinkage,
                                         fn_.fn->getName() + ".par", mod_);
+    std::vector<llvm::Type*> params = {i64_, i64_};
+    params.insert(params.end(), fields.begin(), fields.end());
+    auto* body_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false);
+    auto* body_fn = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage,
+                                           fn_.fn->getName() + ".par.body", mod_);
+    body_fn->addFnAttr(llvm::Attribute::AlwaysInline);
+    for (size_t i = 0; i < fbufs.size(); ++i) body_fn->addParamAttr(unsigned(2 + i), llvm::Attribute::NoAlias);
     auto saved_fn = fn_;
     auto saved_vars = vars_;
     auto saved_bufs = buffers_;
@@ -623,16 +632,21 @@ class CodeGenLLVM {
     auto* saved_block = b_.GetInsertBlock();
     begin_function(task);
     llvm::Value* c = task->getArg(2);
+    std::vector<llvm::Value*> args = {task->getArg(0), task->getArg(1)};
+    for (size_t i = 0; i < fields.size(); ++i)
+      args.push_back(b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_ty, c, unsigned(i))));
+    b_.CreateCall(body_ty, body_fn, args);
+    b_.CreateRetVoid();
+    end_function();
+
+    begin_function(body_fn);
     buffers_.clear();
     vars_.clear();
-    for (size_t i = 0; i < fbufs.size(); ++i)
-      buffers_[fbufs[i]] = b_.CreateLoad(ptr_, b_.CreateStructGEP(closure_ty, c, unsigned(i)));
-    env_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(closure_ty, c, unsigned(fbufs.size())));
-    for (size_t i = 0; i < fvars.size(); ++i)
-      vars_[fvars[i]] = b_.CreateLoad(fields[fbufs.size() + 1 + i],
-                                      b_.CreateStructGEP(closure_ty, c, unsigned(fbufs.size() + 1 + i)));
+    for (size_t i = 0; i < fbufs.size(); ++i) buffers_[fbufs[i]] = body_fn->getArg(unsigned(2 + i));
+    env_ = body_fn->getArg(unsigned(2 + fbufs.size()));
+    for (size_t i = 0; i < fvars.size(); ++i) vars_[fvars[i]] = body_fn->getArg(unsigned(3 + fbufs.size() + i));
     // Iterations [begin, end) of the loop.
-    emit_loop(idx, task->getArg(0), task->getArg(1), body);
+    emit_loop(idx, body_fn->getArg(0), body_fn->getArg(1), body);
     b_.CreateRetVoid();
     end_function();
     fn_ = saved_fn;
@@ -661,7 +675,10 @@ class CodeGenLLVM {
     llvm::Value* free_fn = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 3));
     auto* alloc_ty = llvm::FunctionType::get(ptr_, {i64_}, false);
     auto* free_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false);
-    llvm::Value* p = b_.CreateCall(alloc_ty, alloc, {llvm::ConstantInt::get(i64_, bytes)});
+    llvm::CallInst* p = b_.CreateCall(alloc_ty, alloc, {llvm::ConstantInt::get(i64_, bytes)});
+    // A fresh block: alias analysis may then keep accumulators of this buffer in registers
+    // across loops that read other buffers (a stage computed at a loop, e.g. Winograd's M).
+    p->addRetAttr(llvm::Attribute::NoAlias);
     buffers_[buf.get()] = p;
     emit(op->body);
     buffers_.erase(buf.get());

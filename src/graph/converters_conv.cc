@@ -219,32 +219,22 @@ Converter global_pool(const char* op, F f) {
           {}};
 }
 
-// The stages winograd_convs made of a Conv (internal: no ONNX model names them).
+// The Winograd conv winograd_convs made of a Conv (internal: no ONNX model names it).
 ops::WinogradGeometry winograd_geometry(const ConvertContext& c) {
   std::vector<int64_t> p = c.attr("pads").ints;
   if (p.size() != 4) c.fail("pads must have 4 entries");
   return ops::WinogradGeometry::make(c.attr("data_shape").ints, {p[0], p[1], p[2], p[3]});
 }
 
-std::vector<ConvertOutput> winograd_input(const ConvertContext& c) {
-  return one(ops::winograd_input(c.input(0), winograd_geometry(c), c.name()));
-}
-
-std::vector<ConvertOutput> winograd_product(const ConvertContext& c) {
-  return one(ops::winograd_product(c.input(0), c.input(1), c.name()));
-}
-
-std::vector<ConvertOutput> winograd_output(const ConvertContext& c) {
-  te::Tensor bias = c.has_input(1) ? c.input(1) : te::Tensor();
-  return one(ops::winograd_output(c.input(0), winograd_geometry(c), bias, c.name()));
+std::vector<ConvertOutput> winograd_conv(const ConvertContext& c) {
+  te::Tensor bias = c.has_input(2) ? c.input(2) : te::Tensor();
+  return one(ops::winograd_conv(c.input(0), c.input(1), winograd_geometry(c), bias, c.name()));
 }
 
 }  // namespace
 
 void add_conv_converters(std::vector<Converter>& out) {
-  out.push_back({"tuner.WinogradInput", winograd_input, {}});
-  out.push_back({"tuner.WinogradProduct", winograd_product, {}});
-  out.push_back({"tuner.WinogradOutput", winograd_output, {}});
+  out.push_back({"tuner.WinogradConv", winograd_conv, {}});
   out.push_back({"Conv", conv, {}});
   out.push_back({"ConvTranspose", conv_transpose, {}});
   out.push_back({"MaxPool", max_pool, {}});

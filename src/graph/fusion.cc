@@ -9,15 +9,9 @@
 namespace tuner::graph {
 
 FusePattern fuse_pattern(const std::string& op) {
-  // Winograd's stages (graph/passes.h) are kernels of their own: the transforms' schedules
-  // would not fit a neighbour's; the output transform takes the conv's epilogue.
-  static const std::set<std::string> anchors = {"Conv",
-                                                "ConvTranspose",
-                                                "Gemm",
-                                                "MatMul",
-                                                "tuner.WinogradInput",
-                                                "tuner.WinogradProduct",
-                                                "tuner.WinogradOutput"};
+  // A Winograd conv (graph/passes.h) takes the conv's epilogue, like a Conv.
+  static const std::set<std::string> anchors = {"Conv", "ConvTranspose", "Gemm", "MatMul",
+                                                "tuner.WinogradConv"};
   static const std::set<std::string> reductions = {
       "ReduceSum",     "ReduceMean",        "ReduceMax",     "ReduceMin",  "Softmax",
       "LogSoftmax",    "LayerNormalization", "MaxPool",      "AveragePool", "GlobalAveragePool",

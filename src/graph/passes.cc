@@ -208,40 +208,21 @@ int winograd_convs(Graph& g, int vector_lanes) {
     auto pads = explicit_pads(n);
     if (!pads || !all_ones(n, "strides") || !all_ones(n, "dilations")) continue;
     int64_t k = w.shape[0], c = w.shape[1];
-    if (c != x.shape[1] || c < vector_lanes || k % vector_lanes != 0) continue;
+    if (c != x.shape[1] || c < kWinogradMinChannels || k < kWinogradMinChannels || k % vector_lanes != 0)
+      continue;
     ops::WinogradGeometry geo = ops::WinogradGeometry::make(x.shape, *pads);
     if (geo.tiles_h * geo.tiles_w < kWinogradMinTiles) continue;
+    if (ops::kWinogradAlpha * ops::kWinogradAlpha * c * k * 4 > kWinogradMaxWeightBytes) continue;
 
-    int out = n.outputs[0];
-    std::string base = n.name;
-    auto value = [&](const char* tag, ops::Shape shape) {
-      Value v;
-      v.name = g.values[size_t(out)].name + "_" + tag;
-      v.shape = std::move(shape);
-      return g.add_value(std::move(v));
-    };
-    constexpr int64_t e = ops::kWinogradAlpha * ops::kWinogradAlpha;
-    int vt = value("winograd_v", {e, c, geo.tiles});
-    int mt = value("winograd_m", {e, geo.tiles, k});
     int u = g.add_constant(w.name + "_winograd", ops::winograd_weight(*w.data));
-    std::vector<Node> fresh(3);
-    fresh[0].op = "tuner.WinogradInput";
-    fresh[0].inputs = {n.inputs[0]};
-    fresh[0].outputs = {vt};
-    fresh[1].op = "tuner.WinogradProduct";
-    fresh[1].inputs = {vt, u};
-    fresh[1].outputs = {mt};
-    fresh[2].op = "tuner.WinogradOutput";
-    fresh[2].inputs = {mt};
-    if (n.inputs.size() > 2 && n.inputs[2] >= 0) fresh[2].inputs.push_back(n.inputs[2]);
-    fresh[2].outputs = {out};
-    fresh[0].name = base + "_winograd_input";
-    fresh[1].name = base + "_winograd_product";
-    fresh[2].name = base;
-    for (Node* t : {&fresh[0], &fresh[2]}) {  // the transforms' geometry
-      t->attrs["pads"] = ints_attr({(*pads)[0], (*pads)[1], (*pads)[2], (*pads)[3]});
-      t->attrs["data_shape"] = ints_attr(x.shape);
-    }
+    std::vector<Node> fresh(1);
+    fresh[0].op = "tuner.WinogradConv";
+    fresh[0].name = n.name;
+    fresh[0].inputs = {n.inputs[0], u};
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0) fresh[0].inputs.push_back(n.inputs[2]);
+    fresh[0].outputs = n.outputs;
+    fresh[0].attrs["pads"] = ints_attr({(*pads)[0], (*pads)[1], (*pads)[2], (*pads)[3]});
+    fresh[0].attrs["data_shape"] = ints_attr(x.shape);
     g.replace_node(i, std::move(fresh));
     ++changed;
   }

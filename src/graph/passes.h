@@ -41,12 +41,20 @@ int lower_einsum(Graph& g);
 /// small for the larger transformed weight: resnet18's 7x7 layer (4 tiles) ran 0.53-0.72 ms
 /// against 0.41 direct.
 constexpr int64_t kWinogradMinTiles = 16;
+/// Input and output channels: with fewer the transforms' share of the work grows and the
+/// products' register tile shrinks (32 -> 32 channels at 32x32: 0.055 ms against 0.037
+/// direct; 64 -> 64 at 14x14: 0.020 against 0.027).
+constexpr int64_t kWinogradMinChannels = 64;
+/// The transformed weight U [36, C, K] is 4x the 3x3 weight and read once per conv from
+/// memory in a whole model: above this it costs more than the products save (resnet18's
+/// 256-channel layer, U 9.4 MB: 0.55-0.60 ms against 0.48-0.50 direct).
+constexpr int64_t kWinogradMaxWeightBytes = int64_t(4) << 20;
 /// 3x3 stride-1 Conv nodes (one group, constant float32 weight, explicit pads, at least
-/// `vector_lanes` input channels, output channels a multiple of it, >= kWinogradMinTiles
-/// tiles) become Winograd F(4x4, 3x3) (ops/winograd.h): tuner.WinogradInput ->
-/// tuner.WinogradProduct (with the weight transformed now) -> tuner.WinogradOutput, 4x fewer
-/// multiply-adds. Untuned, resnet18's 3x3 layers at 56, 28 and 14 pixels: 0.29-0.33 ms
-/// against 0.41-0.44 for the direct conv.
+/// kWinogradMinChannels input and output channels, output channels a multiple of
+/// `vector_lanes`, >= kWinogradMinTiles tiles, U within kWinogradMaxWeightBytes) become one
+/// tuner.WinogradConv node (ops::winograd_conv, the weight transformed now): 4x fewer
+/// multiply-adds in the products. Untuned, resnet18's 64-channel layer at 56x56 0.23-0.28 ms against 0.45
+/// for the packed direct conv, its 128-channel layer at 28x28 0.31 against 0.44.
 int winograd_convs(Graph& g, int vector_lanes);
 /// 2-D Conv nodes with a constant weight and one group get their weight packed by blocks of
 /// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`
@@ -69,9 +77,8 @@ struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.
   int vector_lanes = 0;
-  /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0). Off by
-  /// default: unfused, its transforms' memory traffic makes it slower end to end here.
-  bool winograd = false;
+  /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0).
+  bool winograd = true;
   /// Called with (pass name, graph) after every pass that changed the graph, and once with
   /// ("import", graph) before the first.
   std::function<void(const std::string&, const Graph&)> on_change;

@@ -64,6 +64,9 @@ struct OpDef {
   /// Random valid inputs (positive for log/sqrt, in-range gather indices, ...).
   std::function<std::vector<HostTensor>(const Params&, const te::ComputeDAG&, uint64_t seed)>
       make_inputs;
+  /// Absolute tolerance of checks against the reference when the op's own algorithm rounds
+  /// more than the checks' default allows (0: the default).
+  double atol = 0;
 };
 
 /// Every registered op, sorted by name.

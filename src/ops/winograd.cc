@@ -160,6 +160,12 @@ te::Tensor winograd_output(const te::Tensor& m, const WinogradGeometry& g, const
       name, "winograd_output");
 }
 
+te::Tensor winograd_conv(const te::Tensor& data, const te::Tensor& u, const WinogradGeometry& g,
+                         const te::Tensor& bias, const std::string& name) {
+  te::Tensor v = winograd_input(data, g, name + "_v");
+  return winograd_output(winograd_product(v, u, name + "_m"), g, bias, name);
+}
+
 HostTensor winograd_weight(const HostTensor& kcrs) {
   INTERNAL_CHECK(kcrs.shape.size() == 4 && kcrs.shape[2] == 3 && kcrs.shape[3] == 3 &&
                  kcrs.dtype == te::DataType::f32())

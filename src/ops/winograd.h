@@ -45,6 +45,10 @@ te::Tensor winograd_product(const te::Tensor& v, const te::Tensor& u,
 /// out[n, k, h, w] = A^T M A of tile (n, h/4, w/4) at (h%4, w%4), plus bias[k] if given.
 te::Tensor winograd_output(const te::Tensor& m, const WinogradGeometry& g, const te::Tensor& bias = {},
                            const std::string& name = "winograd_output");
+/// The three stages in one: out = winograd_output(winograd_product(winograd_input(data), u)).
+/// One kernel, so a schedule can keep a row of tiles' V and M in cache (schedule/fallback.cc).
+te::Tensor winograd_conv(const te::Tensor& data, const te::Tensor& u, const WinogradGeometry& g,
+                         const te::Tensor& bias = {}, const std::string& name = "winograd_conv");
 /// U[e, c, k] = G g G^T of a 3x3 weight [K, C, 3, 3] (float32), computed in double.
 HostTensor winograd_weight(const HostTensor& kcrs);
 

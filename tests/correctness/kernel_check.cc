@@ -1,5 +1,7 @@
 #include "kernel_check.h"
 
+#include <algorithm>
+
 namespace tuner::testing {
 
 OpCase::OpCase(const std::string& op, const std::vector<std::string>& p, uint64_t seed)
@@ -31,7 +33,7 @@ std::string check_schedule(const OpCase& c, const schedule::State& state, double
   TunerEnv env = test_pool().env();
   kernel(args.data(), env);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    auto r = ops::compare(outputs[i], c.expected[i], rtol, atol);
+    auto r = ops::compare(outputs[i], c.expected[i], rtol, std::max(atol, c.def->atol));
     if (!r.ok) return "output " + std::to_string(i) + ": " + r.message;
   }
   return "";

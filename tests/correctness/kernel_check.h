@@ -23,7 +23,7 @@ struct OpCase {
 };
 
 /// Runs the kernel of `state` on the case; returns an empty string when every output
-/// matches, else a description of the mismatch.
+/// matches (atol at least the op's own), else a description of the mismatch.
 std::string check_schedule(const OpCase& c, const schedule::State& state, double rtol, double atol,
                            const codegen::CompileOptions& opts = {});
 

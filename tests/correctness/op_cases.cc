@@ -62,6 +62,8 @@ const std::map<std::string, OpCases>& op_cases() {
       {"winograd_input", {{"c=3", "h=9", "w=11"}, {"n=2", "c=4", "h=14", "w=14", "pad=0"}, {"c=2", "h=70", "w=70"}}},
       {"winograd_output", {{"c=3", "h=9", "w=11", "k=16", "bias=1"}, {"n=2", "c=4", "h=14", "w=14", "k=5", "pad=0"},
                            {"c=2", "h=70", "w=70", "k=16"}}},
+      {"winograd_conv", {{"c=3", "h=9", "w=11", "k=16", "bias=1"}, {"n=2", "c=4", "h=14", "w=14", "k=5", "pad=0"},
+                         {"c=2", "h=70", "w=70", "k=16"}}},
       {"softmax", {{"shape=8x67"}, {"shape=1x1"}, {"shape=3x5x7", "axis=1"}}},
       {"log_softmax", {{"shape=8x67"}, {"shape=1x1"}, {"shape=3x5x7", "axis=1"}}},
       {"layer_norm", {{"shape=8x67"}, {"shape=1x3"}, {"shape=2x3x5x7", "axes=-2,-1"}}},

@@ -25,9 +25,10 @@ struct Builder {
     g.inputs.push_back(id);
     return id;
   }
-  int weight(const ops::Shape& s) {
+  /// A float32 constant, uniform in [-scale, scale].
+  int weight(const ops::Shape& s, double scale = 1.0) {
     return g.add_constant("w" + std::to_string(g.values.size()),
-                          ops::HostTensor::random(s, te::DataType::f32(), rng));
+                          ops::HostTensor::random(s, te::DataType::f32(), rng, -scale, scale));
   }
   int constant(ops::HostTensor t) {
     return g.add_constant("c" + std::to_string(g.values.size()), std::move(t));

@@ -3,6 +3,7 @@
 // registry test checks that every registered op has at least three cases.
 #pragma once
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -44,7 +45,7 @@ inline void expect_matches_reference(const OpCase& c, uint64_t seed = 7) {
   std::vector<HostTensor> want = op.reference(p, inputs);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    CompareResult r = compare(got[i], want[i], 1e-4, 1e-5);
+    CompareResult r = compare(got[i], want[i], 1e-4, std::max(1e-5, op.atol));
     EXPECT_TRUE(r.ok) << "output " << i << ": " << r.message;
   }
 }

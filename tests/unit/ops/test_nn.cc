@@ -68,6 +68,10 @@ std::vector<OpCase> nn_cases() {
       {"winograd_output", {"c=2", "h=8", "w=5", "k=3", "pad=1,0,2,1", "bias=1"}},
       {"winograd_output", {"n=2", "c=2", "h=9", "w=9", "k=4"}},
       {"winograd_output", {"c=2", "h=70", "w=70", "k=2", "pad=0"}},
+      // The three in one kernel (its fallback keeps a block of tiles' V and M local).
+      {"winograd_conv", {"c=2", "h=8", "w=5", "k=3", "pad=1,0,2,1", "bias=1"}},
+      {"winograd_conv", {"n=2", "c=3", "h=9", "w=9", "k=4"}},
+      {"winograd_conv", {"c=2", "h=70", "w=70", "k=16", "pad=0"}},
   };
 }
 

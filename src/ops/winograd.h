@@ -7,6 +7,8 @@
 //   winograd_input:    data [N, C, H, W]   -> V [36, C, P]  (vectors over a row of tiles)
 //   winograd_product:  V^T x U [36, C, K]  -> M [36, P, K]  (vectors over output channels)
 //   winograd_output:   M (+ bias)          -> out [N, K, OH, OW]
+// winograd_conv is the three as one DAG (one kernel: its fallback keeps a block of tiles' V
+// and M in cache); the single transforms are ops of their own for timing and checks.
 // P = N x tiles_h x row, a row of tiles padded to a power of two (whole vectors; the padded
 // tiles are computed and never read). U is the weight transformed once at compile time.
 #pragma once

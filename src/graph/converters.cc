@@ -86,6 +86,14 @@ std::vector<double> ConvertContext::attr_floats(const std::string& key,
   return it->second.floats;
 }
 
+std::vector<std::string> ConvertContext::attr_strings(const std::string& key,
+                                                     const std::vector<std::string>& def) const {
+  auto it = node_.attrs.find(key);
+  if (it == node_.attrs.end()) return def;
+  if (it->second.kind != Attr::Strings) fail("attribute '" + key + "' must be a list of strings");
+  return it->second.strings;
+}
+
 std::string ConvertContext::name(const std::string& suffix) const {
   return suffix.empty() ? prefix_ : prefix_ + "_" + suffix;
 }
@@ -103,6 +111,7 @@ const std::map<std::string, Converter>& registry() {
     detail::add_nn_converters(all);
     detail::add_elementwise_converters(all);
     detail::add_shape_converters(all);
+    detail::add_rnn_converters(all);
     std::map<std::string, Converter> m;
     for (Converter& c : all) {
       std::string op = c.op;

@@ -41,6 +41,7 @@ class ConvertContext {
   std::string attr_string(const std::string& key, const std::string& def) const;
   std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& def) const;
   std::vector<double> attr_floats(const std::string& key, const std::vector<double>& def) const;
+  std::vector<std::string> attr_strings(const std::string& key, const std::vector<std::string>& def) const;
   /// A required attribute; a UserError naming the node when missing.
   const Attr& attr(const std::string& key) const;
 

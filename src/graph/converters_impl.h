@@ -18,6 +18,9 @@ void add_elementwise_converters(std::vector<Converter>& out);
 /// Resize, Shape, Constant, Range, ...
 void add_shape_converters(std::vector<Converter>& out);
 
+/// RNN, GRU, LSTM (converters_rnn.cc).
+void add_rnn_converters(std::vector<Converter>& out);
+
 /// Einsum (converters_einsum.cc).
 std::vector<ConvertOutput> einsum(const ConvertContext& c);
 

@@ -9,9 +9,10 @@
 namespace tuner::graph {
 
 FusePattern fuse_pattern(const std::string& op) {
-  // A Winograd conv (graph/passes.h) takes the conv's epilogue, like a Conv.
-  static const std::set<std::string> anchors = {"Conv", "ConvTranspose", "Gemm", "MatMul",
-                                                "tuner.WinogradConv"};
+  // A Winograd conv (graph/passes.h) takes the conv's epilogue, like a Conv; a recurrent
+  // layer (its steps' products) is a kernel of its own.
+  static const std::set<std::string> anchors = {"Conv",  "ConvTranspose", "Gemm", "MatMul",
+                                                "tuner.WinogradConv", "RNN", "GRU", "LSTM"};
   static const std::set<std::string> reductions = {
       "ReduceSum",     "ReduceMean",        "ReduceMax",     "ReduceMin",  "Softmax",
       "LogSoftmax",    "LayerNormalization", "MaxPool",      "AveragePool", "GlobalAveragePool",

@@ -19,12 +19,13 @@ namespace tuner::graph {
 
 /// One node attribute (the ONNX attribute kinds Tuner's operators use).
 struct Attr {
-  enum Kind { Int, Float, String, Ints, Floats, Tensor } kind = Int;
+  enum Kind { Int, Float, String, Ints, Floats, Tensor, Strings } kind = Int;
   int64_t i = 0;
   double f = 0;
   std::string s;
   std::vector<int64_t> ints;
   std::vector<double> floats;
+  std::vector<std::string> strings;
   std::shared_ptr<const ops::HostTensor> tensor;
 };
 

@@ -189,6 +189,9 @@ Attr convert_attr(const onnx::AttributeProto& a, const std::string& where) {
     case onnx::AttributeProto::FLOATS:
       out.kind = Attr::Floats, out.floats.assign(a.floats().begin(), a.floats().end());
       break;
+    case onnx::AttributeProto::STRINGS:  // RNN activations
+      out.kind = Attr::Strings, out.strings.assign(a.strings().begin(), a.strings().end());
+      break;
     case onnx::AttributeProto::TENSOR:
       out.kind = Attr::Tensor;
       out.tensor = std::make_shared<const ops::HostTensor>(

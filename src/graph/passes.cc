@@ -60,6 +60,7 @@ std::string node_key(const Node& n) {
     os << k << "=" << int(a.kind) << ":" << a.i << ":" << a.f << ":" << a.s << ":";
     for (int64_t x : a.ints) os << x << ",";
     for (double x : a.floats) os << x << ",";
+    for (const std::string& x : a.strings) os << x.size() << ":" << x << ",";
     os << ";";
   }
   return os.str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "support/error.h"
 #include "te/functor.h"
@@ -362,21 +363,24 @@ Tensor with_body(const Tensor& op, Expr body, std::string name, std::string tag,
   return Tensor(std::move(n));
 }
 
+// Swaps reads of the ops in `to` (old op -> its new version), except `skipped`.
 class ReadReplacer : public te::IRMutator {
  public:
-  ReadReplacer(const te::OperationNode* from, Tensor to) : from_(from), to_(std::move(to)) {}
+  ReadReplacer(const std::unordered_map<const te::OperationNode*, Tensor>& to, const te::OperationNode* skipped)
+      : to_(to), skipped_(skipped) {}
 
  protected:
   Expr visit_TensorRead(const te::TensorReadNode* op, const Expr& e) override {
     Expr r = IRMutator::visit_TensorRead(op, e);
     auto* rr = r.as<te::TensorReadNode>();
-    if (rr->tensor.get() != from_) return r;
-    return to_(rr->indices);
+    auto it = to_.find(rr->tensor.get());
+    if (it == to_.end() || it->first == skipped_) return r;
+    return it->second(rr->indices);
   }
 
  private:
-  const te::OperationNode* from_;
-  Tensor to_;
+  const std::unordered_map<const te::OperationNode*, Tensor>& to_;
+  const te::OperationNode* skipped_;
 };
 
 bool transformed(const Stage& s) {
@@ -391,15 +395,17 @@ bool transformed(const Stage& s) {
 }  // namespace
 
 void State::replace_reads(const Tensor& from, const Tensor& to, const std::string& skip) {
+  // One pass in producer-before-consumer order: a rewritten stage's readers come later and
+  // swap their reads of it too. (Recursing per reader instead visits every path through the
+  // DAG: exponential on an unrolled LSTM, whose states are each read twice.)
+  std::unordered_map<const te::OperationNode*, Tensor> to_new = {{from.get(), to}};
   for (auto& s : stages_) {
-    if (s.name() == skip) continue;
-    ReadReplacer rr(from.get(), to);
+    ReadReplacer rr(to_new, s.name() == skip ? from.get() : nullptr);
     Expr body = rr.mutate(s.op->body);
     if (body.same_as(s.op->body)) continue;
     Tensor old = s.op;
     s.op = with_body(old, body, old->name, old->tag, old->axes, old->reduce_axes);
-    // Readers of the rewritten stage must read the new op object too.
-    replace_reads(old, s.op, s.name());
+    to_new[old.get()] = s.op;
   }
 }
 
@@ -453,7 +459,8 @@ std::string State::cache_read(const std::string& tname, const std::vector<std::s
   for (auto& r : readers) {
     Stage& rs = mut(r);
     Tensor old = rs.op;
-    ReadReplacer rr(t.get(), cache);
+    std::unordered_map<const te::OperationNode*, Tensor> to_cache = {{t.get(), cache}};
+    ReadReplacer rr(to_cache, nullptr);
     rs.op = with_body(old, rr.mutate(old->body), old->name, old->tag, old->axes, old->reduce_axes);
     replace_reads(old, rs.op, r);
   }

@@ -31,10 +31,11 @@ Act activation(const ConvertContext& c, const std::string& name, double alpha, d
   if (name == "Relu") return [k](const Expr& v) { return te::max(v, k(0)); };
   if (name == "HardSigmoid")
     return [k, alpha, beta](const Expr& v) { return te::max(k(0), te::min(k(1), k(alpha) * v + k(beta))); };
-  if (name == "LeakyRelu")
-    return [k, alpha](const Expr& v) { return te::select(v < k(0), k(alpha) * v, v); };
-  if (name == "Softsign") return [k](const Expr& v) { return v / (k(1) + te::call(te::Intrinsic::Fabs, {v})); };
-  c.fail("activation " + name + " is not supported (Sigmoid, Tanh, Relu, HardSigmoid, LeakyRelu, Softsign are)");
+  if (name == "LeakyRelu") return [k, alpha](const Expr& v) { return te::select(v < k(0), k(alpha) * v, v); };
+  if (name == "Softsign")
+    return [k](const Expr& v) { return v / (k(1) + te::call(te::Intrinsic::Fabs, {v})); };
+  c.fail("activation " + name +
+         " is not supported (Sigmoid, Tanh, Relu, HardSigmoid, LeakyRelu, Softsign are)");
 }
 
 // What the three layers share: shapes, attributes, and the per-direction inputs.
@@ -50,9 +51,12 @@ struct Recurrent {
   Recurrent(const ConvertContext& ctx, int g, int acts_per_dir, std::vector<std::string> default_acts)
       : c(ctx), gates(g) {
     std::string dir = c.attr_string("direction", "forward");
-    if (dir == "bidirectional") dirs = 2;
-    else if (dir == "reverse") reverse_only = true;
-    else if (dir != "forward") c.fail("direction must be forward, reverse or bidirectional, got " + dir);
+    if (dir == "bidirectional")
+      dirs = 2;
+    else if (dir == "reverse")
+      reverse_only = true;
+    else if (dir != "forward")
+      c.fail("direction must be forward, reverse or bidirectional, got " + dir);
     batch_first = c.attr_int("layout", 0) == 1;
     x = c.input(0);
     if (x.ndim() != 3) c.fail("X must have 3 dimensions, got " + ops::shape_string(x.shape()));
@@ -64,25 +68,33 @@ struct Recurrent {
     if (c.has_input(3)) expect_shape(3, {dirs, 2 * gates * hidden}, "B");
     if (c.has_input(4)) {
       for (int64_t n : c.constant_ints(4, "sequence_lens"))
-        if (n != seq) c.fail("sequence_lens shorter than the sequence (" + std::to_string(n) + " < " +
-                             std::to_string(seq) + ") is not supported");
+        if (n != seq)
+          c.fail("sequence_lens shorter than the sequence (" + std::to_string(n) + " < " +
+                 std::to_string(seq) + ") is not supported");
     }
     if (c.has_input(5)) expect_shape(5, initial_shape(), "initial_h");
     clip = c.attr_float("clip", 0);
     std::vector<std::string> names = c.attr_strings("activations", {});
-    std::vector<double> alpha = c.attr_floats("activation_alpha", {}), beta = c.attr_floats("activation_beta", {});
+    std::vector<double> alpha = c.attr_floats("activation_alpha", {}),
+                        beta = c.attr_floats("activation_beta", {});
+    // alpha and beta are consumed in order by the activations that take them (as ONNX
+    // Runtime reads them): HardSigmoid both, LeakyRelu alpha.
+    size_t next_alpha = 0, next_beta = 0;
     for (int64_t d = 0; d < dirs; ++d)
       for (int a = 0; a < acts_per_dir; ++a) {
         size_t i = size_t(d * acts_per_dir + a);
         std::string n = i < names.size() ? names[i] : default_acts[size_t(a)];
-        // HardSigmoid's defaults 0.2 / 0.5, LeakyRelu's 0.01.
-        double al = i < alpha.size() ? alpha[i] : (n == "LeakyRelu" ? 0.01 : 0.2);
-        double be = i < beta.size() ? beta[i] : 0.5;
+        bool takes_alpha = n == "HardSigmoid" || n == "LeakyRelu", takes_beta = n == "HardSigmoid";
+        double al = n == "LeakyRelu" ? 0.01 : 0.2, be = 0.5;  // the defaults
+        if (takes_alpha && next_alpha < alpha.size()) al = alpha[next_alpha++];
+        if (takes_beta && next_beta < beta.size()) be = beta[next_beta++];
         acts.push_back(activation(c, n, al, be));
       }
   }
 
-  std::vector<int64_t> initial_shape() const { return batch_first ? ops::Shape{batch, dirs, hidden} : ops::Shape{dirs, batch, hidden}; }
+  std::vector<int64_t> initial_shape() const {
+    return batch_first ? ops::Shape{batch, dirs, hidden} : ops::Shape{dirs, batch, hidden};
+  }
 
   void expect_shape(size_t i, const ops::Shape& want, const char* what) const {
     if (c.input(i).shape() != want)
@@ -116,8 +128,9 @@ struct Recurrent {
   te::Tensor initial(size_t i, int64_t d, const char* tag) const {
     te::DataType t = x.dtype();
     if (!c.has_input(i))
-      return te::compute({batch, hidden}, [&](const std::vector<Var>&) { return te::make_const(t, 0); },
-                         c.name(tag + std::to_string(d)));
+      return te::compute(
+          {batch, hidden}, [&](const std::vector<Var>&) { return te::make_const(t, 0); },
+          c.name(tag + std::to_string(d)));
     te::Tensor s = c.input(i);
     bool bf = batch_first;
     return te::compute(
@@ -127,7 +140,8 @@ struct Recurrent {
   }
 
   // HR[b, j] = sum_k H[b, k] R[d, j0 + j, k] for j < n.
-  te::Tensor recurrent(const te::Tensor& hprev, int64_t d, int64_t j0, int64_t n, const std::string& tag) const {
+  te::Tensor recurrent(const te::Tensor& hprev, int64_t d, int64_t j0, int64_t n,
+                       const std::string& tag) const {
     te::Tensor r = c.input(2);
     return te::compute(
         {batch, n},
@@ -155,7 +169,8 @@ struct Recurrent {
         dir_states.push_back(ops::reshape(by_step[size_t(d)][size_t(s)], {1, 1, batch, hidden},
                                           c.name("y" + std::to_string(t) + "_" + std::to_string(d))));
       }
-      per_time.push_back(dirs == 1 ? dir_states[0] : ops::concat(dir_states, 1, c.name("yt" + std::to_string(t))));
+      per_time.push_back(dirs == 1 ? dir_states[0]
+                                   : ops::concat(dir_states, 1, c.name("yt" + std::to_string(t))));
     }
     te::Tensor y = seq == 1 ? per_time[0] : ops::concat(per_time, 0, c.name("y"));
     return batch_first ? ops::transpose(y, {2, 0, 1, 3}, c.name("y_bf")) : y;
@@ -164,7 +179,8 @@ struct Recurrent {
   te::Tensor last(const std::vector<te::Tensor>& finals, const char* tag) const {
     std::vector<te::Tensor> parts;
     for (size_t d = 0; d < finals.size(); ++d)
-      parts.push_back(ops::reshape(finals[d], {1, batch, hidden}, c.name(std::string(tag) + std::to_string(d))));
+      parts.push_back(
+          ops::reshape(finals[d], {1, batch, hidden}, c.name(std::string(tag) + std::to_string(d))));
     te::Tensor out = parts.size() == 1 ? parts[0] : ops::concat(parts, 0, c.name(tag));
     return batch_first ? ops::transpose(out, {1, 0, 2}, c.name(std::string(tag) + "_bf")) : out;
   }
@@ -185,7 +201,8 @@ std::vector<ConvertOutput> rnn(const ConvertContext& c) {
       h = te::compute(
           {r.batch, r.hidden},
           [&](const std::vector<Var>& ax) {
-            Expr g = xw(Expr(t), ax[0], ax[1]) + hr(ax[0], ax[1]) + r.bias(d, 0, 0, ax[1]) + r.bias(d, 1, 0, ax[1]);
+            Expr g = xw(Expr(t), ax[0], ax[1]) + hr(ax[0], ax[1]) + r.bias(d, 0, 0, ax[1]) +
+                     r.bias(d, 1, 0, ax[1]);
             return f(r.clipped(g));
           },
           c.name("h" + tag));
@@ -212,7 +229,8 @@ std::vector<ConvertOutput> gru(const ConvertContext& c) {
       // Gates z, r, h (ONNX order): z and r from one recurrent product.
       te::Tensor hzr = r.recurrent(h, d, 0, (linear_before_reset ? 3 : 2) * H, "hzr" + tag);
       auto pre = [&](int64_t k, const Expr& b, const Expr& u) {  // x W + h R + biases of gate k
-        return xw(Expr(t), b, u + Expr(k * H)) + hzr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) + r.bias(d, 1, k, u);
+        return xw(Expr(t), b, u + Expr(k * H)) + hzr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) +
+               r.bias(d, 1, k, u);
       };
       te::Tensor hh;
       if (linear_before_reset) {
@@ -221,14 +239,17 @@ std::vector<ConvertOutput> gru(const ConvertContext& c) {
             [&](const std::vector<Var>& ax) {
               Expr rt = f(r.clipped(pre(1, ax[0], ax[1])));
               Expr lin = hzr(ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 1, 2, ax[1]);
-              return g(r.clipped(xw(Expr(t), ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 0, 2, ax[1]) + rt * lin));
+              return g(
+                  r.clipped(xw(Expr(t), ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 0, 2, ax[1]) + rt * lin));
             },
             c.name("hh" + tag));
       } else {
         te::Tensor hprev = h;
         te::Tensor rh = te::compute(
             {r.batch, H},
-            [&](const std::vector<Var>& ax) { return f(r.clipped(pre(1, ax[0], ax[1]))) * hprev(ax[0], ax[1]); },
+            [&](const std::vector<Var>& ax) {
+              return f(r.clipped(pre(1, ax[0], ax[1]))) * hprev(ax[0], ax[1]);
+            },
             c.name("rh" + tag));
         te::Tensor rhr = r.recurrent(rh, d, 2 * H, H, "rhr" + tag);
         hh = te::compute(
@@ -276,7 +297,8 @@ std::vector<ConvertOutput> lstm(const ConvertContext& c) {
       te::Tensor hr = r.recurrent(h, d, 0, 4 * H, "hr" + tag);
       // Gates i, o, f, c (ONNX order).
       auto pre = [&](int64_t k, const Expr& b, const Expr& u) {
-        return xw(Expr(t), b, u + Expr(k * H)) + hr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) + r.bias(d, 1, k, u);
+        return xw(Expr(t), b, u + Expr(k * H)) + hr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) +
+               r.bias(d, 1, k, u);
       };
       te::Tensor cprev = cell;
       cell = te::compute(

@@ -448,14 +448,16 @@ struct Recurrent {
   double clip = 0;
   int64_t linear_before_reset = 0, layout = 0;
   std::vector<std::string> activations;  // empty: the defaults
+  float leaky_alpha = 0;                  // activation_alpha = {it} when set (one LeakyRelu)
   int64_t T = 3, B = 2, I = 3, H = 4;
   int64_t gates() const { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
   int64_t dirs() const { return direction == "bidirectional" ? 2 : 1; }
 };
 
-double act(const std::string& name, double v) {
+double act(const std::string& name, double v, double leaky_alpha) {
   if (name == "Sigmoid") return 1 / (1 + std::exp(-v));
   if (name == "Relu") return std::max(v, 0.0);
+  if (name == "LeakyRelu") return v < 0 ? leaky_alpha * v : v;
   return std::tanh(v);
 }
 
@@ -477,6 +479,7 @@ std::vector<std::vector<double>> recurrent_reference(const Recurrent& c, const s
   if (names.empty())
     for (int64_t d = 0; d < D; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
   int64_t per = int64_t(defaults.size());
+  double leaky = c.leaky_alpha > 0 ? double(c.leaky_alpha) : 0.01;
   auto clip = [&](double v) { return c.clip > 0 ? std::min(std::max(v, -c.clip), c.clip) : v; };
   std::vector<double> Y(size_t(T * D * Bt * H)), Yh(size_t(D * Bt * H)), Yc(size_t(D * Bt * H));
   for (int64_t d = 0; d < D; ++d) {
@@ -505,26 +508,26 @@ std::vector<std::vector<double>> recurrent_reference(const Recurrent& c, const s
           size_t o = size_t(b * H + u);
           auto pre = [&](int64_t k) { return xw[size_t(k * H + u)] + hr[size_t(k * H + u)]; };
           if (c.op == "RNN") {
-            nh[o] = act(f, clip(pre(0)));
+            nh[o] = act(f, clip(pre(0)), leaky);
           } else if (c.op == "GRU") {
-            double z = act(f, clip(pre(0)));
+            double z = act(f, clip(pre(0)), leaky);
             double hh;
             if (c.linear_before_reset) {
-              hh = act(g, clip(xw[size_t(2 * H + u)] + act(f, clip(pre(1))) * hr[size_t(2 * H + u)]));
+              hh = act(g, clip(xw[size_t(2 * H + u)] + act(f, clip(pre(1)), leaky) * hr[size_t(2 * H + u)]), leaky);
             } else {
               double rh = Bias(d, G * H + 2 * H + u);
               for (int64_t k = 0; k < H; ++k) {
-                double r = act(f, clip(xw[size_t(H + k)] + hr[size_t(H + k)]));
+                double r = act(f, clip(xw[size_t(H + k)] + hr[size_t(H + k)]), leaky);
                 rh += r * h[size_t(b * H + k)] * R(d, 2 * H + u, k);
               }
-              hh = act(g, clip(xw[size_t(2 * H + u)] + rh));
+              hh = act(g, clip(xw[size_t(2 * H + u)] + rh), leaky);
             }
             nh[o] = (1 - z) * hh + z * h[o];
           } else {
             auto P = [&](int64_t k) { return in[6].get(d * 3 * H + k * H + u); };  // i, o, f
-            double i = act(f, clip(pre(0) + P(0) * cell[o])), fg = act(f, clip(pre(2) + P(2) * cell[o]));
-            nc[o] = fg * cell[o] + i * act(g, clip(pre(3)));
-            nh[o] = act(f, clip(pre(1) + P(1) * nc[o])) * act(hact, nc[o]);
+            double i = act(f, clip(pre(0) + P(0) * cell[o]), leaky), fg = act(f, clip(pre(2) + P(2) * cell[o]), leaky);
+            nc[o] = fg * cell[o] + i * act(g, clip(pre(3)), leaky);
+            nh[o] = act(f, clip(pre(1) + P(1) * nc[o]), leaky) * act(hact, nc[o], leaky);
           }
         }
       }
@@ -553,6 +556,8 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
   add({.op = "GRU", .direction = "reverse", .linear_before_reset = 1});
   add({.op = "GRU", .direction = "bidirectional", .clip = 0.7, .layout = 1});
   add({.op = "RNN", .direction = "bidirectional", .activations = {"Relu", "Tanh"}});
+  // activation_alpha goes to the activations that take one, in order (as ONNX Runtime reads it).
+  add({.op = "LSTM", .activations = {"Sigmoid", "LeakyRelu", "Tanh"}, .leaky_alpha = 0.3f});
   for (const Recurrent& c : cases) {
     SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout));
     int64_t G = c.gates(), D = c.dirs();
@@ -593,6 +598,12 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
       a->set_name("activations");
       a->set_type(onnx::AttributeProto::STRINGS);
       for (const auto& s : c.activations) a->add_strings(s);
+    }
+    if (c.leaky_alpha > 0) {
+      auto* a = n.add_attribute();
+      a->set_name("activation_alpha");
+      a->set_type(onnx::AttributeProto::FLOATS);
+      a->add_floats(c.leaky_alpha);
     }
     graph::Graph g = b.import();
     Rng rng(11);

@@ -376,8 +376,8 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("Softplus", [](const Expr& x, te::DataType t, const ConvertContext&) {
     return softplus_of(x, t);
   }));
-  out.push_back(activation("Softsign", [](const Expr& x, te::DataType t, const ConvertContext&) {
-    return x / (fconst(t, 1) + te::call(te::Intrinsic::Fabs, {x}));
+  out.push_back(activation("Softsign", [](const Expr& x, te::DataType, const ConvertContext&) {
+    return ops::scalar::softsign(x);
   }));
   out.push_back(activation("Mish", [](const Expr& x, te::DataType t, const ConvertContext&) {
     return x * te::call(te::Intrinsic::Tanh, {softplus_of(x, t)});

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "graph/converters_impl.h"
+#include "ops/elementwise.h"
 #include "ops/op_util.h"
 #include "ops/transform.h"
 
@@ -19,21 +20,15 @@ using te::Expr;
 using te::Var;
 using Act = std::function<Expr(const Expr&)>;
 
-Expr sigmoid_expr(const Expr& v) { return te::call(te::Intrinsic::Sigmoid, {v}); }
-Expr tanh_expr(const Expr& v) { return te::call(te::Intrinsic::Tanh, {v}); }
-
-// An activation by its ONNX name; alpha and beta are its entries of activation_alpha/beta.
+// An activation by its ONNX name, with its alpha and beta (ops::scalar's formulas).
 Act activation(const ConvertContext& c, const std::string& name, double alpha, double beta) {
-  te::DataType t = c.input(0).dtype();
-  auto k = [t](double v) { return te::make_const(t, v); };
-  if (name == "Sigmoid") return sigmoid_expr;
-  if (name == "Tanh") return tanh_expr;
-  if (name == "Relu") return [k](const Expr& v) { return te::max(v, k(0)); };
-  if (name == "HardSigmoid")
-    return [k, alpha, beta](const Expr& v) { return te::max(k(0), te::min(k(1), k(alpha) * v + k(beta))); };
-  if (name == "LeakyRelu") return [k, alpha](const Expr& v) { return te::select(v < k(0), k(alpha) * v, v); };
-  if (name == "Softsign")
-    return [k](const Expr& v) { return v / (k(1) + te::call(te::Intrinsic::Fabs, {v})); };
+  namespace sc = ops::scalar;
+  if (name == "Sigmoid") return sc::sigmoid;
+  if (name == "Tanh") return sc::tanh;
+  if (name == "Relu") return sc::relu;
+  if (name == "Softsign") return sc::softsign;
+  if (name == "HardSigmoid") return [=](const Expr& v) { return sc::hardsigmoid(v, alpha, beta); };
+  if (name == "LeakyRelu") return [=](const Expr& v) { return sc::leaky_relu(v, alpha); };
   c.fail("activation " + name +
          " is not supported (Sigmoid, Tanh, Relu, HardSigmoid, LeakyRelu, Softsign are)");
 }
@@ -152,6 +147,14 @@ struct Recurrent {
         c.name(tag));
   }
 
+  // Gate k's pre-activation at (batch b, unit u) of step time t: x W + h R + Wb + Rb, from the
+  // step's projection xw and recurrent product hr (both [.., gates x hidden]).
+  Expr gate(const te::Tensor& xw, const te::Tensor& hr, int64_t d, int64_t t, int64_t k, const Expr& b,
+            const Expr& u) const {
+    Expr j = u + Expr(k * hidden);
+    return xw(Expr(t), b, j) + hr(b, j) + bias(d, 0, k, u) + bias(d, 1, k, u);
+  }
+
   // Bias entry Wb (which = 0) or Rb (which = 1) of gate g at unit u, or 0 without B.
   Expr bias(int64_t d, int which, int64_t g, const Expr& u) const {
     if (!c.has_input(3)) return te::make_const(x.dtype(), 0);
@@ -200,11 +203,7 @@ std::vector<ConvertOutput> rnn(const ConvertContext& c) {
       te::Tensor hr = r.recurrent(h, d, 0, r.hidden, "hr" + tag);
       h = te::compute(
           {r.batch, r.hidden},
-          [&](const std::vector<Var>& ax) {
-            Expr g = xw(Expr(t), ax[0], ax[1]) + hr(ax[0], ax[1]) + r.bias(d, 0, 0, ax[1]) +
-                     r.bias(d, 1, 0, ax[1]);
-            return f(r.clipped(g));
-          },
+          [&](const std::vector<Var>& ax) { return f(r.clipped(r.gate(xw, hr, d, t, 0, ax[0], ax[1]))); },
           c.name("h" + tag));
       states[size_t(d)].push_back(h);
     }
@@ -228,10 +227,7 @@ std::vector<ConvertOutput> gru(const ConvertContext& c) {
       std::string tag = std::to_string(d) + "_" + std::to_string(s);
       // Gates z, r, h (ONNX order): z and r from one recurrent product.
       te::Tensor hzr = r.recurrent(h, d, 0, (linear_before_reset ? 3 : 2) * H, "hzr" + tag);
-      auto pre = [&](int64_t k, const Expr& b, const Expr& u) {  // x W + h R + biases of gate k
-        return xw(Expr(t), b, u + Expr(k * H)) + hzr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) +
-               r.bias(d, 1, k, u);
-      };
+      auto pre = [&](int64_t k, const Expr& b, const Expr& u) { return r.gate(xw, hzr, d, t, k, b, u); };
       te::Tensor hh;
       if (linear_before_reset) {
         hh = te::compute(
@@ -296,10 +292,7 @@ std::vector<ConvertOutput> lstm(const ConvertContext& c) {
       std::string tag = std::to_string(d) + "_" + std::to_string(s);
       te::Tensor hr = r.recurrent(h, d, 0, 4 * H, "hr" + tag);
       // Gates i, o, f, c (ONNX order).
-      auto pre = [&](int64_t k, const Expr& b, const Expr& u) {
-        return xw(Expr(t), b, u + Expr(k * H)) + hr(b, u + Expr(k * H)) + r.bias(d, 0, k, u) +
-               r.bias(d, 1, k, u);
-      };
+      auto pre = [&](int64_t k, const Expr& b, const Expr& u) { return r.gate(xw, hr, d, t, k, b, u); };
       te::Tensor cprev = cell;
       cell = te::compute(
           {r.batch, H},

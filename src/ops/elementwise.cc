@@ -44,9 +44,20 @@ Expr intrinsic(Intrinsic op, const Expr& v) { return te::call(op, {v}); }
 
 }  // namespace
 
+namespace scalar {
+Expr relu(const Expr& v) { return te::max(v, Expr(0)); }
+Expr sigmoid(const Expr& v) { return intrinsic(Intrinsic::Sigmoid, v); }
+Expr tanh(const Expr& v) { return intrinsic(Intrinsic::Tanh, v); }
+Expr hardsigmoid(const Expr& v, double alpha, double beta) {
+  return te::max(te::min(Expr(alpha) * v + Expr(beta), Expr(1.0)), Expr(0.0));
+}
+Expr leaky_relu(const Expr& v, double alpha) { return te::select(v >= Expr(0.0), v, v * Expr(alpha)); }
+Expr softsign(const Expr& v) { return v / (Expr(1.0) + intrinsic(Intrinsic::Fabs, v)); }
+}  // namespace scalar
+
 te::Tensor relu(const te::Tensor& x, const std::string& name) {
   detail::check_numeric(x, name);
-  return map_unary(x, [](const Expr& v) { return te::max(v, Expr(0)); }, name);
+  return map_unary(x, scalar::relu, name);
 }
 
 te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name) {
@@ -62,11 +73,11 @@ te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& na
 }
 
 te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
-  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Sigmoid, v); }, name);
+  return float_unary(x, scalar::sigmoid, name);
 }
 
 te::Tensor tanh(const te::Tensor& x, const std::string& name) {
-  return float_unary(x, [](const Expr& v) { return intrinsic(Intrinsic::Tanh, v); }, name);
+  return float_unary(x, scalar::tanh, name);
 }
 
 te::Tensor exp(const te::Tensor& x, const std::string& name) {
@@ -108,17 +119,11 @@ te::Tensor hardswish(const te::Tensor& x, const std::string& name) {
 }
 
 te::Tensor hardsigmoid(const te::Tensor& x, double alpha, double beta, const std::string& name) {
-  return float_unary(
-      x,
-      [&](const Expr& v) {
-        return te::max(te::min(Expr(alpha) * v + Expr(beta), Expr(1.0)), Expr(0.0));
-      },
-      name);
+  return float_unary(x, [&](const Expr& v) { return scalar::hardsigmoid(v, alpha, beta); }, name);
 }
 
 te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
-  return float_unary(
-      x, [&](const Expr& v) { return te::select(v >= Expr(0.0), v, v * Expr(alpha)); }, name);
+  return float_unary(x, [&](const Expr& v) { return scalar::leaky_relu(v, alpha); }, name);
 }
 
 te::Tensor neg(const te::Tensor& x, const std::string& name) {

@@ -17,6 +17,18 @@ te::Tensor map_binary(const te::Tensor& a, const te::Tensor& b,
                       const std::function<te::Expr(const te::Expr&, const te::Expr&)>& f,
                       const std::string& name);
 
+/// The activations' formulas on one value, for ops that apply them inside a larger
+/// expression (the recurrent layers' gates); the tensor ops below map them.
+namespace scalar {
+te::Expr relu(const te::Expr& v);
+te::Expr sigmoid(const te::Expr& v);
+te::Expr tanh(const te::Expr& v);
+te::Expr hardsigmoid(const te::Expr& v, double alpha, double beta);
+te::Expr leaky_relu(const te::Expr& v, double alpha);
+/// x / (1 + |x|).
+te::Expr softsign(const te::Expr& v);
+}  // namespace scalar
+
 /// max(x, 0).
 te::Tensor relu(const te::Tensor& x, const std::string& name = "relu");
 /// min(max(x, lo), hi).

@@ -6,11 +6,13 @@
 
 #include "codegen/vector_math.h"
 
+#include <llvm/ADT/bit.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/MathExtras.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
@@ -415,7 +417,7 @@ class CodeGenLLVM {
     llvm::Value* idx = emit(index);
     if (mask_) {
       llvm::Value* ptrs = b_.CreateGEP(scalar_type(buf->dtype, true), buffers_.at(buf.get()), idx);
-      return from_memory(b_.CreateMaskedGather(ty, ptrs, llvm::Align(align), mask_), op->type);
+      return from_memory(masked_gather(ty, ptrs, llvm::Align(align), mask_), op->type);
     }
     // Gather, lane by lane.
     llvm::Value* out = llvm::PoisonValue::get(type_of(op->type, true));
@@ -424,6 +426,41 @@ class CodeGenLLVM {
       out = b_.CreateInsertElement(out, b_.CreateAlignedLoad(scalar_type(buf->dtype, true), p, llvm::Align(align)), i);
     }
     return from_memory(out, op->type);
+  }
+
+  // A masked gather in power-of-two pieces (20 lanes: 16 + 4). LLVM 19's x86 backend widens
+  // an odd count with pieces that gather nothing, whose zero index and zero pass-through it
+  // gave one register; a gather whose index and destination are the same register is an
+  // illegal instruction (SIGILL on a 20-lane Winograd transform).
+  llvm::Value* masked_gather(llvm::Type* ty, llvm::Value* ptrs, llvm::Align align, llvm::Value* mask) {
+    unsigned lanes = llvm::cast<llvm::FixedVectorType>(ty)->getNumElements();
+    if (llvm::isPowerOf2_32(lanes)) return b_.CreateMaskedGather(ty, ptrs, align, mask);
+    llvm::Type* elem = llvm::cast<llvm::FixedVectorType>(ty)->getElementType();
+    std::vector<llvm::Value*> pieces;
+    std::vector<unsigned> sizes;
+    for (unsigned at = 0; at < lanes;) {
+      unsigned n = llvm::bit_floor(lanes - at);
+      std::vector<int> sel(n);
+      for (unsigned i = 0; i < n; ++i) sel[i] = int(at + i);
+      pieces.push_back(b_.CreateMaskedGather(llvm::FixedVectorType::get(elem, n), b_.CreateShuffleVector(ptrs, sel),
+                                             align, b_.CreateShuffleVector(mask, sel)));
+      sizes.push_back(n);
+      at += n;
+    }
+    // Concatenate: each step joins the pieces so far with the next (padded to equal widths).
+    llvm::Value* out = pieces[0];
+    unsigned have = sizes[0];
+    for (size_t k = 1; k < pieces.size(); ++k) {
+      unsigned n = sizes[k];
+      std::vector<int> widen(have, -1);
+      for (unsigned i = 0; i < n; ++i) widen[i] = int(i);
+      llvm::Value* next = b_.CreateShuffleVector(pieces[k], widen);  // n lanes -> have lanes
+      std::vector<int> join(have + n);
+      for (unsigned i = 0; i < have + n; ++i) join[i] = int(i);  // out's lanes, then next's first n
+      out = b_.CreateShuffleVector(out, next, join);
+      have += n;
+    }
+    return out;
   }
 
   // A load with a small constant stride s (a strided conv's input row) reads the span its

@@ -9,6 +9,7 @@
 #include "schedule/fallback.h"
 
 #include "schedule/analysis.h"
+#include "schedule/winograd_schedule.h"
 #include "te/functor.h"
 
 #include <algorithm>
@@ -18,13 +19,13 @@
 
 namespace tuner::schedule {
 
-namespace {
-
 int64_t largest_divisor_leq(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
 }
+
+namespace {
 
 // Fewer tiles than this in the parallel loop leave threads idle.
 constexpr int64_t kMinParallelTiles = 8;
@@ -179,27 +180,16 @@ class Fallback {
     if (s_.state().stage(name).iters[f].extent >= 2) s_.parallel(name, f);
   }
 
-  // The stage itself or a stage inlined into it (an epilogue's chain) with the given tag.
-  const te::OperationNode* inlined_tag(const std::string& name, const std::string& tag) const {
-    const Stage& st = s_.state().stage(name);
-    if (st.op->tag == tag) return st.op.get();
-    for (const std::string& p : s_.state().producers(name)) {
-      const Stage& ps = s_.state().stage(p);
-      if (ps.loc != Location::Inline || ps.op->shape != st.op->shape) continue;
-      if (auto* op = inlined_tag(p, tag)) return op;
-    }
-    return nullptr;
-  }
-
   // Winograd transforms (ops/winograd.h) pick one formula per tile element: those loops are
   // unrolled, so each formula is selected at compile time and the partial sums shared between
   // formulas are computed once (LLVM's value numbering across the unrolled copies).
   // Input [e, c, p]: [c, p.o] parallel, e unrolled, p.i (a row of tiles) vectorized.
   // Output [n, k, h, w]: [n, k.o, h.o] parallel, w.o serial, h.i and w.i unrolled, k.i
   // vectorized (the products M [e, p, k] are contiguous along k; the stores a plane apart).
+  // winograd_conv in one kernel: schedule_winograd_conv (schedule/winograd_schedule.cc).
   bool schedule_winograd(const std::string& name) {
-    const te::OperationNode* in = inlined_tag(name, "winograd_input");
-    const te::OperationNode* out = in ? nullptr : inlined_tag(name, "winograd_output");
+    const te::OperationNode* in = inlined_tag(s_.state(), name, "winograd_input");
+    const te::OperationNode* out = in ? nullptr : inlined_tag(s_.state(), name, "winograd_output");
     if (!in && !out) return false;
     if (in) {
       auto p = s_.split(name, 2, {in->attrs.at("row")});
@@ -208,10 +198,14 @@ class Fallback {
       s_.parallel(name, f);
       s_.unroll(name, 0);
       s_.vectorize(name, p[1]);
-      schedule_tile_copy(name, f, false);
+      for (auto& t : schedule_winograd_tile_copy(s_, name, f, false)) done_.insert(t);
       return true;
     }
-    if (schedule_fused_winograd(name, out)) return true;
+    if (auto w = winograd_conv_stages(s_.state(), name)) {
+      auto b = fallback_winograd_block(s_.state(), *w, o_.vector_lanes);
+      for (auto& t : schedule_winograd_conv(s_, *w, b, o_.vector_lanes)) done_.insert(t);
+      return true;
+    }
     int64_t kv = largest_divisor_leq(s_.state().stage(name).op->shape[1], o_.vector_lanes);
     auto k = s_.split(name, 1, {kv});
     auto h = s_.split(name, 2, {4});
@@ -223,81 +217,6 @@ class Fallback {
     s_.unroll(name, w[1]);
     if (kv > 1) s_.vectorize(name, k[1]);
     return true;
-  }
-
-  // The producer of `name` with the given tag, if any.
-  std::string producer_tagged(const std::string& name, const std::string& tag) const {
-    for (const std::string& p : s_.state().producers(name))
-      if (s_.state().stage(p).op->tag == tag) return p;
-    return "";
-  }
-
-  // winograd_conv in one kernel: per row of tiles (parallel), its V [36, C, row] and
-  // M [36, row, K] are computed into buffers that stay in L2, then the output transform reads
-  // M. Unfused, V and M (2 MB each on resnet18's first layer) went through L3.
-  // Output: [n, h.o] parallel, [k.o, w.o, w.m], h.i and w.i unrolled, k.i vectorized; w is
-  // split by a whole padded row so M covers the row's tiles as whole vectors.
-  // M: [p.o (one), e, k.o, p.m, c, p.i, k.m] with a p.i x k.m register tile of vectors.
-  // V at M's p.o: [c, p.o, e, p.i], e unrolled, p.i vectorized; its tile copy at V's p.o,
-  // with the zero padding inlined there (schedule_tile_copy).
-  bool schedule_fused_winograd(const std::string& name, const te::OperationNode* out) {
-    std::string m = producer_tagged(out->name, "matmul");
-    std::string v = m.empty() ? "" : producer_tagged(m, "winograd_input");
-    if (v.empty()) return false;
-    int64_t row = s_.state().stage(v).op->attrs.at("row");
-    int64_t kdim = s_.state().stage(m).op->shape[2];
-    int64_t kv = largest_divisor_leq(kdim, o_.vector_lanes);
-    // Rows of tiles per block: at least 16 tiles reuse each transformed weight U[e] read,
-    // leaving two blocks per image for the threads.
-    int64_t tiles_h = (s_.state().stage(name).op->shape[2] + 3) / 4;
-    int64_t rows = std::max<int64_t>(1, std::min(16 / row, tiles_h / 2));
-    auto k = s_.split(name, 1, {kv});
-    auto h = s_.split(name, 2, {rows, 4});
-    auto w = s_.split(name, 3, {row, 4});
-    s_.reorder(name, {0, h[0], k[0], h[1], w[0], w[1], h[2], w[2], k[1]});
-    int f = s_.fuse(name, {0, h[0]});
-    s_.parallel(name, f);
-    s_.unroll(name, h[2]);
-    s_.unroll(name, w[2]);
-    if (kv > 1) s_.vectorize(name, k[1]);
-    s_.compute_at(m, name, f);
-    done_.insert(m);
-
-    int64_t pt = std::min<int64_t>(row, 4);
-    int64_t kt = largest_divisor_leq(kdim / kv, std::max<int64_t>(1, 16 / pt));
-    auto mp = s_.split(m, 1, {rows * row / pt, pt});
-    auto mk = s_.split(m, 2, {kt, kv});
-    s_.reorder(m, {mp[0], 0, mk[0], mp[1], 3, mp[2], mk[1], mk[2]});
-    s_.unroll(m, mp[2]);
-    s_.unroll(m, mk[1]);
-    if (kv > 1) s_.vectorize(m, mk[2]);
-    s_.compute_at(v, m, mp[0]);
-    done_.insert(v);
-
-    // Vectors over the block's tiles: two rows of 8 tiles fill one 16-lane vector.
-    auto vp = s_.split(v, 2, {rows * row <= 2 * o_.vector_lanes ? rows * row : row});
-    s_.reorder(v, {1, vp[0], 0, vp[1]});
-    s_.unroll(v, 0);
-    s_.vectorize(v, vp[1]);
-    schedule_tile_copy(v, vp[0], true);
-    return true;
-  }
-
-  // The input transform's tile copy (its 36 elements x a vector of tiles) at the transform's
-  // loop `iter`, elements unrolled, tiles vectorized; `inline_pad` reads the input with its
-  // border test there instead of a padded copy (fused: 0.23 -> 0.20 ms at 64x56x56).
-  void schedule_tile_copy(const std::string& v, int iter, bool inline_pad) {
-    std::string tile = producer_tagged(v, "winograd_tile");
-    if (tile.empty()) return;
-    std::string pad = producer_tagged(tile, "pad");
-    if (inline_pad && !pad.empty() && s_.state().stage(pad).loc == Location::Root) {
-      s_.compute_inline(pad);
-      done_.insert(pad);
-    }
-    s_.compute_at(tile, v, iter);
-    s_.unroll(tile, 0);
-    s_.vectorize(tile, 2);
-    done_.insert(tile);
   }
 
   // Injective stages: fuse the outer loops in parallel, vectorize the innermost.

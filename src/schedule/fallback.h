@@ -28,6 +28,9 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
 /// channel vectors) unrolled.
 bool transposed_epilogue(const ReductionTile& t);
 
+/// The largest divisor of n that is at most cap (1 when none above 1 is).
+int64_t largest_divisor_leq(int64_t n, int64_t cap);
+
 /// The extent a vectorized axis of `extent` is tiled over when it takes whole vectors and a
 /// partial last block (56 -> 64: 3 x 16 lanes, then 8; partition_tails vectorizes both):
 /// wider than a vector, not a multiple of one, the last block at least 4 lanes. 0 otherwise.

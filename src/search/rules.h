@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
+#include "schedule/winograd_schedule.h"
 #include "search/space.h"
 
 namespace tuner::search {
@@ -36,6 +37,11 @@ void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, co
 /// Samples where a stage is computed: inline, root, or at a loop of its consumer
 /// (rule_compute_location.cc). Returns the location kind chosen.
 schedule::Location rule_compute_location(schedule::Schedule& s, const std::string& stage);
+
+/// A Winograd convolution in one kernel (schedule_winograd_conv) with sampled block rows and
+/// register tile (rule_winograd.cc). Returns the stages it scheduled.
+std::vector<std::string> rule_winograd(schedule::Schedule& s, const schedule::WinogradStages& w,
+                                       const SpaceOptions& o);
 
 // ---- GPU rules (SpaceOptions::gpu) ----
 

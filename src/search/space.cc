@@ -28,6 +28,10 @@ Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uin
     if (handled.count(name) || !s.state().has_stage(name)) continue;
     const Stage& st = s.state().stage(name);
     if (st.loc != Location::Root) continue;
+    if (auto w = winograd_conv_stages(s.state(), name)) {
+      for (auto& done : rule_winograd(s, *w, o)) handled.insert(done);
+      continue;
+    }
     if (tiled(st)) {
       rule_multi_level_tiling(s, name, o);
       handled.insert({name, name + ".local"});

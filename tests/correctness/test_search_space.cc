@@ -101,3 +101,8 @@ TEST(SearchSpace, AvgPoolCeilMode) {
               10);
 }
 TEST(SearchSpace, GlobalPool) { check_space(OpCase("global_avg_pool", {"c=4", "h=20", "w=20"}), 10); }
+// Winograd in one kernel (rule_winograd): block rows that leave a partial last block, every
+// register tile, with a bias; batch 2 so blocks cross images.
+TEST(SearchSpace, WinogradConv) {
+  check_space(OpCase("winograd_conv", {"n=2", "c=16", "h=20", "w=12", "k=32", "bias=1"}), 12);
+}

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ops/registry.h"
+#include "schedule/fallback.h"
 #include "schedule/lower.h"
 #include "search/mutator.h"
 #include "search/space.h"
@@ -142,4 +143,42 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   ASSERT_GE(dw.size(), 5u);
   EXPECT_EQ(dw[3], (std::vector<int64_t>{1})) << "the partial-block choice";
   EXPECT_EQ(dw[4], (std::vector<int64_t>{1, 4, 1, 16}));
+}
+
+// A Winograd conv in one kernel: the search's starting point is the fallback's schedule, and
+// its other points vary the block rows and the products' register tile within their bounds.
+TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
+  auto& def = ops::find_op("winograd_conv");
+  auto dag = def.build(ops::parse_params(def, {"c=64", "h=28", "w=28", "k=128"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  auto start = generate_schedule(dag, like, 1);
+  auto fallback = schedule::fallback_schedule(dag);
+  EXPECT_EQ(schedule::lower(start.state(), "k").str(), schedule::lower(fallback.state(), "k").str());
+  // 7 tile rows of 8 tiles, 128 output channels (8 vectors): the fallback takes blocks of 2
+  // rows, 4 tiles x 4 vectors in registers.
+  EXPECT_EQ(decisions_of(start.trace()), (Decisions{{1}, {2}, {2}}));
+
+  SpaceOptions o;
+  std::set<std::string> states;
+  std::set<int64_t> rows, tile_p, tile_k;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    auto s = generate_schedule(dag, o, seed);
+    auto cats = sampling_of(s.trace(), schedule::InstKind::SampleCategorical);
+    ASSERT_EQ(cats.size(), 3u) << s.trace().pretty();
+    int64_t r = cats[0].first->args[size_t(cats[0].first->decision[0])];
+    int64_t p = cats[1].first->args[size_t(cats[1].first->decision[0])];
+    int64_t k = cats[2].first->args[size_t(cats[2].first->decision[0])];
+    rows.insert(r);
+    tile_p.insert(p);
+    tile_k.insert(k);
+    EXPECT_LE(p * k, 24) << "register tile of " << p << " x " << k << " vectors";
+    EXPECT_GE((7 + r - 1) / r, 2) << "a block of " << r << " rows leaves one block for two threads";
+    EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << s.trace().pretty();
+    states.insert(s.state().str());
+  }
+  EXPECT_EQ(rows, (std::set<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(tile_p, (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(tile_k, (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_GT(states.size(), 30u);
 }

@@ -1,0 +1,155 @@
+#include "schedule/winograd_schedule.h"
+
+#include <algorithm>
+
+#include "schedule/fallback.h"
+
+namespace tuner::schedule {
+
+namespace {
+
+// The sizes every one-kernel schedule of these stages shares.
+struct Geometry {
+  int64_t n, tiles_h, row, kdim;
+};
+
+Geometry geometry(const State& st, const WinogradStages& w) {
+  const auto& out = st.stage(w.out).op->shape;
+  return {out[0], (out[2] + 3) / 4, st.stage(w.v).op->attrs.at("row"), st.stage(w.m).op->shape[2]};
+}
+
+// Accumulators of the products' register tile the search may take (AVX-512 has 32 vector
+// registers; the tile's operands need a few more).
+constexpr int64_t kMaxAccumulators = 24;
+// Tiles per block the search may take: V and M of a block (36 x tiles x channels each) should
+// stay in L2.
+constexpr int64_t kMaxBlockTiles = 64;
+
+}  // namespace
+
+const te::OperationNode* inlined_tag(const State& st, const std::string& stage, const std::string& tag) {
+  const Stage& s = st.stage(stage);
+  if (s.op->tag == tag) return s.op.get();
+  for (const std::string& p : st.producers(stage)) {
+    const Stage& ps = st.stage(p);
+    if (ps.loc != Location::Inline || ps.op->shape != s.op->shape) continue;
+    if (auto* op = inlined_tag(st, p, tag)) return op;
+  }
+  return nullptr;
+}
+
+std::string producer_tagged(const State& st, const std::string& stage, const std::string& tag) {
+  for (const std::string& p : st.producers(stage))
+    if (st.stage(p).op->tag == tag) return p;
+  return "";
+}
+
+std::optional<WinogradStages> winograd_conv_stages(const State& st, const std::string& stage) {
+  const te::OperationNode* out = inlined_tag(st, stage, "winograd_output");
+  if (!out) return std::nullopt;
+  std::string m = producer_tagged(st, out->name, "matmul");
+  std::string v = m.empty() ? "" : producer_tagged(st, m, "winograd_input");
+  if (v.empty() || st.stage(m).loc != Location::Root || st.stage(v).loc != Location::Root)
+    return std::nullopt;
+  return WinogradStages{stage, m, v};
+}
+
+WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes) {
+  Geometry g = geometry(st, w);
+  int64_t kv = largest_divisor_leq(g.kdim, lanes);
+  WinogradBlock b;
+  b.rows = std::max<int64_t>(1, std::min(16 / g.row, g.tiles_h / 2));
+  b.tile_p = std::min<int64_t>(g.row, 4);
+  b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, 16 / b.tile_p));
+  return b;
+}
+
+std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradStages& w) {
+  Geometry g = geometry(st, w);
+  std::vector<int64_t> out;
+  int64_t last_blocks = 0;
+  for (int64_t r = 1; r <= g.tiles_h; ++r) {
+    int64_t blocks = (g.tiles_h + r - 1) / r;
+    if (blocks == last_blocks) continue;  // the same blocks, only more padding
+    if (r > 1 && (g.n * blocks < 2 || r * g.row > kMaxBlockTiles)) break;
+    out.push_back(r);
+    last_blocks = blocks;
+  }
+  int64_t fb = fallback_winograd_block(st, w, 16).rows;
+  if (std::find(out.begin(), out.end(), fb) == out.end()) out.push_back(fb);
+  return out;
+}
+
+std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradStages& w, int64_t rows) {
+  int64_t tiles = rows * geometry(st, w).row;
+  std::vector<int64_t> out;
+  for (int64_t p : {1, 2, 4, 8})
+    if (p <= tiles && tiles % p == 0) out.push_back(p);
+  return out;
+}
+
+std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
+                                                int lanes) {
+  Geometry g = geometry(st, w);
+  int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
+  std::vector<int64_t> out;
+  for (int64_t k = 1; k <= std::min<int64_t>(vectors, 8); ++k)
+    if (vectors % k == 0 && (k == 1 || tile_p * k <= kMaxAccumulators)) out.push_back(k);
+  return out;
+}
+
+// Output: [n, h.o] parallel, [k.o, w.o, w.m], h.i and w.i unrolled, k.i vectorized; w is
+// split by a whole padded row so M covers the row's tiles as whole vectors.
+// M: [p.o (one), e, k.o, p.m, c, p.i, k.m] with a p.i x k.m register tile of vectors.
+// V at M's p.o: [c, p.o, e, p.i], e unrolled, p.i vectorized; its tile copy at V's p.o,
+// with the zero padding inlined there.
+std::vector<std::string> schedule_winograd_conv(Schedule& s, const WinogradStages& w, const WinogradBlock& b,
+                                                int lanes) {
+  Geometry g = geometry(s.state(), w);
+  int64_t kv = largest_divisor_leq(g.kdim, lanes);
+  auto k = s.split(w.out, 1, {kv});
+  auto h = s.split(w.out, 2, {b.rows, 4});
+  auto wi = s.split(w.out, 3, {g.row, 4});
+  s.reorder(w.out, {0, h[0], k[0], h[1], wi[0], wi[1], h[2], wi[2], k[1]});
+  int f = s.fuse(w.out, {0, h[0]});
+  s.parallel(w.out, f);
+  s.unroll(w.out, h[2]);
+  s.unroll(w.out, wi[2]);
+  if (kv > 1) s.vectorize(w.out, k[1]);
+  s.compute_at(w.m, w.out, f);
+
+  auto mp = s.split(w.m, 1, {b.rows * g.row / b.tile_p, b.tile_p});
+  auto mk = s.split(w.m, 2, {b.tile_k, kv});
+  s.reorder(w.m, {mp[0], 0, mk[0], mp[1], 3, mp[2], mk[1], mk[2]});
+  s.unroll(w.m, mp[2]);
+  s.unroll(w.m, mk[1]);
+  if (kv > 1) s.vectorize(w.m, mk[2]);
+  s.compute_at(w.v, w.m, mp[0]);
+
+  // Vectors over the block's tiles: two rows of 8 tiles fill one 16-lane vector.
+  auto vp = s.split(w.v, 2, {b.rows * g.row <= 2 * lanes ? b.rows * g.row : g.row});
+  s.reorder(w.v, {1, vp[0], 0, vp[1]});
+  s.unroll(w.v, 0);
+  s.vectorize(w.v, vp[1]);
+  std::vector<std::string> done{w.out, w.m, w.v};
+  for (auto& t : schedule_winograd_tile_copy(s, w.v, vp[0], true)) done.push_back(t);
+  return done;
+}
+
+std::vector<std::string> schedule_winograd_tile_copy(Schedule& s, const std::string& v, int iter,
+                                                     bool inline_pad) {
+  std::string tile = producer_tagged(s.state(), v, "winograd_tile");
+  if (tile.empty()) return {};
+  std::vector<std::string> done{tile};
+  std::string pad = producer_tagged(s.state(), tile, "pad");
+  if (inline_pad && !pad.empty() && s.state().stage(pad).loc == Location::Root) {
+    s.compute_inline(pad);
+    done.push_back(pad);
+  }
+  s.compute_at(tile, v, iter);
+  s.unroll(tile, 0);
+  s.vectorize(tile, 2);
+  return done;
+}
+
+}  // namespace tuner::schedule

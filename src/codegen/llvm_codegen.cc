@@ -436,29 +436,24 @@ class CodeGenLLVM {
     unsigned lanes = llvm::cast<llvm::FixedVectorType>(ty)->getNumElements();
     if (llvm::isPowerOf2_32(lanes)) return b_.CreateMaskedGather(ty, ptrs, align, mask);
     llvm::Type* elem = llvm::cast<llvm::FixedVectorType>(ty)->getElementType();
-    std::vector<llvm::Value*> pieces;
-    std::vector<unsigned> sizes;
+    // Pieces from the largest down; each is appended to what came before it, widened to that
+    // width first (a two-vector shuffle takes equal widths).
+    llvm::Value* out = nullptr;
     for (unsigned at = 0; at < lanes;) {
       unsigned n = llvm::bit_floor(lanes - at);
       std::vector<int> sel(n);
       for (unsigned i = 0; i < n; ++i) sel[i] = int(at + i);
-      pieces.push_back(b_.CreateMaskedGather(llvm::FixedVectorType::get(elem, n), b_.CreateShuffleVector(ptrs, sel),
-                                             align, b_.CreateShuffleVector(mask, sel)));
-      sizes.push_back(n);
+      llvm::Value* piece = b_.CreateMaskedGather(llvm::FixedVectorType::get(elem, n), b_.CreateShuffleVector(ptrs, sel),
+                                                 align, b_.CreateShuffleVector(mask, sel));
+      if (out) {
+        std::vector<int> widen(at, -1), join(at + n);
+        for (unsigned i = 0; i < n; ++i) widen[i] = int(i);
+        for (unsigned i = 0; i < at + n; ++i) join[i] = int(i);  // out's lanes, then the piece's
+        out = b_.CreateShuffleVector(out, b_.CreateShuffleVector(piece, widen), join);
+      } else {
+        out = piece;
+      }
       at += n;
-    }
-    // Concatenate: each step joins the pieces so far with the next (padded to equal widths).
-    llvm::Value* out = pieces[0];
-    unsigned have = sizes[0];
-    for (size_t k = 1; k < pieces.size(); ++k) {
-      unsigned n = sizes[k];
-      std::vector<int> widen(have, -1);
-      for (unsigned i = 0; i < n; ++i) widen[i] = int(i);
-      llvm::Value* next = b_.CreateShuffleVector(pieces[k], widen);  // n lanes -> have lanes
-      std::vector<int> join(have + n);
-      for (unsigned i = 0; i < have + n; ++i) join[i] = int(i);  // out's lanes, then next's first n
-      out = b_.CreateShuffleVector(out, next, join);
-      have += n;
     }
     return out;
   }

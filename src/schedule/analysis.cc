@@ -104,4 +104,21 @@ std::set<std::string> tiled_epilogues(const State& st, const std::function<bool(
   return out;
 }
 
+const te::OperationNode* inlined_tag(const State& st, const std::string& stage, const std::string& tag) {
+  const Stage& s = st.stage(stage);
+  if (s.op->tag == tag) return s.op.get();
+  for (const std::string& p : st.producers(stage)) {
+    const Stage& ps = st.stage(p);
+    if (ps.loc != Location::Inline || ps.op->shape != s.op->shape) continue;
+    if (auto* op = inlined_tag(st, p, tag)) return op;
+  }
+  return nullptr;
+}
+
+std::string producer_tagged(const State& st, const std::string& stage, const std::string& tag) {
+  for (const std::string& p : st.producers(stage))
+    if (st.stage(p).op->tag == tag) return p;
+  return "";
+}
+
 }  // namespace tuner::schedule

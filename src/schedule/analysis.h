@@ -33,6 +33,11 @@ bool split_rows_among_threads(const te::OperationNode& op);
 /// of a channel at channel * H * W + p, so its output rows and columns can be one loop.
 bool pixels_are_one_axis(const te::OperationNode& op);
 
+/// The stage itself or a stage inlined into it (an epilogue's chain) with the given tag.
+const te::OperationNode* inlined_tag(const State& st, const std::string& stage, const std::string& tag);
+/// The producer of `stage` with the given tag, or "".
+std::string producer_tagged(const State& st, const std::string& stage, const std::string& tag);
+
 /// The epilogues of every tiled reduction of the state (scheduled together with it); `tiled`
 /// says which stages are.
 std::set<std::string> tiled_epilogues(const State& st,

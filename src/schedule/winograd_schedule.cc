@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedule/analysis.h"
 #include "schedule/fallback.h"
 
 namespace tuner::schedule {
@@ -25,24 +26,11 @@ constexpr int64_t kMaxAccumulators = 24;
 // stay in L2.
 constexpr int64_t kMaxBlockTiles = 64;
 
+// The fallback's rows per block: at least 16 tiles reuse each transformed weight read, while
+// two blocks per image are left for the threads.
+int64_t fallback_rows(const Geometry& g) { return std::max<int64_t>(1, std::min(16 / g.row, g.tiles_h / 2)); }
+
 }  // namespace
-
-const te::OperationNode* inlined_tag(const State& st, const std::string& stage, const std::string& tag) {
-  const Stage& s = st.stage(stage);
-  if (s.op->tag == tag) return s.op.get();
-  for (const std::string& p : st.producers(stage)) {
-    const Stage& ps = st.stage(p);
-    if (ps.loc != Location::Inline || ps.op->shape != s.op->shape) continue;
-    if (auto* op = inlined_tag(st, p, tag)) return op;
-  }
-  return nullptr;
-}
-
-std::string producer_tagged(const State& st, const std::string& stage, const std::string& tag) {
-  for (const std::string& p : st.producers(stage))
-    if (st.stage(p).op->tag == tag) return p;
-  return "";
-}
 
 std::optional<WinogradStages> winograd_conv_stages(const State& st, const std::string& stage) {
   const te::OperationNode* out = inlined_tag(st, stage, "winograd_output");
@@ -58,7 +46,7 @@ WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, 
   Geometry g = geometry(st, w);
   int64_t kv = largest_divisor_leq(g.kdim, lanes);
   WinogradBlock b;
-  b.rows = std::max<int64_t>(1, std::min(16 / g.row, g.tiles_h / 2));
+  b.rows = fallback_rows(g);
   b.tile_p = std::min<int64_t>(g.row, 4);
   b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, 16 / b.tile_p));
   return b;
@@ -75,8 +63,8 @@ std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradSta
     out.push_back(r);
     last_blocks = blocks;
   }
-  int64_t fb = fallback_winograd_block(st, w, 16).rows;
-  if (std::find(out.begin(), out.end(), fb) == out.end()) out.push_back(fb);
+  // The fallback's rows may give the same blocks as a smaller count (kept above).
+  if (std::find(out.begin(), out.end(), fallback_rows(g)) == out.end()) out.push_back(fallback_rows(g));
   return out;
 }
 
@@ -93,7 +81,7 @@ std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradS
   Geometry g = geometry(st, w);
   int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
   std::vector<int64_t> out;
-  for (int64_t k = 1; k <= std::min<int64_t>(vectors, 8); ++k)
+  for (int64_t k = 1; k <= vectors; ++k)
     if (vectors % k == 0 && (k == 1 || tile_p * k <= kMaxAccumulators)) out.push_back(k);
   return out;
 }

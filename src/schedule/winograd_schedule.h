@@ -30,8 +30,9 @@ struct WinogradBlock {
 /// that often) while two blocks per image are left for the threads; about 16 accumulators.
 WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes);
 
-/// The sizes the search draws from (each list holds the fallback's choice): rows leaving at
-/// least two blocks, and register tiles of at most 24 accumulators.
+/// The sizes the search draws from (each list holds the fallback's choice, so the search's
+/// starting point is the fallback): rows leaving at least two blocks and at most 64 tiles per
+/// block, and register tiles of at most 24 accumulators.
 std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradStages& w);
 std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradStages& w, int64_t rows);
 std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
@@ -48,10 +49,5 @@ std::vector<std::string> schedule_winograd_conv(Schedule& s, const WinogradStage
 /// Returns the stages it scheduled.
 std::vector<std::string> schedule_winograd_tile_copy(Schedule& s, const std::string& v, int iter,
                                                      bool inline_pad);
-
-/// The stage itself or a stage inlined into it (an epilogue's chain) with the given tag.
-const te::OperationNode* inlined_tag(const State& st, const std::string& stage, const std::string& tag);
-/// The producer of `stage` with the given tag, or "".
-std::string producer_tagged(const State& st, const std::string& stage, const std::string& tag);
 
 }  // namespace tuner::schedule

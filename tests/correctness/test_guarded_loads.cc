@@ -193,24 +193,27 @@ TEST(GuardedLoads, StridedLoadsPickEveryStridethElement) {
 
 }  // namespace
 
-// A masked gather of 20 lanes (a Winograd tile copy over a block of 5 rows of 4 tiles reads
-// its padded input with a border test). LLVM widened it with pieces that gather nothing and
-// gave their zero index and zero pass-through one register: an illegal instruction.
+// Masked gathers of 20 and 28 lanes (a Winograd tile copy over a block of 5 or 7 rows of 4
+// tiles reads its padded input with a border test). LLVM widened them with pieces that gather
+// nothing and gave their zero index and zero pass-through one register: an illegal
+// instruction. They are emitted as 16 + 4 and 16 + 8 + 4.
 TEST(GuardedLoads, MaskedGatherOfOddWidthRuns) {
-  OpCase c("winograd_conv", {"n=2", "c=16", "h=20", "w=12", "k=32", "bias=1"});
-  schedule::Schedule s(c.dag);
-  auto w = schedule::winograd_conv_stages(s.state(), "winograd_conv");
-  ASSERT_TRUE(w);
-  schedule::schedule_winograd_conv(s, *w, {5, 2, 2}, host_target().vector_lanes());
-  int odd_masked_gathers = 0;
-  te::visit_exprs(schedule::lower(s.state(), "k").body, [&](const te::Expr& e) {
-    auto* c = e.as<te::CallNode>();
-    if (!c || c->op != te::Intrinsic::IfThenElse || c->type.lanes != 20) return;
-    te::post_order_visit(c->args[1], [&](const te::Expr& x) {
-      auto* l = x.as<te::BufferLoadNode>();
-      if (l && l->type.lanes == 20 && !l->indices[0].as<te::RampNode>()) ++odd_masked_gathers;
+  for (auto [h, rows] : {std::pair<const char*, int64_t>{"h=20", 5}, {"h=28", 7}}) {
+    OpCase c("winograd_conv", {"n=2", "c=16", h, "w=12", "k=32", "bias=1"});
+    schedule::Schedule s(c.dag);
+    auto w = schedule::winograd_conv_stages(s.state(), "winograd_conv");
+    ASSERT_TRUE(w);
+    schedule::schedule_winograd_conv(s, *w, {rows, 2, 2}, host_target().vector_lanes());
+    int lanes = int(rows * 4), odd_masked_gathers = 0;
+    te::visit_exprs(schedule::lower(s.state(), "k").body, [&](const te::Expr& e) {
+      auto* c = e.as<te::CallNode>();
+      if (!c || c->op != te::Intrinsic::IfThenElse || c->type.lanes != lanes) return;
+      te::post_order_visit(c->args[1], [&](const te::Expr& x) {
+        auto* l = x.as<te::BufferLoadNode>();
+        if (l && l->type.lanes == lanes && !l->indices[0].as<te::RampNode>()) ++odd_masked_gathers;
+      });
     });
-  });
-  ASSERT_GT(odd_masked_gathers, 0) << "the schedule no longer makes a 20-lane masked gather";
-  EXPECT_EQ(check_schedule(c, s.state(), 1e-4, 1e-4), "");
+    ASSERT_GT(odd_masked_gathers, 0) << "the schedule no longer makes a " << lanes << "-lane masked gather";
+    EXPECT_EQ(check_schedule(c, s.state(), 1e-4, 1e-4), "") << lanes << " lanes";
+  }
 }

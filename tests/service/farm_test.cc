@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <iostream>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -83,16 +84,19 @@ TEST(ServiceFarm, KilledAndStoppedWorkersLoseAndDuplicateNothing) {
   ASSERT_TRUE(stub->Submit(ctx(kClientToken).get(), matmul_job(trials), &rep).ok());
 
   // Mid-round: SIGKILL the first worker seen holding a lease, SIGSTOP the next one. When no
-  // second worker is seen holding a lease within 5 s of the kill (leases of these tiny
-  // kernels can start and end between two polls; two loaded CI runs timed out here), stop
-  // any live one: it is then lost without a lease, and the job still finishes on the third.
+  // worker is seen holding a lease within 5 s of the submission or of the kill (leases of
+  // these tiny kernels can start and end between two polls; loaded CI runs timed out here,
+  // once with all three workers idle for 90 s), kill or stop any live one: it is then lost
+  // without a lease, and the job still finishes on the others.
   std::map<std::string, size_t> by_device;
   for (size_t i = 0; i < ws.size(); ++i) by_device["farm-w" + std::to_string(i)] = i;
   std::string killed, stopped;
-  std::chrono::steady_clock::time_point killed_at;
+  auto killed_at = std::chrono::steady_clock::now();  // the submission, until the kill
+  bool without_lease = false;
   ASSERT_TRUE(wait_until(
       [&] {
-        bool late = !killed.empty() && std::chrono::steady_clock::now() - killed_at > std::chrono::seconds(5);
+        bool late = std::chrono::steady_clock::now() - killed_at > std::chrono::seconds(5);
+        without_lease |= late;
         for (const auto& w : workers(*stub)) {
           if ((w.leases() == 0 && !late) || w.device_key() == killed || w.state() != "alive") continue;
           if (killed.empty()) {
@@ -109,6 +113,7 @@ TEST(ServiceFarm, KilledAndStoppedWorkersLoseAndDuplicateNothing) {
       },
       90))
       << read_file(s.path("server.log")) << farm_state(*stub, s);
+  if (without_lease) std::cout << "note: a worker was signalled without a lease seen (none within 5 s)\n";
 
   ASSERT_TRUE(wait_until(
       [&] {

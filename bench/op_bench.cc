@@ -24,6 +24,7 @@
 #include "runtime/thread_pool.h"
 #include "db/sqlite_database.h"
 #include "schedule/fallback.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 
@@ -60,9 +61,7 @@ struct TunerOp {
   TunerOp(const std::string& op, const std::vector<std::string>& p, const std::string& db_path)
       : def(&ops::find_op(op)), params(ops::parse_params(*def, p)), dag(def->build(params)) {
     auto target = codegen::Target::parse("llvm");
-    schedule::FallbackOptions fo;
-    fo.vector_lanes = target.vector_lanes();
-    schedule::Schedule sched = schedule::fallback_schedule(dag, fo);
+    schedule::Schedule sched = codegen::default_schedule(dag, target);
     if (!db_path.empty()) {
       db::SqliteOptions o;
       o.mode = db::OpenMode::ReadOnly;

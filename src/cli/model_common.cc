@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "codegen/target.h"
+#include "compile/compile_model.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "ops/host_tensor.h"
@@ -40,9 +41,7 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   graph::ImportOptions io;
   for (const auto& s : a.input_shapes) graph::parse_input_shape(s, io);
   graph::Graph g = graph::import_onnx(a.model, io);
-  graph::PassOptions po;
-  codegen::Target target = codegen::Target::parse(a.target);
-  if (target.is_llvm()) po.vector_lanes = target.vector_lanes();  // CPU layouts
+  graph::PassOptions po = compile::pass_options_for(codegen::Target::parse(a.target));
   po.winograd = a.winograd;
   if (print)
     po.on_change = [](const std::string& pass, const graph::Graph& gr) {

@@ -9,6 +9,7 @@ schedule::Schedule default_schedule(const te::ComputeDAG& dag, const Target& tar
   if (target.is_cuda()) return schedule::gpu_fallback_schedule(dag);
   schedule::FallbackOptions fo;
   fo.vector_lanes = target.vector_lanes();
+  fo.vector_registers = target.vector_registers();
   return schedule::fallback_schedule(dag, fo);
 }
 

@@ -128,26 +128,43 @@ bool Target::runs_on_host() const {
   return llvm::Triple(triple).getArch() == llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch();
 }
 
-int Target::vector_lanes(te::DataType t) const {
+namespace {
+
+// The widest native SIMD unit of an llvm target: register bits and register count.
+struct SimdUnit {
   int bits = 128;
-  if (kind == "llvm") {
-    // The CPU's own features (e.g. -mcpu=skylake-avx512 on any host) plus the explicit ones.
-    init_llvm();
-    std::string err;
-    const llvm::Target* lt = llvm::TargetRegistry::lookupTarget(triple, err);
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(
-        lt ? lt->createMCSubtargetInfo(triple, cpu, features) : nullptr);
-    auto has = [&](const char* f) { return sti && sti->checkFeatures(std::string("+") + f); };
-    llvm::Triple::ArchType a = llvm::Triple(triple).getArch();
-    if (a == llvm::Triple::x86_64 || a == llvm::Triple::x86) {
-      if (has("avx512f")) bits = 512;
-      else if (has("avx2") || has("avx")) bits = 256;
-    }
-    // AArch64: NEON registers are 128 bits; LLVM's fixed-width vectors stay 128 bits with SVE
+  int registers = 16;
+};
+
+SimdUnit simd_unit(const Target& target) {
+  SimdUnit u;
+  if (target.kind != "llvm") return u;
+  // The CPU's own features (e.g. -mcpu=skylake-avx512 on any host) plus the explicit ones.
+  init_llvm();
+  std::string err;
+  const llvm::Target* lt = llvm::TargetRegistry::lookupTarget(target.triple, err);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      lt ? lt->createMCSubtargetInfo(target.triple, target.cpu, target.features) : nullptr);
+  auto has = [&](const char* f) { return sti && sti->checkFeatures(std::string("+") + f); };
+  llvm::Triple::ArchType a = llvm::Triple(target.triple).getArch();
+  if (a == llvm::Triple::x86_64 || a == llvm::Triple::x86) {
+    if (has("avx512f")) u = {512, 32};
+    else if (has("avx2") || has("avx")) u.bits = 256;
+  } else if (a == llvm::Triple::aarch64) {
+    // NEON registers are 128 bits; LLVM's fixed-width vectors stay 128 bits with SVE
     // unless the vector length is pinned, so 128 is right for every ARM core.
+    u.registers = 32;
   }
-  return std::max(1, bits / std::max(8, int(t.bits)));
+  return u;
 }
+
+}  // namespace
+
+int Target::vector_lanes(te::DataType t) const {
+  return std::max(1, simd_unit(*this).bits / std::max(8, int(t.bits)));
+}
+
+int Target::vector_registers() const { return simd_unit(*this).registers; }
 
 std::string Target::llvm_arch() const {
   if (kind != "llvm") return "";

@@ -136,6 +136,15 @@ class PlanBuilder {
 
 }  // namespace
 
+graph::PassOptions pass_options_for(const codegen::Target& target) {
+  graph::PassOptions po;
+  if (target.is_llvm()) {
+    po.vector_lanes = target.vector_lanes();
+    po.vector_registers = target.vector_registers();
+  }
+  return po;
+}
+
 runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions& opts,
                                 CompileReport* report) {
   USER_CHECK(opts.target.is_llvm())

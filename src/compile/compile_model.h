@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "graph/passes.h"
 #include "graph/tasks.h"
 #include "runtime/artifact.h"
 #include "schedule/schedule.h"
@@ -37,6 +38,10 @@ struct CompileReport {
   int64_t arena_bytes = 0, unplanned_bytes = 0, weight_bytes = 0;
   std::vector<std::string> task_sources;  // per task: "fallback" / "database record #N"
 };
+
+/// The graph passes' options for `target`: its CPU layouts (vector lanes and registers) on an
+/// llvm target, the ONNX layouts on a GPU.
+graph::PassOptions pass_options_for(const codegen::Target& target);
 
 /// Compiles `g` (imported, passes applied) into an artifact.
 runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions& opts,

@@ -60,9 +60,11 @@ int winograd_convs(Graph& g, int vector_lanes);
 /// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`
 /// or `vector_lanes` divides K: the CPU kernels then vectorize over output channels with
 /// contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
-/// bench/RESULTS.md). The layout is chosen at compile time, paid once. Not packed: 1x1
-/// stride-1 convs over rows of at least two vectors, which are faster vectorized over the row.
-int pack_conv_weights(Graph& g, int vector_lanes);
+/// bench/RESULTS.md). Of the two, b is the one whose fallback register tile (within
+/// `vector_registers`) holds more accumulators, the wider on a tie. The layout is chosen at
+/// compile time, paid once. Not packed: 1x1 stride-1 convs over rows of at least two
+/// vectors, which are faster vectorized over the row.
+int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers = 32);
 /// Gemm nodes with a constant B and transB = 1 get B transposed at compile time (and
 /// transB = 0): the kernels vectorize over B's columns, which are then contiguous instead
 /// of one gathered element per row (a 128x256x256 product measured 6x faster).
@@ -77,6 +79,8 @@ struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.
   int vector_lanes = 0;
+  /// The target's vector registers (pack_conv_weights sizes its blocks for them).
+  int vector_registers = 32;
   /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0).
   bool winograd = true;
   /// Called with (pass name, graph) after every pass that changed the graph, and once with

@@ -8,6 +8,9 @@ namespace tuner::schedule {
 struct FallbackOptions {
   /// float32 lanes of the target's vector registers (16 for AVX-512).
   int vector_lanes = 16;
+  /// The target's vector registers (32 for AVX-512 and AArch64, 16 for AVX2): register
+  /// tiles are sized for them.
+  int vector_registers = 32;
 };
 
 /// The register tile the fallback gives a tiled reduction (matmul, conv, pool) `rop` whose
@@ -21,7 +24,14 @@ struct ReductionTile {
   /// product): those blocks join the parallel loop too.
   bool last_parallel = false;
 };
-ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes);
+ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers);
+
+/// Vector accumulators the fallback's register tiles hold with `registers` vector registers:
+/// half of 32, all but 4 of 16 (the tile's operands need the rest).
+int64_t fallback_accumulators(int registers);
+/// The fallback's tile rows over an axis of `extent` whose rows hold `vectors` vectors each:
+/// the largest divisor of `extent` up to 8 that keeps within fallback_accumulators.
+int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers);
 
 /// Whether the stage writing a tile's result sweeps the tile transposed: its rows (pixels
 /// along the contiguous last axis, at least 4) as vectors, its columns (a packed conv's

@@ -19,9 +19,9 @@ Geometry geometry(const State& st, const WinogradStages& w) {
   return {out[0], (out[2] + 3) / 4, st.stage(w.v).op->attrs.at("row"), st.stage(w.m).op->shape[2]};
 }
 
-// Accumulators of the products' register tile the search may take (AVX-512 has 32 vector
-// registers; the tile's operands need a few more).
-constexpr int64_t kMaxAccumulators = 24;
+// Accumulators of the products' register tile the search may take: 24 of AVX-512's 32
+// vector registers, 12 of AVX2's 16 (the tile's operands need a few more).
+int64_t max_accumulators(int registers) { return registers - registers / 4; }
 // Tiles per block the search may take: V and M of a block (36 x tiles x channels each) should
 // stay in L2.
 constexpr int64_t kMaxBlockTiles = 64;
@@ -42,13 +42,13 @@ std::optional<WinogradStages> winograd_conv_stages(const State& st, const std::s
   return WinogradStages{stage, m, v};
 }
 
-WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes) {
+WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes, int registers) {
   Geometry g = geometry(st, w);
   int64_t kv = largest_divisor_leq(g.kdim, lanes);
   WinogradBlock b;
   b.rows = fallback_rows(g);
   b.tile_p = std::min<int64_t>(g.row, 4);
-  b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, 16 / b.tile_p));
+  b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, fallback_accumulators(registers) / b.tile_p));
   return b;
 }
 
@@ -77,12 +77,12 @@ std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradS
 }
 
 std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
-                                                int lanes) {
+                                                int lanes, int registers) {
   Geometry g = geometry(st, w);
   int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= vectors; ++k)
-    if (vectors % k == 0 && (k == 1 || tile_p * k <= kMaxAccumulators)) out.push_back(k);
+    if (vectors % k == 0 && (k == 1 || tile_p * k <= max_accumulators(registers))) out.push_back(k);
   return out;
 }
 

@@ -27,16 +27,17 @@ struct WinogradBlock {
 };
 
 /// The fallback's sizes: blocks of at least 16 tiles (each transformed weight read is reused
-/// that often) while two blocks per image are left for the threads; about 16 accumulators.
-WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes);
+/// that often) while two blocks per image are left for the threads; a register tile within
+/// fallback_accumulators(registers).
+WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes, int registers);
 
 /// The sizes the search draws from (each list holds the fallback's choice, so the search's
 /// starting point is the fallback): rows leaving at least two blocks and at most 64 tiles per
-/// block, and register tiles of at most 24 accumulators.
+/// block, and register tiles of at most 3/4 of the vector registers in accumulators.
 std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradStages& w);
 std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradStages& w, int64_t rows);
 std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
-                                                int lanes);
+                                                int lanes, int registers);
 
 /// The one-kernel schedule: per block of tile rows (parallel), M computed into a local buffer,
 /// V at M's block loop, the tile copy at V's (see schedule/winograd_schedule.cc). Returns the

@@ -25,7 +25,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   oax = lax;
   // The fallback's tile (SpaceOptions::like_fallback): the choices below take it.
   std::optional<schedule::ReductionTile> fb;
-  if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes);
+  if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes, o.vector_registers);
   auto prefer = [&](std::vector<int64_t> decision) {
     if (fb) s.preset_next(std::move(decision));
   };

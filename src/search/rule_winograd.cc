@@ -12,7 +12,7 @@ std::vector<std::string> rule_winograd(Schedule& s, const schedule::WinogradStag
   // the search's random samples cover; the generic rules' candidates for these stages ran up
   // to 50x slower than this shape).
   std::optional<schedule::WinogradBlock> fb;
-  if (o.like_fallback) fb = schedule::fallback_winograd_block(s.state(), w, o.vector_lanes);
+  if (o.like_fallback) fb = schedule::fallback_winograd_block(s.state(), w, o.vector_lanes, o.vector_registers);
   auto choose = [&](const std::vector<int64_t>& candidates, int64_t preferred) {
     if (fb) {
       auto it = std::find(candidates.begin(), candidates.end(), preferred);
@@ -23,7 +23,7 @@ std::vector<std::string> rule_winograd(Schedule& s, const schedule::WinogradStag
   schedule::WinogradBlock b;
   b.rows = choose(schedule::winograd_rows_candidates(s.state(), w), fb ? fb->rows : 0);
   b.tile_p = choose(schedule::winograd_tile_p_candidates(s.state(), w, b.rows), fb ? fb->tile_p : 0);
-  b.tile_k = choose(schedule::winograd_tile_k_candidates(s.state(), w, b.tile_p, o.vector_lanes),
+  b.tile_k = choose(schedule::winograd_tile_k_candidates(s.state(), w, b.tile_p, o.vector_lanes, o.vector_registers),
                     fb ? fb->tile_k : 0);
   return schedule::schedule_winograd_conv(s, w, b, o.vector_lanes);
 }

@@ -13,6 +13,8 @@ namespace tuner::search {
 struct SpaceOptions {
   /// float32 lanes of the target's vector registers.
   int vector_lanes = 16;
+  /// The target's vector registers (register tiles are sized for them).
+  int vector_registers = 32;
   /// Cores of the target (parallel loops are sized for them).
   int num_cores = 2;
   /// Largest innermost tile factor of a spatial loop.

@@ -41,7 +41,10 @@ Schedule generate_gpu_schedule(const te::ComputeDAG& dag, const SpaceOptions& o,
 SpaceOptions space_options_for(const codegen::Target& target) {
   SpaceOptions o;
   if (target.is_cuda()) o.gpu = true;
-  else o.vector_lanes = target.vector_lanes();
+  else {
+    o.vector_lanes = target.vector_lanes();
+    o.vector_registers = target.vector_registers();
+  }
   return o;
 }
 

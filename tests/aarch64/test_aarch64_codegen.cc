@@ -13,6 +13,7 @@
 #include "kernel_check.h"
 #include "schedule/fallback.h"
 #include "schedule/lower.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -23,9 +24,7 @@ namespace {
 std::string fallback_asm(const std::string& op, const std::vector<std::string>& params,
                          const codegen::Target& target) {
   OpCase c(op, params);
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  auto sched = schedule::fallback_schedule(c.dag, fo);
+  auto sched = codegen::default_schedule(c.dag, target);
   codegen::CompileOptions co;
   co.build.keep_asm = true;
   return codegen::build_kernel(sched.state(), target, "k", co).assembly;

@@ -14,6 +14,7 @@
 #include "random_schedule.h"
 #include "schedule/fallback.h"
 #include "support/hash.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -60,13 +61,11 @@ TEST_P(Aarch64Ops, FallbackAndRandomTracesMatchReference) {
   // not depend on it.
   bo.build.opt_level = 1;
   measure::Builder random_builder(bo);
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  ASSERT_EQ(fo.vector_lanes, 4);
+  ASSERT_EQ(target.vector_lanes(), 4);
 
   for (size_t ci = 0; ci < it->second.size(); ++ci) {
     OpCase c(op, it->second[ci]);
-    std::vector<schedule::Trace> traces{schedule::fallback_schedule(c.dag, fo).trace()};
+    std::vector<schedule::Trace> traces{codegen::default_schedule(c.dag, target).trace()};
     std::vector<std::string> labels{"fallback"};
     if (ci == 0) {
       uint64_t seed0 = fnv1a64(op) % 100000;

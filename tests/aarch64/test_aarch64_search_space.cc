@@ -9,6 +9,7 @@
 #include "measure/local_runner.h"
 #include "search/mutator.h"
 #include "search/space.h"
+#include "search/space_gpu.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -17,8 +18,7 @@ namespace {
 
 void check_space_under_qemu(const OpCase& c, int n) {
   const codegen::Target& target = aarch64_target();
-  search::SpaceOptions o;
-  o.vector_lanes = target.vector_lanes();
+  search::SpaceOptions o = search::space_options_for(target);
   ASSERT_EQ(o.vector_lanes, 4);
   auto tile = search::make_tile_size_mutator();
   Rng rng(1);

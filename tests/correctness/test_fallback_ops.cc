@@ -9,6 +9,7 @@
 #include "kernel_check.h"
 #include "op_cases.h"
 #include "schedule/fallback.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -23,11 +24,9 @@ TEST_P(FallbackOps, MatchesReference) {
   ASSERT_NE(it, op_cases().end()) << "no shape sets for op " << op << ": add them to tests/correctness/op_cases.cc";
   ASSERT_GE(it->second.size(), 3u);
   auto target = host_target();
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
   for (auto& params : it->second) {
     OpCase c(op, params);
-    auto sched = schedule::fallback_schedule(c.dag, fo);
+    auto sched = codegen::default_schedule(c.dag, target);
     EXPECT_EQ(check_schedule(c, sched.state(), 1e-4, 1e-5), "") << c.str() << "\n" << sched.state().str();
   }
 }

@@ -15,6 +15,7 @@
 #include "schedule/winograd_schedule.h"
 #include "support/rng.h"
 #include "te/functor.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -56,9 +57,7 @@ bool has_vector_if_then_else(const te::Stmt& body) {
 // Runs the fallback kernel of `op` with its first input guarded on either side.
 void check_guarded(const std::string& op, const std::vector<std::string>& params, bool expect_masked) {
   OpCase c(op, params);
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = host_target().vector_lanes();
-  auto state = schedule::fallback_schedule(c.dag, fo).state();
+  auto state = codegen::default_schedule(c.dag, host_target()).state();
   if (expect_masked) {
     EXPECT_TRUE(has_vector_if_then_else(schedule::lower(state, "k").body))
         << c.str() << ": the padded border was not vectorized";

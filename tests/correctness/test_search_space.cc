@@ -6,6 +6,7 @@
 #include "schedule/analysis.h"
 #include "search/mutator.h"
 #include "search/space.h"
+#include "search/space_gpu.h"
 
 using namespace tuner;
 using namespace tuner::testing;
@@ -15,8 +16,7 @@ namespace {
 // Checks n schedules of the space (and a mutated neighbour of each); returns their traces.
 std::vector<schedule::Trace> check_space(const OpCase& c, int n) {
   std::vector<schedule::Trace> traces;
-  search::SpaceOptions o;
-  o.vector_lanes = host_target().vector_lanes();
+  search::SpaceOptions o = search::space_options_for(host_target());
   codegen::CompileOptions opts;
   opts.build.opt_level = 1;
   auto tile = search::make_tile_size_mutator();

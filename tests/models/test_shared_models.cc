@@ -37,9 +37,7 @@ TEST_P(SharedModel, CompilesUntunedAndMatchesReference) {
   graph::Graph g = graph::import_onnx((dir / "model.onnx").string());
   compile::ModelCompileOptions o;
   o.target = codegen::Target::parse("llvm");
-  graph::PassOptions po;
-  po.vector_lanes = o.target.vector_lanes();  // the CPU layouts, as `tuner compile` chooses
-  graph::run_passes(g, po);
+  graph::run_passes(g, compile::pass_options_for(o.target));  // the CPU layouts, as `tuner compile` chooses
   compile::CompileReport rep;
   runtime::Artifact art = compile::compile_model(g, o, &rep);
   double compile_s =

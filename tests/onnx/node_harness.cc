@@ -371,9 +371,7 @@ std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported,
                                           const std::vector<ops::HostTensor>& inputs) {
   graph::Graph g = imported;
   codegen::Target target = codegen::Target::host();
-  graph::PassOptions po;
-  po.vector_lanes = target.vector_lanes();
-  graph::run_passes(g, po);
+  graph::run_passes(g, compile::pass_options_for(target));
   compile::ModelCompileOptions co;
   co.target = target;
   runtime::Executor ex(compile::compile_model(g, co), 2);

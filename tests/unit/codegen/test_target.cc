@@ -25,6 +25,19 @@ TEST(Target, CrossTargets) {
   EXPECT_EQ(Target::parse("cuda -arch=sm_90").str(), "cuda -arch=sm_90");
 }
 
+// Register tiles are sized by the SIMD unit: AVX2 has 16 registers of 8 floats, AVX-512 32 of
+// 16, NEON 32 of 4.
+TEST(Target, SimdUnitsOfKnownCpus) {
+  auto unit = [](const std::string& s) {
+    Target t = Target::parse(s);
+    return std::pair{t.vector_lanes(), t.vector_registers()};
+  };
+  EXPECT_EQ(unit("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3"), std::pair(8, 16));
+  EXPECT_EQ(unit("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512"), std::pair(16, 32));
+  EXPECT_EQ(unit("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=x86-64"), std::pair(4, 16));
+  EXPECT_EQ(unit("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"), std::pair(4, 32));
+}
+
 TEST(Target, EmulatedIsADistinctIdentityOfTheSameCode) {
   Target a = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
   Target e = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -emulator=qemu");

@@ -10,6 +10,7 @@
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
 #include "schedule/fallback.h"
+#include "codegen/default_schedule.h"
 
 namespace tuner::codegen {
 
@@ -31,9 +32,7 @@ std::vector<float> run(const std::string& name, const std::vector<float>& x) {
   ops::Params p = ops::parse_params(def, {"shape=" + std::to_string(x.size())});
   te::ComputeDAG dag = def.build(p);
   Target target = Target::parse("llvm");
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  CompiledKernel k = compile_kernel(schedule::fallback_schedule(dag, fo).state(), target, "k");
+  CompiledKernel k = compile_kernel(default_schedule(dag, target).state(), target, "k");
   EXPECT_NE(k.lowered.str().find("ramp("), std::string::npos) << "not vectorized: " << k.lowered.str();
   std::vector<float> in = x, out(x.size());
   void* args[] = {in.data(), out.data()};

@@ -37,11 +37,13 @@ Graph optimize_and_check(const Graph& raw) {
   return opt;
 }
 
-// The passes for a target with `lanes` float lanes per vector (its layout passes included).
-Graph for_target(const Graph& raw, int lanes) {
+// The passes for a target with `lanes` float lanes per vector and `registers` vector
+// registers (its layout passes included).
+Graph for_target(const Graph& raw, int lanes, int registers = 32) {
   Graph g = raw;
   PassOptions po;
   po.vector_lanes = lanes;
+  po.vector_registers = registers;
   run_passes(g, po);
   return g;
 }
@@ -196,6 +198,30 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   run_passes(plain);
   for (const Node& n : plain.nodes)
     if (!n.dead && n.op == "Conv") EXPECT_EQ(plain.values[size_t(n.inputs[1])].shape.size(), 4u);
+}
+
+// With AVX2's 16 registers (12 accumulators) a 7-wide output fits one row of two 8-lane
+// vectors in the tile but 7 rows of one: packed by 8; a 12-wide one takes 6 rows of two.
+// With 32 registers both take two vectors.
+TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
+  Builder b;
+  int x7 = b.input({1, 8, 7, 7}), x12 = b.input({1, 8, 12, 12});
+  int c7 = b.node("Conv", {x7, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
+  int c12 = b.node("Conv", {x12, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
+  Graph raw = b.raw({c7, c12});
+  auto blocks = [&](int registers) {
+    Graph g = for_target(raw, 8, registers);
+    std::vector<int64_t> out;
+    for (const Node& n : g.nodes)
+      if (!n.dead && n.op == "Conv") out.push_back(g.values[size_t(n.inputs[1])].shape.back());
+    return out;
+  };
+  EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16}));
+  Rng rng(5);
+  expect_same_outputs(raw, for_target(raw, 8, 16),
+                      {ops::HostTensor::random({1, 8, 7, 7}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 8, 12, 12}, te::DataType::f32(), rng)});
 }
 
 TEST(Passes, GemmWeightsAreTransposedForTheTarget) {

@@ -10,6 +10,7 @@
 #include "schedule/gpu_fallback.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
+#include "codegen/default_schedule.h"
 
 namespace tuner::measure {
 
@@ -28,9 +29,7 @@ schedule::Trace invalid_trace() {
 }
 
 schedule::Trace fallback_trace(const te::ComputeDAG& dag) {
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = test::host().vector_lanes();
-  return schedule::fallback_schedule(dag, fo).trace();
+  return codegen::default_schedule(dag, test::host()).trace();
 }
 
 }  // namespace

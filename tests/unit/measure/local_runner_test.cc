@@ -13,6 +13,7 @@
 #include "schedule/fallback.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
+#include "codegen/default_schedule.h"
 
 namespace tuner::measure {
 
@@ -218,9 +219,7 @@ TEST(LocalRunner, MatmulEndToEndAndOverhead) {
   ASSERT_TRUE(test::child_pids().empty());
   te::ComputeDAG dag = test::matmul_dag(256, 256, 256);
   std::string out = dag.outputs()[0]->name;
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = test::host().vector_lanes();
-  std::vector<schedule::Trace> traces{schedule::fallback_schedule(dag, fo).trace()};
+  std::vector<schedule::Trace> traces{codegen::default_schedule(dag, test::host()).trace()};
   for (int64_t f : {2, 4, 8, 16, 32, 64, 128}) {
     schedule::Schedule s(dag);
     auto parts = s.split(out, 0, {f});

@@ -40,6 +40,26 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(28, 4), 16);
 }
 
+// A register tile's accumulators fit the target's registers with room for its operands:
+// 16 of AVX-512's 32, 12 of AVX2's 16 (16 spilled there: conv 64->64 3x3 at 56x56 2x slower).
+TEST(Fallback, RegisterTilesFitTheRegisters) {
+  auto& def = ops::find_op("conv2d");
+  auto accumulators = [&](const std::string& w, int lanes, int registers) {
+    auto dag = def.build(ops::parse_params(def, {"c=64", "h=" + w, "w=" + w, "k=64", "pad=1", "wblock=16"}));
+    const te::OperationNode& conv = *dag.outputs()[0];
+    schedule::ReductionTile t = schedule::fallback_tile(conv, conv, lanes, registers);
+    EXPECT_EQ(t.cols, 16);
+    return t.rows * t.cols / lanes;
+  };
+  EXPECT_EQ(accumulators("56", 16, 32), 8);   // 8 rows of one 16-lane vector
+  EXPECT_EQ(accumulators("56", 8, 32), 16);   // 8 rows of two 8-lane vectors
+  EXPECT_EQ(accumulators("56", 8, 16), 8);    // AVX2: 4 rows (6 do not divide 56)
+  EXPECT_EQ(accumulators("12", 8, 16), 12);   // 6 rows of two vectors
+  EXPECT_EQ(accumulators("7", 8, 16), 2);     // one row: the pass packs 7-wide outputs by 8
+  EXPECT_EQ(schedule::fallback_accumulators(16), 12);
+  EXPECT_EQ(schedule::fallback_accumulators(32), 16);
+}
+
 // Padding is inlined into a conv with a window of at most 3x3, and into a packed conv of any
 // window (its input is a broadcast scalar load); an unpacked 7x7 conv keeps the pass.
 TEST(Fallback, PaddingInlinedUnlessAWideWindowIsVectorizedAlongRows) {

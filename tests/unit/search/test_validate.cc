@@ -11,6 +11,7 @@
 #include "schedule/fallback.h"
 #include "search/evolutionary.h"
 #include "search/validate.h"
+#include "codegen/default_schedule.h"
 
 using namespace tuner;
 
@@ -53,9 +54,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   std::vector<schedule::Trace> traces;
   for (auto& c : es.propose(3)) traces.push_back(c.trace());
   ASSERT_EQ(traces.size(), 3u);
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = target.vector_lanes();
-  traces.push_back(schedule::fallback_schedule(dag, fo).trace());
+  traces.push_back(codegen::default_schedule(dag, target).trace());
   const std::vector<double> recorded = {1.0, 1.2, 1.3, 2.5}, truth = {3.0, 1.5, 2.0, 2.5};
 
   measure::Builder builder;

@@ -67,7 +67,8 @@ int winograd_convs(Graph& g, int vector_lanes);
 int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers = 32);
 /// Gemm nodes with a constant B and transB = 1 get B transposed at compile time (and
 /// transB = 0): the kernels vectorize over B's columns, which are then contiguous instead
-/// of one gathered element per row (a 128x256x256 product measured 6x faster).
+/// of one gathered element per row (a 128x256x256 product measured 6x faster). Not when A
+/// is one row: its outputs are dot products of contiguous rows of B as stored.
 int transpose_gemm_weights(Graph& g);
 /// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) and more than one row of A
 /// get B packed into column panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x

@@ -230,11 +230,15 @@ TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
   int g1 = b.node("Gemm", {x, b.weight({4, 5}), b.weight({4})}, {{"transB", int_attr(1)}});
   int g2 = b.node("Gemm", {g1, b.weight({4, 6})});                             // already [k, n]
   int g3 = b.node("Gemm", {g2, g2}, {{"transB", int_attr(1)}});  // B not constant: kept
-  Graph raw = b.raw({g3});
+  int row = b.input({1, 5});
+  int g4 = b.node("Gemm", {row, b.weight({4, 5})}, {{"transB", int_attr(1)}});  // one row: dot products, kept
+  Graph raw = b.raw({g3, g4});
   Graph g = for_target(raw, 8);
-  EXPECT_EQ(b_and_attr(g, {"Gemm"}, "transB"), (BAttrs{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}}));
+  EXPECT_EQ(b_and_attr(g, {"Gemm"}, "transB"),
+            (BAttrs{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}, {{4, 5}, 1}}));
   Rng rng(3);
-  expect_same_outputs(raw, g, {ops::HostTensor::random({3, 5}, te::DataType::f32(), rng)});
+  expect_same_outputs(raw, g, {ops::HostTensor::random({3, 5}, te::DataType::f32(), rng),
+                               ops::HostTensor::random({1, 5}, te::DataType::f32(), rng)});
 }
 
 TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {

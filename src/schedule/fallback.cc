@@ -69,10 +69,13 @@ class Fallback {
   // MobileNet-V2 layers). A window above 3x3 keeps the pass unless the conv is packed: its
   // masked strided vector loads made the 7x7 stem 1.7x slower, where a packed conv's
   // broadcast input is one load from a selected address (resnet18's stem in the model
-  // 0.60-0.64 -> 0.565 ms).
+  // 0.60-0.64 -> 0.565 ms, AVX-512). With 16 registers a packed conv keeps the pass: each
+  // broadcast feeds half the lanes, and the selected addresses cost as much as the
+  // multiply-adds (AMD Zen 3: 256->256 3x3 at 14x14 1.88 -> 1.64 ms, the 7x7 stem 2.62 ->
+  // 1.69, 256->512 stride 2 1.66 -> 1.14).
   void inline_small_window_padding() {
     for (auto& pad : std::vector<Stage>(s_.state().stages()))
-      if (fallback_inlines_padding(s_.state(), pad.name())) s_.compute_inline(pad.name());
+      if (fallback_inlines_padding(s_.state(), pad.name(), o_.vector_registers)) s_.compute_inline(pad.name());
   }
 
   void tile_reduction(const std::string& name) {
@@ -220,6 +223,10 @@ class Fallback {
   }
 
   // Injective stages: fuse the outer loops in parallel, vectorize the innermost.
+  // A last axis that does not vectorize stays a serial loop of its own when it is at least
+  // this long: fused with the others, every element would pay a division and a modulo.
+  static constexpr int64_t kMinSerialRow = 8;
+
   void schedule_injective(const std::string& name) {
     done_.insert(name);
     if (schedule_winograd(name)) return;
@@ -236,7 +243,7 @@ class Fallback {
       inner_outer = sp[0];
       inner_vec = sp[1];
       outer.push_back(inner_outer);
-    } else {
+    } else if (nax == 1 || st.op->shape[nax - 1] < kMinSerialRow) {
       outer.push_back(nax - 1);
     }
     int f = outer.size() > 1 ? s_.fuse(name, outer) : outer[0];
@@ -266,7 +273,7 @@ int64_t fallback_vector_width(int64_t extent, int lanes) {
   return v >= 4 ? v : 1;
 }
 
-bool fallback_inlines_padding(const State& st, const std::string& stage) {
+bool fallback_inlines_padding(const State& st, const std::string& stage, int registers) {
   const Stage& pad = st.stage(stage);
   if (pad.op->tag != "pad" || !st.can_inline(stage)) return false;
   auto cons = st.consumers(stage);
@@ -274,7 +281,8 @@ bool fallback_inlines_padding(const State& st, const std::string& stage) {
   const auto& attrs = st.stage(cons[0]).op->attrs;
   auto kh = attrs.find("kernel_h"), kw = attrs.find("kernel_w");
   if (kh == attrs.end() || kw == attrs.end()) return false;
-  return attrs.count("weight_block") || kh->second * kw->second <= 9;
+  if (attrs.count("weight_block")) return registers >= 32;
+  return kh->second * kw->second <= 9;
 }
 
 int64_t fallback_accumulators(int registers) {

@@ -51,9 +51,10 @@ int64_t partial_vector_extent(int64_t extent, int lanes);
 int64_t fallback_vector_width(int64_t extent, int lanes);
 
 /// Whether the fallback inlines the padding stage `stage` into its reader, a conv or pool it
-/// tiles: a packed conv, or a window of at most 3x3 (larger windows test too many vector
-/// loads; their padding is a pass of its own).
-bool fallback_inlines_padding(const State& st, const std::string& stage);
+/// tiles: a packed conv on a target with 32 vector `registers` (with 16, the border tests
+/// cost more than a padding pass), or a window of at most 3x3 (larger windows test too many
+/// vector loads; their padding is a pass of its own).
+bool fallback_inlines_padding(const State& st, const std::string& stage, int registers);
 
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});

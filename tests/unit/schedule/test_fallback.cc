@@ -60,15 +60,17 @@ TEST(Fallback, RegisterTilesFitTheRegisters) {
   EXPECT_EQ(schedule::fallback_accumulators(32), 16);
 }
 
-// Padding is inlined into a conv with a window of at most 3x3, and into a packed conv of any
-// window (its input is a broadcast scalar load); an unpacked 7x7 conv keeps the pass.
+// Padding is inlined into a conv with a window of at most 3x3, and with 32 vector registers
+// into a packed conv of any window (its input is a broadcast scalar load); an unpacked 7x7
+// conv keeps the pass, and so does a packed conv with 16 registers (AVX2).
 TEST(Fallback, PaddingInlinedUnlessAWideWindowIsVectorizedAlongRows) {
-  auto pad_inlined = [](const std::string& k, const std::string& wblock) {
+  auto pad_inlined = [](const std::string& k, const std::string& wblock, int registers = 32) {
     auto& def = ops::find_op("conv2d");
     auto dag = def.build(ops::parse_params(
         def, {"c=3", "h=32", "w=32", "k=32", "kh=" + k, "kw=" + k, "stride=2", "pad=1", "wblock=" + wblock}));
     schedule::FallbackOptions fo;
     fo.vector_lanes = 16;
+    fo.vector_registers = registers;
     auto s = schedule::fallback_schedule(dag, fo);
     return s.state().stage("conv2d_pad").loc == schedule::Location::Inline;
   };
@@ -76,6 +78,27 @@ TEST(Fallback, PaddingInlinedUnlessAWideWindowIsVectorizedAlongRows) {
   EXPECT_TRUE(pad_inlined("3", "16"));
   EXPECT_FALSE(pad_inlined("7", "0"));
   EXPECT_TRUE(pad_inlined("7", "16"));
+  EXPECT_TRUE(pad_inlined("3", "0", 16));
+  EXPECT_FALSE(pad_inlined("3", "16", 16));
+  EXPECT_FALSE(pad_inlined("7", "16", 16));
+}
+
+// An injective stage whose last axis does not vectorize keeps that axis a serial loop of its
+// own when it is long (a padded 58-wide row: no division per element); a short one is fused.
+TEST(Fallback, UnvectorizedRowsStaySerialLoops) {
+  auto loops = [](const std::string& w) {
+    auto& def = ops::find_op("conv2d");
+    auto dag = def.build(ops::parse_params(def, {"c=4", "h=8", "w=" + w, "k=16", "pad=1", "wblock=16"}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 8;
+    fo.vector_registers = 16;
+    auto s = schedule::fallback_schedule(dag, fo);
+    const auto& pad = s.state().stage("conv2d_pad");
+    EXPECT_EQ(pad.loc, schedule::Location::Root);
+    return pad.leaves.size();
+  };
+  EXPECT_EQ(loops("56"), 2u);  // 58 wide: [c, h] parallel, the row serial
+  EXPECT_EQ(loops("1"), 1u);   // 3 wide: all fused
 }
 
 // A dense product of at most 4 rows (B stored [n, k]) is dot products vectorized along k

@@ -183,8 +183,12 @@ bool all_ones(const Node& n, const char* key) {
 // that fill most of one vector (14 to 31 wide) the plain layout still wins when the conv
 // expands the channels: the packed form's scattered store per output then outweighs its few
 // multiply-adds (tuned, cold: 32->192 at 28x28 and 64->384 at 14x14 1.4x faster plain;
-// 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x).
-static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes) {
+// 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x). Measured on AVX-512;
+// with AVX2's 16 registers (AMD Zen 3, cold) packing wins up to 28 wide in both directions
+// (96->576 at 14x14 0.23 against 0.36 ms), and at 56 wide where it takes two-vector blocks
+// (24->144: 0.22 against 0.28; 144->24, one-vector blocks: 0.32 against 0.30); plain wins at
+// 112 wide (16->96: 0.34 against 0.44).
+static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes, int vector_registers) {
   const Value& w = g.values[size_t(n.inputs[1])];
   const Value& x = g.values[size_t(n.inputs[0])];
   if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
@@ -193,6 +197,8 @@ static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes
     for (int64_t p : it->second.ints)
       if (p != 0) return false;
   bool expands = w.shape[1] < w.shape[0];
+  if (vector_registers < 32)
+    return x.shape[3] >= 8 * vector_lanes || (x.shape[3] >= 4 * vector_lanes && w.shape[0] % (2 * vector_lanes) != 0);
   return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
 }
 
@@ -254,7 +260,7 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
     if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
     const Value& w = g.values[size_t(n.inputs[1])];
     if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
-    if (pointwise_plain_wins(g, n, vector_lanes)) continue;
+    if (pointwise_plain_wins(g, n, vector_lanes, vector_registers)) continue;
     const auto& out = g.values[size_t(n.outputs[0])].shape;
     int64_t block = conv_weight_block(w.shape[0], out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
     if (block == 0) continue;

@@ -202,13 +202,17 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
 
 // With AVX2's 16 registers (12 accumulators) a 7-wide output fits one row of two 8-lane
 // vectors in the tile but 7 rows of one: packed by 8; a 12-wide one takes 6 rows of two.
-// With 32 registers both take two vectors.
+// With 32 registers both take two vectors. 1x1 convs with 16 registers: an expansion over
+// 14-wide rows is packed (plain with 32), one over rows of 8 vectors stays plain.
 TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
   Builder b;
   int x7 = b.input({1, 8, 7, 7}), x12 = b.input({1, 8, 12, 12});
   int c7 = b.node("Conv", {x7, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
   int c12 = b.node("Conv", {x12, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
-  Graph raw = b.raw({c7, c12});
+  int x14 = b.input({1, 8, 2, 14}), x64 = b.input({1, 8, 2, 64});
+  int e14 = b.node("Conv", {x14, b.weight({32, 8, 1, 1})});
+  int e64 = b.node("Conv", {x64, b.weight({32, 8, 1, 1})});
+  Graph raw = b.raw({c7, c12, e14, e64});
   auto blocks = [&](int registers) {
     Graph g = for_target(raw, 8, registers);
     std::vector<int64_t> out;
@@ -216,12 +220,14 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
       if (!n.dead && n.op == "Conv") out.push_back(g.values[size_t(n.inputs[1])].shape.back());
     return out;
   };
-  EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16}));
-  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16}));
+  EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16, 8, 1}));  // 1: plain [K, C, 1, 1]
+  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16, 1, 1}));
   Rng rng(5);
   expect_same_outputs(raw, for_target(raw, 8, 16),
                       {ops::HostTensor::random({1, 8, 7, 7}, te::DataType::f32(), rng),
-                       ops::HostTensor::random({1, 8, 12, 12}, te::DataType::f32(), rng)});
+                       ops::HostTensor::random({1, 8, 12, 12}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 8, 2, 14}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 8, 2, 64}, te::DataType::f32(), rng)});
 }
 
 TEST(Passes, GemmWeightsAreTransposedForTheTarget) {

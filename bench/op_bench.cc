@@ -25,6 +25,7 @@
 #include "db/sqlite_database.h"
 #include "schedule/fallback.h"
 #include "codegen/default_schedule.h"
+#include "graph/passes.h"
 
 using namespace tuner;
 
@@ -164,14 +165,18 @@ int main(int argc, char** argv) {
 
   // conv2d vs oneDNN: the example layer in KCRS and packed, then the ResNet-18 layers packed
   // (the layout `tuner compile` gives convolutions on this target).
-  int64_t block = 2 * codegen::Target::parse("llvm").vector_lanes();
+  auto host = codegen::Target::parse("llvm");
   struct Conv {
-    int64_t c, hw, k, kernel, stride, pad, wblock;
+    int64_t c, hw, k, kernel, stride, pad, wblock;  // wblock -1: the block compile gives
   };
-  std::vector<Conv> convs = {{64, 56, 64, 3, 1, 1, 0},   {64, 56, 64, 3, 1, 1, block},
-                             {64, 56, 128, 3, 2, 1, block}, {128, 28, 128, 3, 1, 1, block},
-                             {256, 14, 256, 3, 1, 1, block}, {512, 7, 512, 3, 1, 1, block},
-                             {3, 224, 64, 7, 2, 3, block}};
+  std::vector<Conv> convs = {{64, 56, 64, 3, 1, 1, 0},   {64, 56, 64, 3, 1, 1, -1},
+                             {64, 56, 128, 3, 2, 1, -1}, {128, 28, 128, 3, 1, 1, -1},
+                             {256, 14, 256, 3, 1, 1, -1}, {512, 7, 512, 3, 1, 1, -1},
+                             {3, 224, 64, 7, 2, 3, -1}};
+  for (Conv& cv : convs)
+    if (cv.wblock < 0)
+      cv.wblock = graph::conv_weight_block(cv.k, (cv.hw + 2 * cv.pad - cv.kernel) / cv.stride + 1,
+                                           host.vector_lanes(), host.vector_registers());
   double log_sum = 0;
   int packed = 0;
   for (const Conv& cv : convs) {

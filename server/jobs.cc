@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compile/compile_model.h"
 #include "costmodel/xgb_model.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
@@ -53,8 +54,7 @@ void job_tasks(const rpc::SubmitRequest& spec, const codegen::Target& target,
   graph::ImportOptions io;
   for (const auto& s : spec.model().input_shapes()) graph::parse_input_shape(s, io);
   graph::Graph g = graph::import_onnx(model_file, io);
-  graph::PassOptions po;  // the target's layouts, as `tuner compile` chooses them
-  if (target.is_llvm()) po.vector_lanes = target.vector_lanes();
+  graph::PassOptions po = compile::pass_options_for(target);  // the layouts `tuner compile` chooses
   po.winograd = !spec.model().no_winograd();
   graph::run_passes(g, po);
   graph::FuseOptions fo;

@@ -150,6 +150,7 @@ SimdUnit simd_unit(const Target& target) {
   if (a == llvm::Triple::x86_64 || a == llvm::Triple::x86) {
     if (has("avx512f")) u = {512, 32};
     else if (has("avx2") || has("avx")) u.bits = 256;
+    if (a == llvm::Triple::x86) u.registers = 8;  // 32-bit mode sees 8 of them
   } else if (a == llvm::Triple::aarch64) {
     // NEON registers are 128 bits; LLVM's fixed-width vectors stay 128 bits with SVE
     // unless the vector length is pinned, so 128 is right for every ARM core.

@@ -31,7 +31,7 @@ struct Target {
   /// Vector lanes of the widest native SIMD register for elements of type t: from the CPU's
   /// features (x86: AVX-512 / AVX / SSE; AArch64: 128-bit NEON, also with SVE).
   int vector_lanes(te::DataType t = te::DataType::f32()) const;
-  /// Vector registers of that SIMD unit: 32 with AVX-512 and on AArch64, 16 on other x86
+  /// Vector registers of that SIMD unit: 32 with AVX-512 and on AArch64, 16 on other x86-64
   /// (register tiles are sized for them).
   int vector_registers() const;
   /// LLVM's name of the triple's architecture ("x86_64", "aarch64"); empty for cuda.

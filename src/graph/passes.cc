@@ -176,6 +176,22 @@ bool all_ones(const Node& n, const char* key) {
 
 }  // namespace
 
+// Two vectors of output channels per pixel, or one: the block whose fallback tile holds more
+// accumulators. On AVX2 (12 accumulators) a 7-wide output takes one row of two vectors or 7
+// rows of one: 512->512 3x3 at 7x7 5.9 -> 2.3 ms (AMD Zen 3).
+int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers) {
+  int64_t block = 0, most = 0;
+  for (int64_t vectors : {2, 1}) {
+    if (k % (vectors * lanes) != 0) continue;
+    int64_t acc = vectors * (out_w > 0 ? schedule::fallback_tile_rows(out_w, vectors, registers) : 1);
+    if (acc > most) {
+      block = vectors * lanes;
+      most = acc;
+    }
+  }
+  return block;
+}
+
 // A 1x1 stride-1 conv over rows of at least two vectors is a matrix product whose rows of
 // output pixels fill the vectors in the plain layout: input loads and output stores are
 // contiguous, where the packed form stores every output element with a channel stride
@@ -187,8 +203,9 @@ bool all_ones(const Node& n, const char* key) {
 // with AVX2's 16 registers (AMD Zen 3, cold) packing wins up to 28 wide in both directions
 // (96->576 at 14x14 0.23 against 0.36 ms), and at 56 wide where it takes two-vector blocks
 // (24->144: 0.22 against 0.28; 144->24, one-vector blocks: 0.32 against 0.30); plain wins at
-// 112 wide (16->96: 0.34 against 0.44).
-static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes, int vector_registers) {
+// 112 wide (16->96: 0.34 against 0.44). `block`: the packed block conv_weight_block chose.
+static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes, int vector_registers,
+                                 int64_t block) {
   const Value& w = g.values[size_t(n.inputs[1])];
   const Value& x = g.values[size_t(n.inputs[0])];
   if (w.shape[2] != 1 || w.shape[3] != 1 || x.shape.size() != 4) return false;
@@ -198,7 +215,7 @@ static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes
       if (p != 0) return false;
   bool expands = w.shape[1] < w.shape[0];
   if (vector_registers < 32)
-    return x.shape[3] >= 8 * vector_lanes || (x.shape[3] >= 4 * vector_lanes && w.shape[0] % (2 * vector_lanes) != 0);
+    return x.shape[3] >= 8 * vector_lanes || (x.shape[3] >= 4 * vector_lanes && block == vector_lanes);
   return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
 }
 
@@ -237,22 +254,6 @@ int winograd_convs(Graph& g, int vector_lanes) {
   return changed;
 }
 
-// Two vectors of output channels per pixel, or one: the block whose fallback tile holds more
-// accumulators. On AVX2 (12 accumulators) a 7-wide output takes one row of two vectors or 7
-// rows of one: 512->512 3x3 at 7x7 5.9 -> 2.3 ms (AMD Zen 3).
-static int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers) {
-  int64_t block = 0, most = 0;
-  for (int64_t vectors : {2, 1}) {
-    if (k % (vectors * lanes) != 0) continue;
-    int64_t acc = vectors * (out_w > 0 ? schedule::fallback_tile_rows(out_w, vectors, registers) : 1);
-    if (acc > most) {
-      block = vectors * lanes;
-      most = acc;
-    }
-  }
-  return block;
-}
-
 int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -260,17 +261,16 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
     if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
     const Value& w = g.values[size_t(n.inputs[1])];
     if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
-    if (pointwise_plain_wins(g, n, vector_lanes, vector_registers)) continue;
     const auto& out = g.values[size_t(n.outputs[0])].shape;
     int64_t block = conv_weight_block(w.shape[0], out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
-    if (block == 0) continue;
+    if (block == 0 || pointwise_plain_wins(g, n, vector_lanes, vector_registers, block)) continue;
     n.inputs[1] = g.add_constant(w.name + "_packed", ops::pack_conv_weight(*w.data, block));
     ++changed;
   }
   return changed;
 }
 
-int transpose_gemm_weights(Graph& g) {
+int transpose_gemm_weights(Graph& g, int vector_lanes) {
   int changed = 0;
   for (Node& n : g.nodes) {
     if (n.dead || n.op != "Gemm" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
@@ -279,10 +279,13 @@ int transpose_gemm_weights(Graph& g) {
     const Value& a = g.values[size_t(n.inputs[0])];
     const Value& b = g.values[size_t(n.inputs[1])];
     if (!b.is_constant() || b.shape.size() != 2) continue;
-    // One row of A: each output is the dot product of A with a contiguous row of B as stored
-    // (schedule::is_row_dot_product); transposed, the kernel would stream B's columns a row
-    // apart (mobilenet_v2's 1280 -> 1000 classifier in the model 0.59-0.66 -> 0.32 ms, AMD Zen 3).
-    if (a.shape.size() == 2 && a.shape[0] == 1 && !(n.attrs.count("transA") && n.attrs.at("transA").i)) continue;
+    // One row of A and k at least two whole vectors: each output is the dot product of A with
+    // a contiguous row of B as stored (schedule::is_row_dot_product); transposed, the kernel
+    // would stream B's columns a row apart (mobilenet_v2's 1280 -> 1000 classifier in the
+    // model 0.59-0.66 -> 0.32 ms, AMD Zen 3). Other k: the tiled kernel, which wants B [k, n].
+    bool one_row = a.shape.size() == 2 && a.shape[0] == 1 && !(n.attrs.count("transA") && n.attrs.at("transA").i);
+    int64_t k = b.shape[1];
+    if (one_row && k % vector_lanes == 0 && k >= 2 * vector_lanes) continue;
     n.inputs[1] = g.add_constant(b.name + "_t", ops::transpose_matrix(*b.data));
     t->second.i = 0;
     ++changed;
@@ -340,11 +343,12 @@ void run_passes(Graph& g, const PassOptions& opts) {
     if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);
   }
   // Layouts last: the passes above see ONNX's layouts.
+  INTERNAL_CHECK(opts.vector_lanes == 0 || opts.vector_registers > 0);
   if (opts.vector_lanes > 0 && opts.winograd && winograd_convs(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("winograd_convs", g);
   if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 && opts.on_change)
     opts.on_change("pack_conv_weights", g);
-  if (opts.vector_lanes > 0 && transpose_gemm_weights(g) > 0 && opts.on_change)
+  if (opts.vector_lanes > 0 && transpose_gemm_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("transpose_gemm_weights", g);
   if (opts.vector_lanes > 0 && pack_matmul_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("pack_matmul_weights", g);

@@ -62,14 +62,20 @@ int winograd_convs(Graph& g, int vector_lanes);
 /// contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
 /// bench/RESULTS.md). Of the two, b is the one whose fallback register tile (within
 /// `vector_registers`) holds more accumulators, the wider on a tie. The layout is chosen at
-/// compile time, paid once. Not packed: 1x1 stride-1 convs over rows of at least two
-/// vectors, which are faster vectorized over the row.
-int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers = 32);
+/// compile time, paid once. Not packed: 1x1 stride-1 convs whose rows are faster vectorized
+/// in the plain layout (with 32 registers rows of at least two vectors, or 3/4 of one when
+/// the conv expands the channels; with 16, rows of at least 8 vectors, or 4 with one-vector
+/// blocks).
+int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers);
+/// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
+/// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
+int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);
 /// Gemm nodes with a constant B and transB = 1 get B transposed at compile time (and
 /// transB = 0): the kernels vectorize over B's columns, which are then contiguous instead
 /// of one gathered element per row (a 128x256x256 product measured 6x faster). Not when A
-/// is one row: its outputs are dot products of contiguous rows of B as stored.
-int transpose_gemm_weights(Graph& g);
+/// is one row and k at least two whole vectors of `vector_lanes`: its outputs are then dot
+/// products of contiguous rows of B as stored.
+int transpose_gemm_weights(Graph& g, int vector_lanes);
 /// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) and more than one row of A
 /// get B packed into column panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x
 /// `vector_lanes`, else `vector_lanes`, dividing n) and the attribute b_block = b, which
@@ -80,8 +86,9 @@ struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.
   int vector_lanes = 0;
-  /// The target's vector registers (pack_conv_weights sizes its blocks for them).
-  int vector_registers = 32;
+  /// The target's vector registers (pack_conv_weights sizes its blocks for them); must be
+  /// set with vector_lanes (compile::pass_options_for sets both).
+  int vector_registers = 0;
   /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0).
   bool winograd = true;
   /// Called with (pass name, graph) after every pass that changed the graph, and once with

@@ -50,6 +50,11 @@ int64_t partial_vector_extent(int64_t extent, int lanes);
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);
 
+/// Whether an injective stage's last axis stays a serial loop inside the parallel loop over the
+/// others: it does not vectorize (fallback_vector_width is 1), is at least 8 long, and the
+/// others leave the threads enough iterations.
+bool fallback_serial_row(const te::OperationNode& op, int lanes);
+
 /// Whether the fallback inlines the padding stage `stage` into its reader, a conv or pool it
 /// tiles: a packed conv on a target with 32 vector `registers` (with 16, the border tests
 /// cost more than a padding pass), or a window of at most 3x3 (larger windows test too many

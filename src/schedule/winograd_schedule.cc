@@ -21,7 +21,9 @@ Geometry geometry(const State& st, const WinogradStages& w) {
 
 // Accumulators of the products' register tile the search may take: 24 of AVX-512's 32
 // vector registers, 12 of AVX2's 16 (the tile's operands need a few more).
-int64_t max_accumulators(int registers) { return registers - registers / 4; }
+int64_t max_accumulators(int registers) {
+  return std::max(fallback_accumulators(registers), int64_t(registers - registers / 4));  // the fallback's tile is a candidate
+}
 // Tiles per block the search may take: V and M of a block (36 x tiles x channels each) should
 // stay in L2.
 constexpr int64_t kMaxBlockTiles = 64;

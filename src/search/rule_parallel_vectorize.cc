@@ -10,7 +10,9 @@ void rule_parallel_vectorize(schedule::Schedule& s, const std::string& stage, co
   std::vector<int> outer;
   for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
   int vec = -1;
-  if (op->reduce_axes.empty()) {
+  if (schedule::fallback_serial_row(*op, o.vector_lanes)) {
+    // The row stays serial, as in the fallback (its vectors would be too short to sample).
+  } else if (op->reduce_axes.empty()) {
     // Innermost axis: a vector-sized inner part, the rest joins the parallel loops.
     if (o.like_fallback) {
       int64_t ext = op->axes.back().extent, v = schedule::fallback_vector_width(ext, o.vector_lanes);

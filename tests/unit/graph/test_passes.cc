@@ -203,16 +203,19 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
 // With AVX2's 16 registers (12 accumulators) a 7-wide output fits one row of two 8-lane
 // vectors in the tile but 7 rows of one: packed by 8; a 12-wide one takes 6 rows of two.
 // With 32 registers both take two vectors. 1x1 convs with 16 registers: an expansion over
-// 14-wide rows is packed (plain with 32), one over rows of 8 vectors stays plain.
+// 14-wide rows is packed (plain with 32), one over rows of 8 vectors stays plain; over rows of
+// 4 vectors (32 wide) it is packed by two vectors, and stays plain where one would be taken.
 TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
   Builder b;
   int x7 = b.input({1, 8, 7, 7}), x12 = b.input({1, 8, 12, 12});
   int c7 = b.node("Conv", {x7, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
   int c12 = b.node("Conv", {x12, b.weight({32, 8, 3, 3})}, {{"pads", ints({1, 1, 1, 1})}});
-  int x14 = b.input({1, 8, 2, 14}), x64 = b.input({1, 8, 2, 64});
+  int x14 = b.input({1, 8, 2, 14}), x64 = b.input({1, 8, 2, 64}), x32 = b.input({1, 8, 2, 32});
   int e14 = b.node("Conv", {x14, b.weight({32, 8, 1, 1})});
   int e64 = b.node("Conv", {x64, b.weight({32, 8, 1, 1})});
-  Graph raw = b.raw({c7, c12, e14, e64});
+  int e32 = b.node("Conv", {x32, b.weight({32, 8, 1, 1})});
+  int p32 = b.node("Conv", {x32, b.weight({24, 8, 1, 1})});
+  Graph raw = b.raw({c7, c12, e14, e64, e32, p32});
   auto blocks = [&](int registers) {
     Graph g = for_target(raw, 8, registers);
     std::vector<int64_t> out;
@@ -220,14 +223,15 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
       if (!n.dead && n.op == "Conv") out.push_back(g.values[size_t(n.inputs[1])].shape.back());
     return out;
   };
-  EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16, 8, 1}));  // 1: plain [K, C, 1, 1]
-  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16, 1, 1}));
+  EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16, 8, 1, 16, 1}));  // 1: plain [K, C, 1, 1]
+  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16, 1, 1, 1, 1}));
   Rng rng(5);
   expect_same_outputs(raw, for_target(raw, 8, 16),
                       {ops::HostTensor::random({1, 8, 7, 7}, te::DataType::f32(), rng),
                        ops::HostTensor::random({1, 8, 12, 12}, te::DataType::f32(), rng),
                        ops::HostTensor::random({1, 8, 2, 14}, te::DataType::f32(), rng),
-                       ops::HostTensor::random({1, 8, 2, 64}, te::DataType::f32(), rng)});
+                       ops::HostTensor::random({1, 8, 2, 64}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 8, 2, 32}, te::DataType::f32(), rng)});
 }
 
 TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
@@ -236,14 +240,18 @@ TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
   int g1 = b.node("Gemm", {x, b.weight({4, 5}), b.weight({4})}, {{"transB", int_attr(1)}});
   int g2 = b.node("Gemm", {g1, b.weight({4, 6})});                             // already [k, n]
   int g3 = b.node("Gemm", {g2, g2}, {{"transB", int_attr(1)}});  // B not constant: kept
-  int row = b.input({1, 5});
-  int g4 = b.node("Gemm", {row, b.weight({4, 5})}, {{"transB", int_attr(1)}});  // one row: dot products, kept
-  Graph raw = b.raw({g3, g4});
+  // One row of A: with k two whole vectors the outputs are dot products of B's rows (kept);
+  // with k = 5 the tiled kernel reads B [k, n] (transposed).
+  int row16 = b.input({1, 16}), row5 = b.input({1, 5});
+  int g4 = b.node("Gemm", {row16, b.weight({4, 16})}, {{"transB", int_attr(1)}});
+  int g5 = b.node("Gemm", {row5, b.weight({4, 5})}, {{"transB", int_attr(1)}});
+  Graph raw = b.raw({g3, g4, g5});
   Graph g = for_target(raw, 8);
   EXPECT_EQ(b_and_attr(g, {"Gemm"}, "transB"),
-            (BAttrs{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}, {{4, 5}, 1}}));
+            (BAttrs{{{5, 4}, 0}, {{4, 6}, 0}, {{3, 6}, 1}, {{4, 16}, 1}, {{5, 4}, 0}}));
   Rng rng(3);
   expect_same_outputs(raw, g, {ops::HostTensor::random({3, 5}, te::DataType::f32(), rng),
+                               ops::HostTensor::random({1, 16}, te::DataType::f32(), rng),
                                ops::HostTensor::random({1, 5}, te::DataType::f32(), rng)});
 }
 
@@ -307,6 +315,7 @@ TEST(Passes, WinogradConvsComputeTheSameConv) {
   Graph g = raw;
   PassOptions po;
   po.vector_lanes = 8;
+  po.vector_registers = 32;
   po.winograd = true;
   run_passes(g, po);
   std::multiset<std::string> ops;

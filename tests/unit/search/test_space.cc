@@ -2,11 +2,13 @@
 
 #include <set>
 
+#include "compile/compile_model.h"
 #include "ops/registry.h"
 #include "schedule/fallback.h"
 #include "schedule/lower.h"
 #include "search/mutator.h"
 #include "search/space.h"
+#include "search/space_gpu.h"
 
 using namespace tuner;
 using namespace tuner::search;
@@ -181,4 +183,42 @@ TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
   EXPECT_EQ(tile_p, (std::set<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(tile_k, (std::set<int64_t>{1, 2, 4, 8}));
   EXPECT_GT(states.size(), 30u);
+
+  // AVX2 (8 lanes, 16 registers): the fallback's tile is 4 tiles x 2 vectors, and no sampled
+  // tile holds more than 12 accumulators.
+  SpaceOptions avx2 = like;
+  avx2.vector_lanes = 8;
+  avx2.vector_registers = 16;
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 8;
+  fo.vector_registers = 16;
+  auto start2 = generate_schedule(dag, avx2, 1);
+  EXPECT_EQ(schedule::lower(start2.state(), "k").str(),
+            schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str());
+  auto cats2 = sampling_of(start2.trace(), schedule::InstKind::SampleCategorical);
+  ASSERT_EQ(cats2.size(), 3u);
+  EXPECT_EQ(cats2[1].first->args[size_t(cats2[1].first->decision[0])], 4);
+  EXPECT_EQ(cats2[2].first->args[size_t(cats2[2].first->decision[0])], 2);
+  avx2.like_fallback = false;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    auto s = generate_schedule(dag, avx2, seed);  // sampling_of points into its trace
+    auto c = sampling_of(s.trace(), schedule::InstKind::SampleCategorical);
+    ASSERT_EQ(c.size(), 3u);
+    int64_t p = c[1].first->args[size_t(c[1].first->decision[0])];
+    int64_t k = c[2].first->args[size_t(c[2].first->decision[0])];
+    EXPECT_TRUE(k == 1 || p * k <= 12) << p << " x " << k;
+  }
+}
+
+// The options builders carry the target's SIMD unit: lanes and registers.
+TEST(Space, OptionsFollowTheTargetsRegisters) {
+  auto zen3 = codegen::Target::parse("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3");
+  auto skx = codegen::Target::parse("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512");
+  EXPECT_EQ(space_options_for(zen3).vector_registers, 16);
+  EXPECT_EQ(space_options_for(zen3).vector_lanes, 8);
+  EXPECT_EQ(space_options_for(skx).vector_registers, 32);
+  EXPECT_EQ(compile::pass_options_for(zen3).vector_registers, 16);
+  EXPECT_EQ(compile::pass_options_for(zen3).vector_lanes, 8);
+  EXPECT_EQ(compile::pass_options_for(skx).vector_registers, 32);
+  EXPECT_EQ(compile::pass_options_for(codegen::Target::parse("cuda -arch=sm_80")).vector_lanes, 0);
 }

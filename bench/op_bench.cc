@@ -20,11 +20,10 @@
 #include <vector>
 
 #include "codegen/compile.h"
+#include "codegen/default_schedule.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
 #include "db/sqlite_database.h"
-#include "schedule/fallback.h"
-#include "codegen/default_schedule.h"
 #include "graph/passes.h"
 
 using namespace tuner;

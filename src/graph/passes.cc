@@ -279,13 +279,12 @@ int transpose_gemm_weights(Graph& g, int vector_lanes) {
     const Value& a = g.values[size_t(n.inputs[0])];
     const Value& b = g.values[size_t(n.inputs[1])];
     if (!b.is_constant() || b.shape.size() != 2) continue;
-    // One row of A and k at least two whole vectors: each output is the dot product of A with
-    // a contiguous row of B as stored (schedule::is_row_dot_product); transposed, the kernel
-    // would stream B's columns a row apart (mobilenet_v2's 1280 -> 1000 classifier in the
-    // model 0.59-0.66 -> 0.32 ms, AMD Zen 3). Other k: the tiled kernel, which wants B [k, n].
+    // One row of A whose k vectorizes as a row reduction: each output is the dot product of A
+    // with a contiguous row of B as stored (schedule::is_row_dot_product); transposed, the
+    // kernel would stream B's columns a row apart (mobilenet_v2's 1280 -> 1000 classifier in
+    // the model 0.59-0.66 -> 0.32 ms, AMD Zen 3). Other k: the tiled kernel, which wants B [k, n].
     bool one_row = a.shape.size() == 2 && a.shape[0] == 1 && !(n.attrs.count("transA") && n.attrs.at("transA").i);
-    int64_t k = b.shape[1];
-    if (one_row && k % vector_lanes == 0 && k >= 2 * vector_lanes) continue;
+    if (one_row && schedule::row_reduction_vectorizes(b.shape[1], vector_lanes)) continue;
     n.inputs[1] = g.add_constant(b.name + "_t", ops::transpose_matrix(*b.data));
     t->second.i = 0;
     ++changed;

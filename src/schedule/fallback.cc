@@ -383,12 +383,13 @@ bool tiled_on_cpu(const State& st, const Stage& s, int lanes) {
   return is_tiled_reduction(s) && !is_row_dot_product(st, s, lanes);
 }
 
+bool row_reduction_vectorizes(int64_t extent, int lanes) { return extent >= 2 * lanes && extent % lanes == 0; }
+
 bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes) {
   const Stage& s = st.stage(stage);
   if (s.op->axes.empty() || s.op->reduce_axes.empty() || s.loc != Location::Root) return false;
   if (s.iters.size() != s.op->axes.size() + s.op->reduce_axes.size()) return false;  // transformed
-  int64_t inner = s.op->reduce_axes.back().extent;
-  if (inner < 2 * lanes || inner % lanes != 0) return false;
+  if (!row_reduction_vectorizes(s.op->reduce_axes.back().extent, lanes)) return false;
   // Contiguous: every tensor read indexes with the reduction only in its last dimension (a
   // sum over the channels of NCHW data would gather a vector from rows a plane apart).
   auto* red = s.op->body.as<te::ReduceNode>();

@@ -64,8 +64,11 @@ bool fallback_inlines_padding(const State& st, const std::string& stage, int reg
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});
 
+/// Whether an innermost reduction of `extent` is long enough to vectorize through rfactor: at
+/// least two whole vectors of `lanes`.
+bool row_reduction_vectorizes(int64_t extent, int lanes);
 /// Whether `stage` is a reduction (computed at root, untransformed) whose innermost reduction
-/// is long enough to vectorize through rfactor: at least two whole vectors of `lanes`.
+/// is long enough to vectorize through rfactor (row_reduction_vectorizes) and read contiguously.
 bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes);
 /// A product of at most 4 rows with B stored [n, k] (dense) whose k vectorize_row_reduction
 /// can vectorize: each output is the dot product of two contiguous rows. A register tile over

@@ -9,11 +9,10 @@
 
 #include "codegen/build.h"
 #include "codegen/compile.h"
+#include "codegen/default_schedule.h"
 #include "emulated.h"
 #include "kernel_check.h"
-#include "schedule/fallback.h"
 #include "schedule/lower.h"
-#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;

@@ -6,15 +6,14 @@
 
 #include <set>
 
+#include "codegen/default_schedule.h"
 #include "emulated.h"
 #include "kernel_check.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
 #include "op_cases.h"
 #include "random_schedule.h"
-#include "schedule/fallback.h"
 #include "support/hash.h"
-#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;

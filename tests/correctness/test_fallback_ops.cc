@@ -6,10 +6,9 @@
 #include <map>
 #include <set>
 
+#include "codegen/default_schedule.h"
 #include "kernel_check.h"
 #include "op_cases.h"
-#include "schedule/fallback.h"
-#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;

@@ -9,13 +9,12 @@
 #include <cstring>
 #include <functional>
 
+#include "codegen/default_schedule.h"
 #include "kernel_check.h"
-#include "schedule/fallback.h"
 #include "schedule/lower.h"
 #include "schedule/winograd_schedule.h"
 #include "support/rng.h"
 #include "te/functor.h"
-#include "codegen/default_schedule.h"
 
 using namespace tuner;
 using namespace tuner::testing;

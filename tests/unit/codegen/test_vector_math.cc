@@ -7,10 +7,9 @@
 #include <vector>
 
 #include "codegen/compile.h"
+#include "codegen/default_schedule.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
-#include "schedule/fallback.h"
-#include "codegen/default_schedule.h"
 
 namespace tuner::codegen {
 

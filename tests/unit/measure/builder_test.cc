@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "codegen/default_schedule.h"
 #include "measure/builder.h"
 #include "codegen/nvrtc.h"
 #include "schedule/fallback.h"
 #include "schedule/gpu_fallback.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
-#include "codegen/default_schedule.h"
 
 namespace tuner::measure {
 

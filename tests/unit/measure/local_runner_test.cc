@@ -9,11 +9,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include "codegen/default_schedule.h"
 #include "measure/local_runner.h"
-#include "schedule/fallback.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
-#include "codegen/default_schedule.h"
 
 namespace tuner::measure {
 

@@ -3,15 +3,14 @@
 #include <map>
 #include <set>
 
+#include "codegen/default_schedule.h"
 #include "compile/schedule_choice.h"
 #include "costmodel/random_model.h"
 #include "db/memory_database.h"
 #include "measure/builder.h"
 #include "ops/registry.h"
-#include "schedule/fallback.h"
 #include "search/evolutionary.h"
 #include "search/validate.h"
-#include "codegen/default_schedule.h"
 
 using namespace tuner;
 

@@ -1,10 +1,29 @@
 #include "codegen/llvm_init.h"
 
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
+#include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
 
 namespace tuner::codegen {
+
+namespace {
+
+// The gist of LLVM's option error ("tuner: Unknown command line argument '-x'.  Try: ...").
+std::string first_line(std::string s) {
+  s = s.substr(0, s.find('\n'));
+  s = s.substr(0, s.find("  Try:"));
+  if (s.rfind("tuner: ", 0) == 0) s = s.substr(7);
+  return s.empty() ? "LLVM refused them" : s;
+}
+
+}  // namespace
 
 void init_llvm() {
   static std::once_flag once;
@@ -13,6 +32,19 @@ void init_llvm() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // No machine instruction scheduling: the out-of-order cores we target reorder by
+    // themselves, and on a kernel's large unrolled blocks the schedulers' dependence graphs
+    // cost most of the compile time (Zen models run a post-RA scheduler too: 4x per
+    // candidate) for kernels measured no faster (bench/RESULTS.md, "Compile time").
+    // TUNER_LLVM_OPTIONS, when set, replaces these options (for experiments).
+    std::vector<const char*> argv = {"tuner"};
+    if (!std::getenv("TUNER_LLVM_OPTIONS"))
+      argv.insert(argv.end(), {"-enable-misched=false", "-post-RA-scheduler=false"});
+    std::string errors;
+    llvm::raw_string_ostream err(errors);
+    bool ok = llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &err,
+                                                "TUNER_LLVM_OPTIONS");
+    USER_CHECK(ok) << "bad TUNER_LLVM_OPTIONS: " << first_line(errors);
   });
 }
 

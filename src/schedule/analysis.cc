@@ -26,6 +26,12 @@ bool split_rows_among_threads(const te::OperationNode& op) {
   return op.shape[2] >= 28 && pixels >= macs_per_pixel;
 }
 
+bool is_depthwise(const te::OperationNode& op) {
+  if (op.tag != "conv2d" || op.shape.size() != 4) return false;
+  auto g = op.attrs.find("groups");
+  return g != op.attrs.end() && g->second > 1 && g->second == op.shape[1];
+}
+
 bool pixels_are_one_axis(const te::OperationNode& op) {
   if (op.tag != "conv2d" || op.shape.size() != 4 || op.attrs.count("weight_block")) return false;
   auto attr = [&](const char* k) {

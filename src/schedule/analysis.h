@@ -29,6 +29,9 @@ std::string epilogue_of(const State& st, const std::string& stage);
 /// core: mobilenet_v2's projection convs ran 2-3x slower after their depthwise conv).
 bool split_rows_among_threads(const te::OperationNode& op);
 
+/// A depthwise conv: one group per input channel (no input shared between channels).
+bool is_depthwise(const te::OperationNode& op);
+
 /// A plain (unpacked) 1x1 stride-1 unpadded conv without groups: it reads and writes pixel p
 /// of a channel at channel * H * W + p, so its output rows and columns can be one loop.
 bool pixels_are_one_axis(const te::OperationNode& op);

@@ -162,6 +162,8 @@ class Fallback {
     s_.reorder(local, lorder);
     s_.unroll(local, lr[1]);
     if (unroll_k >= 0) s_.unroll(local, unroll_k);
+    if (t.unroll_taps)
+      for (int k : reds) s_.unroll(local, k);
     s_.vectorize(local, lc[1]);
   }
 
@@ -316,6 +318,14 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   t.col_axis = wblock ? 1 : nax - 1;
   // A batch of single-row products sharing B ([b, 1, k] x [k, n]): the rows are the batch.
   if (!conv && nax >= 3 && wop.shape[size_t(t.row_axis)] == 1) t.row_axis = nax - 3;
+  // A depthwise conv reads no input across channels, so with 16 registers its tile is rows
+  // of output pixels instead, its taps unrolled: adjacent rows read the same input rows, one
+  // load serves several taps, and no tap loop branches (AMD Zen, 3x3: 144x56x56 1.15 -> 0.61
+  // ms, 192x28x28 0.38 -> 0.11, 960x7x7 0.13 -> 0.044). Measured on AVX2 only.
+  if (conv && !wblock && registers < 32 && nax == 4 && is_depthwise(rop)) {
+    t.row_axis = 2;
+    t.unroll_taps = rop.attrs.at("kernel_h") * rop.attrs.at("kernel_w") <= 9;
+  }
   int64_t rows_ext = wop.shape[size_t(t.row_axis)];
   int64_t cols_ext = wop.shape[size_t(t.col_axis)];
   // Columns: whole vectors when a power-of-two lane count divides the extent (other widths

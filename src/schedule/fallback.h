@@ -23,6 +23,8 @@ struct ReductionTile {
   /// Too few tiles outside the last axis's blocks to share among threads (a matrix-vector
   /// product): those blocks join the parallel loop too.
   bool last_parallel = false;
+  /// The reduction loops (a depthwise conv's taps) are unrolled around the tile.
+  bool unroll_taps = false;
 };
 ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers);
 

@@ -136,7 +136,14 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // 16 each) so the accumulators live in registers whatever the auto-unroll step.
   for (int a = 0; a < nsp; ++a)
     if (a != vec) s.unroll(local, l[a][3]);
-  prefer({0});  // the fallback unrolls only the tile's rows
+  // Sampled for a depthwise conv: its taps unrolled too (adjacent tile rows then share loads).
+  if (schedule::is_depthwise(op)) {
+    if (fb) prefer({fb->unroll_taps ? 1 : 0});
+    if (s.categorical_value(s.sample_categorical({0, 1})) == 1)
+      for (auto& levels : r)
+        for (int loop : levels) s.unroll(local, loop);
+  }
+  prefer({0});  // the fallback unrolls only the tile's rows (and a depthwise conv's taps)
   s.auto_unroll_sampled(local, s.sample_categorical(o.unroll_steps, o.unroll_probs));
 }
 

@@ -4,6 +4,7 @@
 
 #include "ops/registry.h"
 #include "schedule/fallback.h"
+#include "schedule/lower.h"
 
 using namespace tuner;
 
@@ -58,6 +59,33 @@ TEST(Fallback, RegisterTilesFitTheRegisters) {
   EXPECT_EQ(accumulators("7", 8, 16), 2);     // one row: the pass packs 7-wide outputs by 8
   EXPECT_EQ(schedule::fallback_accumulators(16), 12);
   EXPECT_EQ(schedule::fallback_accumulators(32), 16);
+}
+
+// With 16 registers a depthwise conv's tile is output rows (axis 2) with its 3x3 taps
+// unrolled, so adjacent rows share input loads; with 32 it stays channels x pixels.
+TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {
+  auto& def = ops::find_op("depthwise_conv2d");
+  auto tile = [&](const std::string& k, int registers) {
+    auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1", "kh=" + k, "kw=" + k}));
+    const te::OperationNode& conv = *dag.outputs()[0];
+    return schedule::fallback_tile(conv, conv, 8, registers);
+  };
+  auto avx2 = tile("3", 16);
+  EXPECT_EQ(avx2.row_axis, 2);
+  EXPECT_EQ(avx2.col_axis, 3);
+  EXPECT_EQ(avx2.rows, 7);  // the largest divisor of 28 up to 8
+  EXPECT_TRUE(avx2.unroll_taps);
+  EXPECT_FALSE(tile("5", 16).unroll_taps);  // 25 taps: not unrolled
+  auto avx512 = tile("3", 32);
+  EXPECT_EQ(avx512.row_axis, 1);
+  EXPECT_FALSE(avx512.unroll_taps);
+  // The schedule unrolls the taps of the tile's local stage.
+  auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1"}));
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 8;
+  fo.vector_registers = 16;
+  std::string lowered = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
+  EXPECT_EQ(lowered.find("for rh"), std::string::npos) << lowered;
 }
 
 // Padding is inlined into a conv with a window of at most 3x3, and with 32 vector registers

@@ -147,6 +147,45 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   EXPECT_EQ(dw[4], (std::vector<int64_t>{1, 4, 1, 16}));
 }
 
+// With 16 registers the search's starting point for a depthwise conv is the fallback's
+// rows tile with its taps unrolled; other points sample whether the taps are unrolled.
+TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {
+  auto& def = ops::find_op("depthwise_conv2d");
+  auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  like.vector_lanes = 8;
+  like.vector_registers = 16;
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 8;
+  fo.vector_registers = 16;
+  auto start = generate_schedule(dag, like, 1);
+  // Channels outside the tile, 7 rows x 8 columns in it (28 = 3 x 8 + 4: a partial last
+  // block), both taps whole loops and unrolled, no auto-unroll, the padding inlined.
+  Decisions want = {{1, 1, 1, 1}, {96, 1, 1, 1}, {4, 1, 1, 7}, {1},  {1, 4, 1, 8},
+                    {3, 1},       {3, 1},        {1},          {0},  {-2}};
+  EXPECT_EQ(decisions_of(start.trace()), want);
+  std::string lowered = schedule::lower(start.state(), "k").str();
+  EXPECT_EQ(lowered.find("for rh"), std::string::npos) << lowered;
+  // The fallback's loops and loads (it names the loops differently: 2-level splits).
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+    return n;
+  };
+  std::string fallback = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
+  for (const char* what : {"for ", "parallel ", "data[", "weight["})
+    EXPECT_EQ(count(lowered, what), count(fallback, what)) << what;
+  SpaceOptions o = like;
+  o.like_fallback = false;
+  std::set<bool> unrolled;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    std::string l = schedule::lower(generate_schedule(dag, o, seed).state(), "k").str();
+    unrolled.insert(l.find("for rh") == std::string::npos);
+  }
+  EXPECT_EQ(unrolled, (std::set<bool>{false, true}));
+}
+
 // A Winograd conv in one kernel: the search's starting point is the fallback's schedule, and
 // its other points vary the block rows and the products' register tile within their bounds.
 TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {

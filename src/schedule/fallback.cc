@@ -282,16 +282,29 @@ int64_t fallback_vector_width(int64_t extent, int lanes) {
   return v >= 4 ? v : 1;
 }
 
+namespace {
+
+// Windows up to 3x3: their padding is inlined and a depthwise conv's taps unrolled.
+constexpr int64_t kSmallWindow = 9;
+
+// kernel_h x kernel_w of a conv or pool, 0 for other ops.
+int64_t window_size(const te::OperationNode& op) {
+  auto kh = op.attrs.find("kernel_h"), kw = op.attrs.find("kernel_w");
+  return kh == op.attrs.end() || kw == op.attrs.end() ? 0 : kh->second * kw->second;
+}
+
+}  // namespace
+
 bool fallback_inlines_padding(const State& st, const std::string& stage, int registers) {
   const Stage& pad = st.stage(stage);
   if (pad.op->tag != "pad" || !st.can_inline(stage)) return false;
   auto cons = st.consumers(stage);
   if (cons.size() != 1 || !is_tiled_reduction(st.stage(cons[0]))) return false;
-  const auto& attrs = st.stage(cons[0]).op->attrs;
-  auto kh = attrs.find("kernel_h"), kw = attrs.find("kernel_w");
-  if (kh == attrs.end() || kw == attrs.end()) return false;
-  if (attrs.count("weight_block")) return registers >= 32;
-  return kh->second * kw->second <= 9;
+  const te::OperationNode& conv = *st.stage(cons[0]).op;
+  int64_t window = window_size(conv);
+  if (window == 0) return false;
+  if (conv.attrs.count("weight_block")) return registers >= 32;
+  return window <= kSmallWindow;
 }
 
 int64_t fallback_accumulators(int registers) {
@@ -324,7 +337,7 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // ms, 192x28x28 0.38 -> 0.11, 960x7x7 0.13 -> 0.044). Measured on AVX2 only.
   if (conv && !wblock && registers < 32 && nax == 4 && is_depthwise(rop)) {
     t.row_axis = 2;
-    t.unroll_taps = rop.attrs.at("kernel_h") * rop.attrs.at("kernel_w") <= 9;
+    t.unroll_taps = window_size(rop) <= kSmallWindow;
   }
   int64_t rows_ext = wop.shape[size_t(t.row_axis)];
   int64_t cols_ext = wop.shape[size_t(t.col_axis)];

@@ -8,6 +8,18 @@
 
 using namespace tuner;
 
+namespace {
+
+// AVX2's vector unit: 8 float lanes, 16 registers.
+schedule::FallbackOptions avx2_fallback() {
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 8;
+  fo.vector_registers = 16;
+  return fo;
+}
+
+}  // namespace
+
 // The fallback's vector over a conv's output width: a power of two dividing it, unless that
 // is below half a vector and a larger divisor fills more than half (a 14-wide row: 14 lanes).
 // Wider than a vector: whole vectors and a shorter last block (56 = 3 x 16 + 8), also when the
@@ -81,9 +93,7 @@ TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {
   EXPECT_FALSE(avx512.unroll_taps);
   // The schedule unrolls the taps of the tile's local stage.
   auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1"}));
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = 8;
-  fo.vector_registers = 16;
+  schedule::FallbackOptions fo = avx2_fallback();
   std::string lowered = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
   EXPECT_EQ(lowered.find("for rh"), std::string::npos) << lowered;
 }
@@ -117,9 +127,7 @@ TEST(Fallback, UnvectorizedRowsStaySerialLoops) {
   auto loops = [](const std::string& w) {
     auto& def = ops::find_op("conv2d");
     auto dag = def.build(ops::parse_params(def, {"c=4", "h=8", "w=" + w, "k=16", "pad=1", "wblock=16"}));
-    schedule::FallbackOptions fo;
-    fo.vector_lanes = 8;
-    fo.vector_registers = 16;
+    schedule::FallbackOptions fo = avx2_fallback();
     auto s = schedule::fallback_schedule(dag, fo);
     const auto& pad = s.state().stage("conv2d_pad");
     EXPECT_EQ(pad.loc, schedule::Location::Root);

@@ -15,6 +15,19 @@ using namespace tuner::search;
 
 namespace {
 
+// AVX2's vector unit: 8 float lanes, 16 registers.
+SpaceOptions avx2_space(SpaceOptions o) {
+  o.vector_lanes = 8;
+  o.vector_registers = 16;
+  return o;
+}
+schedule::FallbackOptions avx2_fallback() {
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 8;
+  fo.vector_registers = 16;
+  return fo;
+}
+
 // A small instance of every op (the shape sets of the correctness tests, first of each).
 std::vector<std::string> small_params(const ops::OpDef& d) {
   for (auto& p : d.params)
@@ -154,11 +167,8 @@ TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {
   auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1"}));
   SpaceOptions like;
   like.like_fallback = true;
-  like.vector_lanes = 8;
-  like.vector_registers = 16;
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = 8;
-  fo.vector_registers = 16;
+  like = avx2_space(like);
+  schedule::FallbackOptions fo = avx2_fallback();
   auto start = generate_schedule(dag, like, 1);
   // Channels outside the tile, 7 rows x 8 columns in it (28 = 3 x 8 + 4: a partial last
   // block), both taps whole loops and unrolled, no auto-unroll, the padding inlined.
@@ -225,12 +235,8 @@ TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
 
   // AVX2 (8 lanes, 16 registers): the fallback's tile is 4 tiles x 2 vectors, and no sampled
   // tile holds more than 12 accumulators.
-  SpaceOptions avx2 = like;
-  avx2.vector_lanes = 8;
-  avx2.vector_registers = 16;
-  schedule::FallbackOptions fo;
-  fo.vector_lanes = 8;
-  fo.vector_registers = 16;
+  SpaceOptions avx2 = avx2_space(like);
+  schedule::FallbackOptions fo = avx2_fallback();
   auto start2 = generate_schedule(dag, avx2, 1);
   EXPECT_EQ(schedule::lower(start2.state(), "k").str(),
             schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str());

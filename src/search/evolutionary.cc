@@ -5,6 +5,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "schedule/lower.h"
 #include "support/hash.h"
 
 namespace tuner::search {
@@ -21,7 +22,7 @@ EvolutionarySearch::EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, S
     SpaceOptions like = space_;
     like.like_fallback = true;
     start_ = generate_schedule(dag_, like, 0);
-    start_key_ = key_of(*start_);
+    start_key_ = program_key(*start_);
   }
   if (space_.gpu) {
     // GPU: tile sizes (which also move factors between block, vthread and thread levels),
@@ -42,6 +43,16 @@ EvolutionarySearch::EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, S
 
 uint64_t EvolutionarySearch::key_of(const Schedule& s) { return fnv1a64(s.state().str()); }
 
+uint64_t EvolutionarySearch::program_key(const Schedule& s) {
+  // The lowered text, as the Builder dedupes by (the loop nests alone are a finer key:
+  // vectorizing or unrolling erases some of their differences).
+  try {
+    return fnv1a64(schedule::lower(s.state(), "k").str());
+  } catch (const std::exception&) {
+    return key_of(s);  // fails to lower: the Builder reports it; one measurement per state
+  }
+}
+
 Schedule EvolutionarySearch::sample_random() { return generate_schedule(dag_, space_, rng_.next()); }
 
 Schedule EvolutionarySearch::mutate(const Schedule& parent) {
@@ -56,24 +67,32 @@ Schedule EvolutionarySearch::mutate(const Schedule& parent) {
 void EvolutionarySearch::add_measured(const schedule::Trace& trace, double cost) {
   Schedule s = Schedule::replay(dag_, trace);
   measured_keys_.insert(key_of(s));
+  measured_programs_.insert(program_key(s));
+  if (!std::isfinite(cost)) return;
   measured_.emplace_back(cost, trace);
-  std::stable_sort(measured_.begin(), measured_.end(),
-                   [](auto& a, auto& b) { return a.first < b.first; });
+  measured_sorted_ = false;
 }
 
 void EvolutionarySearch::notify(const std::vector<Schedule>& cands, const std::vector<double>& costs) {
   for (size_t i = 0; i < cands.size(); ++i) {
-    measured_keys_.insert(key_of(cands[i]));
+    uint64_t k = key_of(cands[i]);
+    measured_keys_.insert(k);
+    auto p = proposed_programs_.find(k);
+    measured_programs_.insert(p != proposed_programs_.end() ? p->second : program_key(cands[i]));
     if (std::isfinite(costs[i])) measured_.emplace_back(costs[i], cands[i].trace());
   }
-  std::stable_sort(measured_.begin(), measured_.end(),
-                   [](auto& a, auto& b) { return a.first < b.first; });
+  measured_sorted_ = false;
 }
 
 std::vector<Schedule> EvolutionarySearch::propose(int n) {
   int pop_size = std::max(opts_.population, n);
+  if (!measured_sorted_) {
+    std::stable_sort(measured_.begin(), measured_.end(),
+                     [](auto& a, auto& b) { return a.first < b.first; });
+    measured_sorted_ = true;
+  }
   // The fallback's point first, until it is measured.
-  bool start = start_ && !measured_keys_.count(start_key_);
+  bool start = start_ && !measured_programs_.count(start_key_);
   // Initial population: the best measured schedules, then random samples.
   std::vector<Schedule> pop, randoms;
   if (start) pop.push_back(*start_);
@@ -119,17 +138,24 @@ std::vector<Schedule> EvolutionarySearch::propose(int n) {
   std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first > b.first; });
   int n_random = std::max(n > 1 ? 1 : 0, int(std::round(n * opts_.eps_greedy)));
   std::vector<Schedule> out;
-  std::set<uint64_t> taken;
-  if (start && n > 0 && taken.insert(start_key_).second) out.push_back(*start_);
+  std::set<uint64_t> taken;  // programs in `out`
+  proposed_programs_.clear();
+  // Takes `s` unless its program was measured or is already in the batch.
+  auto take = [&](const Schedule& s) {
+    uint64_t k = key_of(s);
+    if (measured_keys_.count(k)) return;
+    uint64_t p = program_key(s);
+    if (measured_programs_.count(p) || !taken.insert(p).second) return;
+    proposed_programs_[k] = p;
+    out.push_back(s);
+  };
+  if (start && n > 0) take(*start_);
   for (auto& [score, s] : ranked) {
     if (int(out.size()) >= n - n_random) break;
-    if (taken.insert(key_of(*s)).second) out.push_back(*s);
+    take(*s);
   }
-  for (int attempt = 0; int(out.size()) < n && attempt < 4 * n; ++attempt) {
-    Schedule s = attempt < int(randoms.size()) ? randoms[attempt] : sample_random();
-    uint64_t k = key_of(s);
-    if (!measured_keys_.count(k) && taken.insert(k).second) out.push_back(s);
-  }
+  for (int attempt = 0; int(out.size()) < n && attempt < 4 * n; ++attempt)
+    take(attempt < int(randoms.size()) ? randoms[attempt] : sample_random());
   return out;
 }
 

@@ -4,6 +4,7 @@
 // ones (epsilon-greedy).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,16 +32,21 @@ class EvolutionarySearch {
   EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, SearchOptions opts,
                      costmodel::CostModel* model, uint64_t seed);
 
-  /// Up to n candidates never measured (nor proposed) before.
+  /// Up to n candidates whose programs were never measured before (nor proposed twice).
   std::vector<schedule::Schedule> propose(int n);
   /// Records measured candidates; cost in seconds, infinity for failures.
   void notify(const std::vector<schedule::Schedule>& cands, const std::vector<double>& costs);
-  /// Seeds the search with schedules measured earlier (e.g. from the database).
+  /// Seeds the search with a schedule measured earlier (e.g. from the database); cost in
+  /// seconds, infinity for a failure (then it is only never proposed again).
   void add_measured(const schedule::Trace& trace, double cost);
 
-  size_t num_measured() const { return measured_keys_.size(); }
-  /// Structural key of a schedule (for deduplication).
+  /// Distinct programs measured.
+  size_t num_measured() const { return measured_programs_.size(); }
+  /// Structural key of a schedule's state (cheap; for the search's bookkeeping).
   static uint64_t key_of(const schedule::Schedule& s);
+  /// Key of the program a schedule lowers to: states that differ only where lowering erases
+  /// the difference (a split by 1, a loop of extent 1 unrolled, ...) are one program.
+  static uint64_t program_key(const schedule::Schedule& s);
 
  private:
   schedule::Schedule sample_random();
@@ -53,12 +59,15 @@ class EvolutionarySearch {
   Rng rng_;
   std::vector<std::unique_ptr<Mutator>> mutators_;
   std::vector<double> mutator_weights_;  // one per mutator
-  std::set<uint64_t> measured_keys_;
+  std::set<uint64_t> measured_keys_;      // states measured
+  std::set<uint64_t> measured_programs_;  // their programs: what is never proposed again
+  std::map<uint64_t, uint64_t> proposed_programs_;  // state key -> program key, last batch
   /// The point of the space the fallback schedule takes (SpaceOptions::like_fallback), built
   /// once: proposed first until it is measured. None on GPU targets.
   std::optional<schedule::Schedule> start_;
   uint64_t start_key_ = 0;
-  std::vector<std::pair<double, schedule::Trace>> measured_;  // best first
+  std::vector<std::pair<double, schedule::Trace>> measured_;  // best first once sorted
+  bool measured_sorted_ = true;
 };
 
 }  // namespace tuner::search

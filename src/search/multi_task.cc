@@ -31,6 +31,9 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
   p.seconds.assign(n, 0);
   p.done.assign(n, false);
   std::vector<int> since_improvement(n, 0);
+  // Each task's search lives across its turns: it remembers what it measured, and a task
+  // whose space is exhausted proposes nothing and is set aside.
+  std::vector<TaskSearchState> searches(n);
   int round = 0;
   const std::string target = tasks[0].target.str();
   // Trials this run already spent (an interrupted run, or a server restarted mid-job).
@@ -66,7 +69,8 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
     to.run_id = opts.run_id;
     to.worker = opts.worker;
     auto t0 = std::chrono::steady_clock::now();
-    TuneResult r = tune_task(tasks[size_t(i)], to, db, builder, runner, model, {}, should_stop);
+    TuneResult r = tune_task(tasks[size_t(i)], to, db, builder, runner, model, {}, should_stop,
+                             &searches[size_t(i)]);
     p.seconds[size_t(i)] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto& rp = r.progress;

@@ -79,33 +79,56 @@ size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std
   return n;
 }
 
+namespace {
+
+/// A search that knows every record of the task's workload in the database: the ok ones
+/// (measured alone) as measured costs, failures only as never to be proposed again.
+void start_search(TaskSearchState& st, const TuneTask& task, const TuneOptions& opts,
+                  db::Database& db, costmodel::CostModel& model) {
+  const std::string target = task.target.str();
+  st.workload_id = db.commit_workload(db::Workload::from_dag(task.dag, task.op, task.params));
+  st.search = std::make_unique<EvolutionarySearch>(task.dag, opts.space, opts.search, &model, opts.seed);
+  db::RecordFilter f;
+  f.workload_id = st.workload_id;
+  f.target = target;
+  db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
+    if (!db::measured_alone(r) || r.trace_version != schedule::Trace::kVersion) return;
+    double cost = r.status == db::MeasureStatus::Ok && r.median
+                      ? *r.median : std::numeric_limits<double>::infinity();
+    try {
+      auto trace = schedule::Trace::from_json(Json::parse(r.trace));
+      st.search->add_measured(trace, cost);
+      if (cost < st.best) {
+        st.best = cost;
+        st.best_trace = trace;
+      }
+    } catch (const std::exception&) {
+      // A trace this version cannot replay on the workload: not a candidate of this space.
+    }
+  });
+  st.baseline_pending = !std::isfinite(st.best);
+}
+
+}  // namespace
+
 TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database& db,
                      measure::Builder& builder, measure::Runner& runner,
                      costmodel::CostModel& model,
                      const std::function<void(const TuneProgress&)>& on_round,
-                     const std::function<bool()>& should_stop) {
+                     const std::function<bool()>& should_stop, TaskSearchState* state) {
   USER_CHECK(opts.trials > 0) << "--trials must be positive";
   USER_CHECK(opts.batch > 0) << "the batch size must be positive";
   TuneResult res;
   TuneProgress& prog = res.progress;
   prog.budget = opts.trials;
   const std::string target = task.target.str();
-  res.workload_id = db.commit_workload(db::Workload::from_dag(task.dag, task.op, task.params));
-
-  EvolutionarySearch search(task.dag, opts.space, opts.search, &model, opts.seed);
-  // Earlier measurements of this workload seed the search and count as known.
-  double best = std::numeric_limits<double>::infinity();
-  for (auto& r : db.top_k(res.workload_id, target, 64)) {
-    try {
-      auto trace = schedule::Trace::from_json(Json::parse(r.trace));
-      search.add_measured(trace, *r.median);
-      if (*r.median < best) {
-        best = *r.median;
-        res.best_trace = trace;
-      }
-    } catch (const std::exception&) {
-    }
-  }
+  TaskSearchState local;
+  TaskSearchState& st = state ? *state : local;
+  if (!st.search) start_search(st, task, opts, db, model);
+  res.workload_id = st.workload_id;
+  res.best_trace = st.best_trace;
+  EvolutionarySearch& search = *st.search;
+  double& best = st.best;
 
   measure::MeasureTask mtask{task.dag, task.target, opts.seed, task.inputs, {}};
   double flops = task.dag.flops();
@@ -114,7 +137,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
   // A fresh workload starts by measuring the fallback schedule: a baseline the result can
   // never be worse than, and a best time that lets the runner give up on hopeless
   // candidates from the first round on.
-  bool baseline = !std::isfinite(best);
+  bool& baseline = st.baseline_pending;
   while (prog.trials < opts.trials) {
     if (should_stop && should_stop()) break;
     int n = std::min(opts.batch, opts.trials - prog.trials);
@@ -153,7 +176,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
       else ++since_improvement;
       if (cost < best) {
         best = cost;
-        res.best_trace = traces[i];
+        res.best_trace = st.best_trace = traces[i];
       }
       prog.curve.push_back(std::isfinite(best) ? flops / best / 1e9 : 0);
     }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,13 +71,27 @@ struct TuneResult {
   bool early_stopped = false;
 };
 
+/// What a task's tuning keeps between calls of tune_task: multi-task tuning gives each task
+/// many short turns, and its search must remember every candidate measured in them.
+struct TaskSearchState {
+  std::unique_ptr<EvolutionarySearch> search;  // null before the first turn
+  int64_t workload_id = 0;
+  double best = std::numeric_limits<double>::infinity();
+  schedule::Trace best_trace;
+  /// The fallback schedule is still to be measured (a workload new to the database).
+  bool baseline_pending = false;
+};
+
 /// Tunes a task. Records are committed to `db` after every round. `should_stop` is polled
-/// between rounds (Ctrl-C). Throws UserError when the task cannot be measured at all.
+/// between rounds (Ctrl-C). `state` carries the search across calls (null: a fresh one);
+/// either way it starts from every record of the workload in the database, so no candidate
+/// is measured twice. Throws UserError when the task cannot be measured at all.
 TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database& db,
                      measure::Builder& builder, measure::Runner& runner,
                      costmodel::CostModel& model,
                      const std::function<void(const TuneProgress&)>& on_round = {},
-                     const std::function<bool()>& should_stop = {});
+                     const std::function<bool()>& should_stop = {},
+                     TaskSearchState* state = nullptr);
 
 /// The ok records of a target, grouped by workload, replayed on DAGs that `rebuild` can
 /// recreate (records whose trace no longer applies are skipped).

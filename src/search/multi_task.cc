@@ -36,26 +36,29 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
   std::vector<TaskSearchState> searches(n);
   int round = 0;
   const std::string target = tasks[0].target.str();
-  // Trials this run already spent (an interrupted run, or a server restarted mid-job).
-  if (opts.run_id) {
-    for (size_t i = 0; i < n; ++i) {
-      auto w = db.find_workload(tasks[i].dag.hash_hex());
-      if (!w) continue;
+  for (size_t i = 0; i < n; ++i) {
+    auto w = db.find_workload(tasks[i].dag.hash_hex());
+    if (!w) continue;
+    // A task tuned before (by any run) starts from its best: the summary and the estimated
+    // model latency show it before the task's first turn, and a turn counts as an
+    // improvement only when it beats it.
+    auto top = db.top_k(w->id, target, 1);
+    if (!top.empty()) p.best[i] = *top[0].median;
+    // Trials this run already spent (an interrupted run, or a server restarted mid-job).
+    if (opts.run_id) {
       db::RecordFilter f;
       f.workload_id = w->id;
       f.target = target;
       f.run_id = opts.run_id;
       int k = int(db.count_records(f));
       if (k == 0) continue;
-      auto top = db.top_k(w->id, target, 1);
-      if (!top.empty()) p.best[i] = *top[0].median;
       sched.update(int(i), k, p.best[i], false);
       p.trials[i] = k;
       p.spent += k;
       round += (k + batch - 1) / batch;
     }
-    p.resumed_trials = p.spent;
   }
+  p.resumed_trials = p.spent;
   while (p.spent < opts.trials && !(should_stop && should_stop())) {
     int i = sched.next();
     if (i < 0) break;

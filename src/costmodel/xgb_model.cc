@@ -9,6 +9,7 @@
 
 #include "costmodel/features.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/json.h"
 
 namespace tuner::costmodel {
@@ -120,19 +121,20 @@ bool XGBModel::train() {
   return true;
 }
 
-std::vector<double> XGBModel::predict_features(
-    const std::vector<std::vector<std::vector<float>>>& programs) {
-  std::vector<double> out(programs.size(), 0.0);
+std::vector<double> XGBModel::predict_features(const std::vector<Features>& programs) {
+  std::vector<const Features*> rows;
+  for (auto& p : programs) rows.push_back(&p);
+  return predict_rows(rows);
+}
+
+std::vector<double> XGBModel::predict_rows(const std::vector<const Features*>& rows) {
+  std::vector<double> out(rows.size(), 0.0);
   if (!booster_) {
     for (auto& x : out) x = rng_.uniform();  // nothing learned yet: a random ranking
     return out;
   }
-  std::vector<const std::vector<std::vector<float>>*> rows;
   bool any = false;
-  for (auto& p : programs) {
-    rows.push_back(&p);
-    any |= !p.empty();
-  }
+  for (auto* p : rows) any |= !p->empty();
   if (!any) return out;
   std::vector<size_t> row_program;
   DMatrixHandle m = make_matrix(rows, &row_program);
@@ -145,12 +147,22 @@ std::vector<double> XGBModel::predict_features(
   return out;
 }
 
-std::vector<double> XGBModel::predict(const te::ComputeDAG&,
+const XGBModel::Features& XGBModel::features_of(const te::ComputeDAG& dag,
+                                                const schedule::State& s) {
+  constexpr size_t kMaxCached = 20000;  // ~25 MB of conv features
+  uint64_t key = fnv1a64(dag.hash_hex() + "\n" + s.str());
+  auto it = feature_cache_.find(key);
+  if (it != feature_cache_.end()) return it->second;
+  if (feature_cache_.size() >= kMaxCached) feature_cache_.clear();
+  return feature_cache_.emplace(key, extract_store_features(s)).first->second;
+}
+
+std::vector<double> XGBModel::predict(const te::ComputeDAG& dag,
                                       const std::vector<const schedule::State*>& states) {
-  std::vector<std::vector<std::vector<float>>> programs;
+  std::vector<const Features*> programs;
   programs.reserve(states.size());
-  for (auto* s : states) programs.push_back(extract_store_features(*s));
-  return predict_features(programs);
+  for (auto* s : states) programs.push_back(&features_of(dag, *s));
+  return predict_rows(programs);
 }
 
 void XGBModel::add_data(const std::string& workload,
@@ -162,8 +174,8 @@ void XGBModel::add_data(const std::string& workload,
 
 void XGBModel::update(const te::ComputeDAG& dag, const std::vector<const schedule::State*>& states,
                       const std::vector<double>& costs) {
-  std::vector<std::vector<std::vector<float>>> programs;
-  for (auto* s : states) programs.push_back(extract_store_features(*s));
+  std::vector<Features> programs;
+  for (auto* s : states) programs.push_back(features_of(dag, *s));
   add_data(dag.hash_hex(), std::move(programs), costs);
   if (double(programs_.size()) >= opts_.retrain_growth * double(std::max<size_t>(trained_on_, 1)) &&
       int(programs_.size()) >= opts_.min_train_programs)

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "costmodel/cost_model.h"
@@ -81,6 +82,11 @@ class XGBModel : public CostModel {
     std::vector<std::vector<float>> rows;
     double cost;  // seconds; infinity when it failed
   };
+  using Features = std::vector<std::vector<float>>;
+  /// The features of a state, remembered: the search scores the same states round after
+  /// round, and lowering them again (Winograd's especially) dominated its time.
+  const Features& features_of(const te::ComputeDAG& dag, const schedule::State& s);
+  std::vector<double> predict_rows(const std::vector<const Features*>& programs);
   bool train_on(const std::vector<const Program*>& data);
   std::vector<double> normalized_cost(const std::vector<const Program*>& data) const;
 
@@ -89,6 +95,7 @@ class XGBModel : public CostModel {
   void* booster_ = nullptr;
   std::vector<Program> programs_;
   size_t trained_on_ = 0;
+  std::unordered_map<uint64_t, Features> feature_cache_;  // by DAG and state
 };
 
 /// Pairwise accuracy and top-k recall of predicted scores against measured costs.

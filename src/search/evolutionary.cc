@@ -53,6 +53,14 @@ uint64_t EvolutionarySearch::program_key(const Schedule& s) {
   }
 }
 
+uint64_t EvolutionarySearch::cached_program_key(const Schedule& s, uint64_t state_key) {
+  // Small spaces (Winograd's ~40 points) propose the same states round after round, and
+  // lowering them again dominated the search's time.
+  auto [it, inserted] = program_keys_.try_emplace(state_key, 0);
+  if (inserted) it->second = program_key(s);
+  return it->second;
+}
+
 Schedule EvolutionarySearch::sample_random() { return generate_schedule(dag_, space_, rng_.next()); }
 
 Schedule EvolutionarySearch::mutate(const Schedule& parent) {
@@ -66,8 +74,9 @@ Schedule EvolutionarySearch::mutate(const Schedule& parent) {
 
 void EvolutionarySearch::add_measured(const schedule::Trace& trace, double cost) {
   Schedule s = Schedule::replay(dag_, trace);
-  measured_keys_.insert(key_of(s));
-  measured_programs_.insert(program_key(s));
+  uint64_t k = key_of(s);
+  measured_keys_.insert(k);
+  measured_programs_.insert(cached_program_key(s, k));
   if (!std::isfinite(cost)) return;
   measured_.emplace_back(cost, trace);
   measured_sorted_ = false;
@@ -77,8 +86,7 @@ void EvolutionarySearch::notify(const std::vector<Schedule>& cands, const std::v
   for (size_t i = 0; i < cands.size(); ++i) {
     uint64_t k = key_of(cands[i]);
     measured_keys_.insert(k);
-    auto p = proposed_programs_.find(k);
-    measured_programs_.insert(p != proposed_programs_.end() ? p->second : program_key(cands[i]));
+    measured_programs_.insert(cached_program_key(cands[i], k));
     if (std::isfinite(costs[i])) measured_.emplace_back(costs[i], cands[i].trace());
   }
   measured_sorted_ = false;
@@ -139,14 +147,12 @@ std::vector<Schedule> EvolutionarySearch::propose(int n) {
   int n_random = std::max(n > 1 ? 1 : 0, int(std::round(n * opts_.eps_greedy)));
   std::vector<Schedule> out;
   std::set<uint64_t> taken;  // programs in `out`
-  proposed_programs_.clear();
   // Takes `s` unless its program was measured or is already in the batch.
   auto take = [&](const Schedule& s) {
     uint64_t k = key_of(s);
     if (measured_keys_.count(k)) return;
-    uint64_t p = program_key(s);
+    uint64_t p = cached_program_key(s, k);
     if (measured_programs_.count(p) || !taken.insert(p).second) return;
-    proposed_programs_[k] = p;
     out.push_back(s);
   };
   if (start && n > 0) take(*start_);

@@ -4,10 +4,10 @@
 // ones (epsilon-greedy).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "costmodel/cost_model.h"
@@ -50,6 +50,8 @@ class EvolutionarySearch {
 
  private:
   schedule::Schedule sample_random();
+  /// program_key, remembered by state key.
+  uint64_t cached_program_key(const schedule::Schedule& s, uint64_t state_key);
   schedule::Schedule mutate(const schedule::Schedule& parent);
 
   te::ComputeDAG dag_;
@@ -61,7 +63,7 @@ class EvolutionarySearch {
   std::vector<double> mutator_weights_;  // one per mutator
   std::set<uint64_t> measured_keys_;      // states measured
   std::set<uint64_t> measured_programs_;  // their programs: what is never proposed again
-  std::map<uint64_t, uint64_t> proposed_programs_;  // state key -> program key, last batch
+  std::unordered_map<uint64_t, uint64_t> program_keys_;  // state key -> program key
   /// The point of the space the fallback schedule takes (SpaceOptions::like_fallback), built
   /// once: proposed first until it is measured. None on GPU targets.
   std::optional<schedule::Schedule> start_;

@@ -2,6 +2,7 @@
 
 #include "costmodel/features.h"
 #include "costmodel/xgb_model.h"
+#include "ops/registry.h"
 #include "support/error.h"
 
 using namespace tuner;
@@ -88,4 +89,33 @@ TEST(XGBModel, UntrainedModelStillRanks) {
   auto d = make_synthetic(5, 5);
   EXPECT_FALSE(m.trained());
   EXPECT_EQ(m.predict_features(d.programs).size(), 5u);
+}
+
+TEST(XGBModel, RemembersFeaturesPerDagNotJustPerSchedule) {
+  // The same steps on B and on B transposed: equal state texts, different programs. The
+  // model's feature cache must not answer the second with the first's features.
+  auto build = [](const char* t) {
+    auto& def = ops::find_op("matmul");
+    return def.build(ops::parse_params(def, {"m=64", "n=64", "k=64", std::string("transpose_b=") + t}));
+  };
+  te::ComputeDAG plain = build("0"), transposed = build("1");
+  schedule::State a(plain), b(transposed);
+  ASSERT_EQ(a.str(), b.str());
+  auto fa = extract_store_features(a), fb = extract_store_features(b);
+  // Trained to tell the two apart.
+  XGBOptions o;
+  o.rounds = 10;
+  XGBModel m(o, 1);
+  std::vector<std::vector<std::vector<float>>> programs;
+  std::vector<double> costs;
+  for (int i = 0; i < 32; ++i) {
+    programs.push_back(i % 2 ? fb : fa);
+    costs.push_back(i % 2 ? 10.0 : 1.0);
+  }
+  m.add_data("w", programs, costs);
+  ASSERT_TRUE(m.train());
+  ASSERT_NE(m.predict_features({fa}), m.predict_features({fb}));
+  m.predict(plain, {&a});
+  EXPECT_EQ(m.predict(transposed, {&b}), m.predict_features({fb}));
+  EXPECT_EQ(m.predict(transposed, {&b}), m.predict(transposed, {&b}));  // from the cache: the same
 }

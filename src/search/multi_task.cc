@@ -39,11 +39,12 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
   for (size_t i = 0; i < n; ++i) {
     auto w = db.find_workload(tasks[i].dag.hash_hex());
     if (!w) continue;
-    // A task tuned before (by any run) starts from its best: the summary and the estimated
-    // model latency show it before the task's first turn, and a turn counts as an
-    // improvement only when it beats it.
+    // A task tuned before (by any run) starts from its best and its fallback's time: the
+    // summary and the estimated model latency show them before the task's first turn, and a
+    // turn counts as an improvement only when it beats that best.
     auto top = db.top_k(w->id, target, 1);
     if (!top.empty()) p.best[i] = *top[0].median;
+    p.baseline[i] = recorded_baseline(db, w->id, tasks[i]);
     // Trials this run already spent (an interrupted run, or a server restarted mid-job).
     if (opts.run_id) {
       db::RecordFilter f;

@@ -79,6 +79,21 @@ size_t warm_start_model(costmodel::CostModel& model, db::Database& db, const std
   return n;
 }
 
+double recorded_baseline(db::Database& db, int64_t workload_id, const TuneTask& task) {
+  const std::string fallback =
+      codegen::default_schedule(task.dag, task.target).trace().to_json().dump();
+  db::RecordFilter f;
+  f.workload_id = workload_id;
+  f.target = task.target.str();
+  f.status = db::MeasureStatus::Ok;
+  double best = 0;
+  db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
+    if (r.trace == fallback && r.median && db::measured_alone(r) && (best == 0 || *r.median < best))
+      best = *r.median;
+  });
+  return best;
+}
+
 namespace {
 
 /// A search that knows every record of the task's workload in the database: the ok ones
@@ -107,6 +122,7 @@ void start_search(TaskSearchState& st, const TuneTask& task, const TuneOptions& 
     }
   });
   st.baseline_pending = !std::isfinite(st.best);
+  if (!st.baseline_pending) st.baseline = recorded_baseline(db, st.workload_id, task);
 }
 
 }  // namespace
@@ -138,6 +154,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
   // never be worse than, and a best time that lets the runner give up on hopeless
   // candidates from the first round on.
   bool& baseline = st.baseline_pending;
+  prog.baseline_seconds = st.baseline;
   while (prog.trials < opts.trials) {
     if (should_stop && should_stop()) break;
     int n = std::min(opts.batch, opts.trials - prog.trials);
@@ -180,7 +197,7 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
       }
       prog.curve.push_back(std::isfinite(best) ? flops / best / 1e9 : 0);
     }
-    if (measuring_baseline && results[0].ok()) prog.baseline_seconds = results[0].median();
+    if (measuring_baseline && results[0].ok()) prog.baseline_seconds = st.baseline = results[0].median();
     double t4 = now_seconds();
     db.commit_round(records);
     prog.commit_seconds += now_seconds() - t4;

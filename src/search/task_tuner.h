@@ -80,6 +80,7 @@ struct TaskSearchState {
   schedule::Trace best_trace;
   /// The fallback schedule is still to be measured (a workload new to the database).
   bool baseline_pending = false;
+  double baseline = 0;  // the fallback's time once known (seconds)
 };
 
 /// Tunes a task. Records are committed to `db` after every round. `should_stop` is polled
@@ -92,6 +93,10 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
                      const std::function<void(const TuneProgress&)>& on_round = {},
                      const std::function<bool()>& should_stop = {},
                      TaskSearchState* state = nullptr);
+
+/// The fastest ok time (seconds, measured alone) of the task's fallback schedule among the
+/// workload's records, 0 when it was never measured: a tuned task's baseline on a rerun.
+double recorded_baseline(db::Database& db, int64_t workload_id, const TuneTask& task);
 
 /// The ok records of a target, grouped by workload, replayed on DAGs that `rebuild` can
 /// recreate (records whose trace no longer applies are skipped).

@@ -370,7 +370,7 @@ std::vector<ConvertOutput> group_norm(const ConvertContext& c) {
   if (scale.shape() != ops::Shape{groups} || bias.shape() != ops::Shape{groups})
     c.fail("scale and bias must have shape [num_groups] = [" + std::to_string(groups) + "]");
   int64_t per_group = channels / groups;
-  for (size_t d = 2; d < x.ndim(); ++d) per_group *= x.shape()[d];
+  for (int d = 2; d < x.ndim(); ++d) per_group *= x.shape()[size_t(d)];
   te::Tensor xr = ops::reshape(x, {x.shape()[0], groups, per_group}, c.name("grouped"));
   Moments m = moments(c, xr, {2});
   double eps = c.attr_float("epsilon", 1e-5);

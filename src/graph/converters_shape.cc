@@ -201,7 +201,7 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   }
   for (int64_t p : pads)
     if (p < 0) c.fail("negative pads are not supported");
-  if (pads.size() != 2 * x.ndim()) c.fail("pads must hold two values per dimension");
+  if (pads.size() != 2 * size_t(x.ndim())) c.fail("pads must hold two values per dimension");
   if (mode != "constant") return one(pad_by_index(c, x, pads, mode == "reflect"));
   return one(ops::pad(x, pads, value, c.name()));
 }
@@ -572,12 +572,12 @@ std::vector<ConvertOutput> scatter_elements(const ConvertContext& c) {
   if (upd.shape() != ind.shape() || upd.dtype() != data.dtype() || ind.ndim() != data.ndim())
     c.fail("updates must have the shape of indices and the type of data, indices data's rank");
   int axis = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
-  for (size_t d = 0; d < ind.ndim(); ++d)
+  for (size_t d = 0; d < size_t(ind.ndim()); ++d)
     if (ind.shape()[d] > data.shape()[d]) c.fail("indices must not be larger than data");
   // Candidates run along the axis; the other coordinates are the output element's own.
   auto at = [&](const std::vector<Var>& o, const Expr& r) {
     std::vector<Expr> p;
-    for (size_t d = 0; d < ind.ndim(); ++d)
+    for (size_t d = 0; d < size_t(ind.ndim()); ++d)
       p.push_back(int(d) == axis ? r : te::min(Expr(o[d]), Expr(ind.shape()[d] - 1)));
     return p;
   };
@@ -586,7 +586,7 @@ std::vector<ConvertOutput> scatter_elements(const ConvertContext& c) {
   spec.names = [&](const std::vector<Var>& o, const std::vector<Expr>& j) {
     std::vector<Expr> conds = {
         te::eq(ops::detail::wrap_index(ind(at(o, j[0])), data.shape()[size_t(axis)]), Expr(o[size_t(axis)]))};
-    for (size_t d = 0; d < ind.ndim(); ++d)
+    for (size_t d = 0; d < size_t(ind.ndim()); ++d)
       if (int(d) != axis && ind.shape()[d] < data.shape()[d]) conds.push_back(Expr(o[d]) < Expr(ind.shape()[d]));
     return ops::detail::all_of(conds);
   };

@@ -287,10 +287,11 @@ void check_resize(const Shape& in, const Shape& out, const ResizeAttrs& a, const
     USER_CHECK(a.scales[d] > 0) << op << ": scale " << a.scales[d] << " of axis " << d
                                 << " must be positive";
   }
-  if (a.coord == ResizeAttrs::Coord::TfCropAndResize)
+  if (a.coord == ResizeAttrs::Coord::TfCropAndResize) {
     USER_CHECK(a.roi.size() == 2 * in.size())
         << op << ": tf_crop_and_resize needs a roi of " << 2 * in.size() << " values, got "
         << a.roi.size();
+  }
 }
 
 std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& starts,

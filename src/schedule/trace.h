@@ -35,12 +35,12 @@ const char* inst_name(InstKind k);
 
 struct Instruction {
   InstKind kind;
-  std::string stage;
-  std::vector<int64_t> args;
-  std::vector<std::string> strs;
-  std::vector<double> probs;
-  int src = -1;                   // index of the sampling instruction whose decision is used
-  std::vector<int64_t> decision;  // sampling instructions only
+  std::string stage{};
+  std::vector<int64_t> args{};
+  std::vector<std::string> strs{};
+  std::vector<double> probs{};
+  int src = -1;                     // index of the sampling instruction whose decision is used
+  std::vector<int64_t> decision{};  // sampling instructions only
 
   bool is_sampling() const {
     return kind == InstKind::SamplePerfectTile || kind == InstKind::SampleCategorical ||

@@ -25,8 +25,9 @@ ComputeDAG::ComputeDAG(std::vector<Tensor> inputs, std::vector<Tensor> outputs)
   std::function<void(const Tensor&)> dfs = [&](const Tensor& t) {
     if (!visited.insert(t.get()).second) return;
     for (auto& in : t->inputs()) dfs(in);
-    if (t->is_placeholder)
+    if (t->is_placeholder) {
       INTERNAL_CHECK(declared.count(t.get())) << "placeholder " << t->name << " is not an input";
+    }
     ops_.push_back(t);
   };
   for (auto& t : inputs_) dfs(t);

@@ -198,11 +198,15 @@ Expr make_binary(NodeKind k, Expr a, Expr b) {
 #define TUNER_BINARY(T, op)                                                                 \
   case NodeKind::T:                                                                         \
     if (is_comparison(k)) t = DataType::boolean().with_lanes(a.type().lanes);                \
-    if (k == NodeKind::And || k == NodeKind::Or)                                            \
+    if (k == NodeKind::And || k == NodeKind::Or) {                                          \
       INTERNAL_CHECK(t.is_bool()) << #T " needs bool operands, got " << t.str();            \
-    if (k == NodeKind::Div) INTERNAL_CHECK(t.is_float()) << "integer '/': use floordiv";     \
-    if (k == NodeKind::FloorDiv || k == NodeKind::FloorMod)                                 \
+    }                                                                                       \
+    if (k == NodeKind::Div) {                                                               \
+      INTERNAL_CHECK(t.is_float()) << "integer '/': use floordiv";                          \
+    }                                                                                       \
+    if (k == NodeKind::FloorDiv || k == NodeKind::FloorMod) {                               \
       INTERNAL_CHECK(t.is_integer()) << #T " needs integers, got " << t.str();              \
+    }                                                                                       \
     return Expr(std::make_shared<T##Node>(t, std::move(a), std::move(b)));
 #include "te/IRNodes.def"
     default: break;

@@ -13,7 +13,7 @@ Expr Tensor::operator()(std::vector<Expr> indices) const {
       << "tensor " << op.name << " has " << op.shape.size() << " dimensions, read with "
       << indices.size() << " indices";
   for (auto& i : indices) {
-    if (!i.type().is_integer()) INTERNAL_CHECK(false) << "index of " << op.name << " is not an integer";
+    INTERNAL_CHECK(i.type().is_integer()) << "index of " << op.name << " is not an integer";
     if (i.type() != DataType::i64()) i = cast(DataType::i64(), i);
   }
   return Expr(std::make_shared<TensorReadNode>(op.dtype, *this, std::move(indices)));

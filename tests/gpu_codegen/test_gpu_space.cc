@@ -46,7 +46,9 @@ TEST(GpuSpace, MutatedTracesLowerOrAreRejectedByTheVerifier) {
       }
     }
     // Tiled ops have no auto-bound stage: their threads are a tile level (tile_size mutates it).
-    if (op != "matmul" && op != "conv2d") EXPECT_GT(mutated[2], 0) << op << ": no thread count to mutate";
+    if (op != "matmul" && op != "conv2d") {
+      EXPECT_GT(mutated[2], 0) << op << ": no thread count to mutate";
+    }
     EXPECT_GT(mutated[0], 0) << op;
     EXPECT_GT(ok, 0) << op;
   }

@@ -447,7 +447,7 @@ struct Recurrent {
   std::string direction = "forward";
   double clip = 0;
   int64_t linear_before_reset = 0, layout = 0;
-  std::vector<std::string> activations;  // empty: the defaults
+  std::vector<std::string> activations{};  // empty: the defaults
   float leaky_alpha = 0;                  // activation_alpha = {it} when set (one LeakyRelu)
   int64_t T = 3, B = 2, I = 3, H = 4;
   int64_t gates() const { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "schedule/lower.h"
+#include "schedule/lower_gpu.h"
 #include "support/hash.h"
 
 namespace tuner::search {
@@ -43,10 +44,12 @@ EvolutionarySearch::EvolutionarySearch(te::ComputeDAG dag, SpaceOptions space, S
 
 uint64_t EvolutionarySearch::key_of(const Schedule& s) { return fnv1a64(s.state().str()); }
 
-uint64_t EvolutionarySearch::program_key(const Schedule& s) {
+uint64_t EvolutionarySearch::program_key(const Schedule& s) const {
   // The lowered text, as the Builder dedupes by (the loop nests alone are a finer key:
-  // vectorizing or unrolling erases some of their differences).
+  // vectorizing or unrolling erases some of their differences). On a GPU, the GPU lowering
+  // (kernels and launch dimensions): the program that is built there.
   try {
+    if (space_.gpu) return fnv1a64(schedule::lower_gpu(s.state(), "k").str());
     return fnv1a64(schedule::lower(s.state(), "k").str());
   } catch (const std::exception&) {
     return key_of(s);  // fails to lower: the Builder reports it; one measurement per state

@@ -46,7 +46,7 @@ class EvolutionarySearch {
   static uint64_t key_of(const schedule::Schedule& s);
   /// Key of the program a schedule lowers to: states that differ only where lowering erases
   /// the difference (a split by 1, a loop of extent 1 unrolled, ...) are one program.
-  static uint64_t program_key(const schedule::Schedule& s);
+  uint64_t program_key(const schedule::Schedule& s) const;
 
  private:
   schedule::Schedule sample_random();

@@ -2,8 +2,12 @@
 // rejected by the verifier), mutations change the decisions they target.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "codegen/gpu_build.h"
 #include "kernel_check.h"
+#include "costmodel/random_model.h"
+#include "search/evolutionary.h"
 #include "search/mutator.h"
 #include "search/space_gpu.h"
 
@@ -52,6 +56,33 @@ TEST(GpuSpace, MutatedTracesLowerOrAreRejectedByTheVerifier) {
     EXPECT_GT(mutated[0], 0) << op;
     EXPECT_GT(ok, 0) << op;
   }
+}
+
+TEST(GpuSpace, SearchNeverProposesAGpuProgramTwice) {
+  // Candidates are deduplicated by the program the GPU runs (kernels and launch dimensions).
+  auto target = codegen::Target::parse("cuda -arch=sm_80");
+  OpCase c("matmul", {"m=2", "n=8", "k=2"});  // small: many tilings, few distinct programs
+  costmodel::RandomModel model(1);
+  search::EvolutionarySearch search(c.dag, search::space_options_for(target), {}, &model, 1);
+  std::set<std::string> programs;
+  int proposed = 0;
+  for (int round = 0; round < 4; ++round) {
+    auto cands = search.propose(16);
+    std::vector<double> costs;
+    for (auto& cand : cands) {
+      ++proposed;
+      costs.push_back(1e-3);
+      std::string p;
+      try {
+        p = schedule::lower_gpu(cand.state(), "k").str();
+      } catch (const std::exception&) {
+        continue;  // not a GPU program (the verifier's business)
+      }
+      EXPECT_TRUE(programs.insert(p).second) << "proposed again:\n" << cand.trace().pretty();
+    }
+    search.notify(cands, costs);
+  }
+  EXPECT_GT(proposed, 48);
 }
 
 }  // namespace

@@ -149,11 +149,9 @@ std::vector<double> XGBModel::predict_rows(const std::vector<const Features*>& r
 
 const XGBModel::Features& XGBModel::features_of(const te::ComputeDAG& dag,
                                                 const schedule::State& s) {
-  constexpr size_t kMaxCached = 20000;  // ~25 MB of conv features
   uint64_t key = fnv1a64(dag.hash_hex() + "\n" + s.str());
   auto it = feature_cache_.find(key);
   if (it != feature_cache_.end()) return it->second;
-  if (feature_cache_.size() >= kMaxCached) feature_cache_.clear();
   return feature_cache_.emplace(key, extract_store_features(s)).first->second;
 }
 
@@ -161,6 +159,8 @@ std::vector<double> XGBModel::predict(const te::ComputeDAG& dag,
                                       const std::vector<const schedule::State*>& states) {
   std::vector<const Features*> programs;
   programs.reserve(states.size());
+  // Emptied before, never during, the batch: `programs` points into the cache.
+  if (feature_cache_.size() + states.size() > opts_.feature_cache) feature_cache_.clear();
   for (auto* s : states) programs.push_back(&features_of(dag, *s));
   return predict_rows(programs);
 }
@@ -175,6 +175,7 @@ void XGBModel::add_data(const std::string& workload,
 void XGBModel::update(const te::ComputeDAG& dag, const std::vector<const schedule::State*>& states,
                       const std::vector<double>& costs) {
   std::vector<Features> programs;
+  if (feature_cache_.size() + states.size() > opts_.feature_cache) feature_cache_.clear();
   for (auto* s : states) programs.push_back(features_of(dag, *s));
   add_data(dag.hash_hex(), std::move(programs), costs);
   if (double(programs_.size()) >= opts_.retrain_growth * double(std::max<size_t>(trained_on_, 1)) &&

@@ -30,6 +30,8 @@ struct XGBOptions {
   /// Threads XGBoost may use. One: our matrices are small, and OpenMP's spinning threads
   /// made training 400x slower when the cores were shared (17 s vs 0.045 s measured).
   int threads = 1;
+  /// Candidates whose features are remembered (~1 KB each for a conv); emptied when full.
+  size_t feature_cache = 20000;
 };
 
 /// Ranking quality on a set of programs.

@@ -3,6 +3,7 @@
 #include "costmodel/features.h"
 #include "costmodel/xgb_model.h"
 #include "ops/registry.h"
+#include "schedule/schedule.h"
 #include "support/error.h"
 
 using namespace tuner;
@@ -118,4 +119,32 @@ TEST(XGBModel, RemembersFeaturesPerDagNotJustPerSchedule) {
   m.predict(plain, {&a});
   EXPECT_EQ(m.predict(transposed, {&b}), m.predict_features({fb}));
   EXPECT_EQ(m.predict(transposed, {&b}), m.predict(transposed, {&b}));  // from the cache: the same
+}
+
+TEST(XGBModel, BatchesLargerThanTheFeatureCacheKeepTheirFeatures) {
+  auto& def = ops::find_op("matmul");
+  auto dag = def.build(ops::parse_params(def, {"m=64", "n=64", "k=64"}));
+  std::vector<schedule::Schedule> scheds;
+  for (int64_t f : {1, 2, 4, 8, 16, 32}) {
+    schedule::Schedule s(dag);
+    s.split(dag.outputs()[0]->name, 1, {f});
+    scheds.push_back(s);
+  }
+  std::vector<const schedule::State*> states;
+  std::vector<std::vector<std::vector<float>>> features;
+  for (auto& s : scheds) {
+    states.push_back(&s.state());
+    features.push_back(extract_store_features(s.state()));
+  }
+  XGBOptions o;
+  o.rounds = 10;
+  o.feature_cache = 2;  // smaller than a batch
+  XGBModel m(o, 1);
+  std::vector<double> costs;
+  for (size_t i = 0; i < features.size(); ++i) costs.push_back(1.0 + double(i));
+  for (int rep = 0; rep < 8; ++rep) m.add_data("w", features, costs);
+  ASSERT_TRUE(m.train());
+  auto expected = m.predict_features(features);
+  EXPECT_EQ(m.predict(dag, states), expected);
+  EXPECT_EQ(m.predict(dag, states), expected);
 }

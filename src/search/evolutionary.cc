@@ -77,9 +77,7 @@ Schedule EvolutionarySearch::mutate(const Schedule& parent) {
 
 void EvolutionarySearch::add_measured(const schedule::Trace& trace, double cost) {
   Schedule s = Schedule::replay(dag_, trace);
-  uint64_t k = key_of(s);
-  measured_keys_.insert(k);
-  measured_programs_.insert(cached_program_key(s, k));
+  measured_programs_.insert(cached_program_key(s, key_of(s)));
   if (!std::isfinite(cost)) return;
   measured_.emplace_back(cost, trace);
   measured_sorted_ = false;
@@ -87,9 +85,7 @@ void EvolutionarySearch::add_measured(const schedule::Trace& trace, double cost)
 
 void EvolutionarySearch::notify(const std::vector<Schedule>& cands, const std::vector<double>& costs) {
   for (size_t i = 0; i < cands.size(); ++i) {
-    uint64_t k = key_of(cands[i]);
-    measured_keys_.insert(k);
-    measured_programs_.insert(cached_program_key(cands[i], k));
+    measured_programs_.insert(cached_program_key(cands[i], key_of(cands[i])));
     if (std::isfinite(costs[i])) measured_.emplace_back(costs[i], cands[i].trace());
   }
   measured_sorted_ = false;
@@ -144,17 +140,14 @@ std::vector<Schedule> EvolutionarySearch::propose(int n) {
 
   // Best-predicted unmeasured candidates, then a few random ones.
   std::vector<std::pair<double, const Schedule*>> ranked;
-  for (auto& [key, v] : seen)
-    if (!measured_keys_.count(key)) ranked.push_back({v.first, &v.second});
+  for (auto& [key, v] : seen) ranked.push_back({v.first, &v.second});  // `take` skips measured
   std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first > b.first; });
   int n_random = std::max(n > 1 ? 1 : 0, int(std::round(n * opts_.eps_greedy)));
   std::vector<Schedule> out;
   std::set<uint64_t> taken;  // programs in `out`
   // Takes `s` unless its program was measured or is already in the batch.
   auto take = [&](const Schedule& s) {
-    uint64_t k = key_of(s);
-    if (measured_keys_.count(k)) return;
-    uint64_t p = cached_program_key(s, k);
+    uint64_t p = cached_program_key(s, key_of(s));
     if (measured_programs_.count(p) || !taken.insert(p).second) return;
     out.push_back(s);
   };

@@ -61,8 +61,7 @@ class EvolutionarySearch {
   Rng rng_;
   std::vector<std::unique_ptr<Mutator>> mutators_;
   std::vector<double> mutator_weights_;  // one per mutator
-  std::set<uint64_t> measured_keys_;      // states measured
-  std::set<uint64_t> measured_programs_;  // their programs: what is never proposed again
+  std::set<uint64_t> measured_programs_;  // what is never proposed again
   std::unordered_map<uint64_t, uint64_t> program_keys_;  // state key -> program key
   /// The point of the space the fallback schedule takes (SpaceOptions::like_fallback), built
   /// once: proposed first until it is measured. None on GPU targets.

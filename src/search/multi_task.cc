@@ -44,7 +44,7 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
     // turn counts as an improvement only when it beats that best.
     auto top = db.top_k(w->id, target, 1);
     if (!top.empty()) p.best[i] = *top[0].median;
-    p.baseline[i] = recorded_baseline(db, w->id, tasks[i]);
+    p.baseline[i] = searches[i].baseline = recorded_baseline(db, w->id, tasks[i]);
     // Trials this run already spent (an interrupted run, or a server restarted mid-job).
     if (opts.run_id) {
       db::RecordFilter f;

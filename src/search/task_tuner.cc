@@ -122,7 +122,8 @@ void start_search(TaskSearchState& st, const TuneTask& task, const TuneOptions& 
     }
   });
   st.baseline_pending = !std::isfinite(st.best);
-  if (!st.baseline_pending) st.baseline = recorded_baseline(db, st.workload_id, task);
+  if (!st.baseline_pending && st.baseline == 0)
+    st.baseline = recorded_baseline(db, st.workload_id, task);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ struct TaskSearchState {
   schedule::Trace best_trace;
   /// The fallback schedule is still to be measured (a workload new to the database).
   bool baseline_pending = false;
-  double baseline = 0;  // the fallback's time once known (seconds)
+  double baseline = 0;  // the fallback's time once known (seconds; may be set before the search)
 };
 
 /// Tunes a task. Records are committed to `db` after every round. `should_stop` is polled

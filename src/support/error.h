@@ -57,7 +57,12 @@ std::string internal_prefix(const char* file, int line, const char* cond);
       ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
 
 /// Unconditionally fails with a UserError carrying the streamed message.
-#define USER_ERROR() USER_CHECK(false)
+// No `if`: an unoptimized build then sees that control never continues past it.
+#define USER_ERROR() \
+  switch (0)         \
+  case 0:            \
+  default:           \
+    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
 
 /// Fails with an InternalError (a Tuner bug) when `cond` is false.
 #define INTERNAL_CHECK(cond) \

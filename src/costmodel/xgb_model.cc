@@ -147,22 +147,24 @@ std::vector<double> XGBModel::predict_rows(const std::vector<const Features*>& r
   return out;
 }
 
-const XGBModel::Features& XGBModel::features_of(const te::ComputeDAG& dag,
-                                                const schedule::State& s) {
-  uint64_t key = fnv1a64(dag.hash_hex() + "\n" + s.str());
-  auto it = feature_cache_.find(key);
-  if (it != feature_cache_.end()) return it->second;
-  return feature_cache_.emplace(key, extract_store_features(s)).first->second;
+std::vector<const XGBModel::Features*> XGBModel::features_of(
+    const te::ComputeDAG& dag, const std::vector<const schedule::State*>& states) {
+  // Emptied before, never during, a batch: the result points into the cache.
+  if (feature_cache_.size() + states.size() > opts_.feature_cache) feature_cache_.clear();
+  const std::string prefix = dag.hash_hex() + "\n";
+  std::vector<const Features*> out;
+  out.reserve(states.size());
+  for (auto* s : states) {
+    auto [it, inserted] = feature_cache_.try_emplace(fnv1a64(prefix + s->str()));
+    if (inserted) it->second = extract_store_features(*s);
+    out.push_back(&it->second);
+  }
+  return out;
 }
 
 std::vector<double> XGBModel::predict(const te::ComputeDAG& dag,
                                       const std::vector<const schedule::State*>& states) {
-  std::vector<const Features*> programs;
-  programs.reserve(states.size());
-  // Emptied before, never during, the batch: `programs` points into the cache.
-  if (feature_cache_.size() + states.size() > opts_.feature_cache) feature_cache_.clear();
-  for (auto* s : states) programs.push_back(&features_of(dag, *s));
-  return predict_rows(programs);
+  return predict_rows(features_of(dag, states));
 }
 
 void XGBModel::add_data(const std::string& workload,
@@ -175,8 +177,7 @@ void XGBModel::add_data(const std::string& workload,
 void XGBModel::update(const te::ComputeDAG& dag, const std::vector<const schedule::State*>& states,
                       const std::vector<double>& costs) {
   std::vector<Features> programs;
-  if (feature_cache_.size() + states.size() > opts_.feature_cache) feature_cache_.clear();
-  for (auto* s : states) programs.push_back(features_of(dag, *s));
+  for (const Features* f : features_of(dag, states)) programs.push_back(*f);
   add_data(dag.hash_hex(), std::move(programs), costs);
   if (double(programs_.size()) >= opts_.retrain_growth * double(std::max<size_t>(trained_on_, 1)) &&
       int(programs_.size()) >= opts_.min_train_programs)

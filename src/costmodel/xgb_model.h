@@ -85,9 +85,11 @@ class XGBModel : public CostModel {
     double cost;  // seconds; infinity when it failed
   };
   using Features = std::vector<std::vector<float>>;
-  /// The features of a state, remembered: the search scores the same states round after
-  /// round, and lowering them again (Winograd's especially) dominated its time.
-  const Features& features_of(const te::ComputeDAG& dag, const schedule::State& s);
+  /// The features of a batch of states, remembered by DAG and state: the search scores the
+  /// same states round after round, and lowering them again (Winograd's especially)
+  /// dominated its time. The pointers stay valid until the next call.
+  std::vector<const Features*> features_of(const te::ComputeDAG& dag,
+                                           const std::vector<const schedule::State*>& states);
   std::vector<double> predict_rows(const std::vector<const Features*>& programs);
   bool train_on(const std::vector<const Program*>& data);
   std::vector<double> normalized_cost(const std::vector<const Program*>& data) const;

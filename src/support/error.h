@@ -46,30 +46,19 @@ std::string internal_prefix(const char* file, int line, const char* cond);
 
 }  // namespace tuner
 
+// Each macro is one expression (`cond ? (void)0 : raise`): safe as the body of an unbraced
+// if/else without a dangling-else warning, and the message is built only on failure.
+
 /// Fails with a UserError carrying the streamed message when `cond` is false.
-// The switch makes each macro one statement, safe as the body of an unbraced if/else.
-#define USER_CHECK(cond)     \
-  switch (0)                 \
-  case 0:                    \
-  default:                   \
-    if (cond) {              \
-    } else                   \
-      ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
+#define USER_CHECK(cond) \
+  (cond) ? (void)0       \
+         : ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
 
 /// Unconditionally fails with a UserError carrying the streamed message.
-// No `if`: an unoptimized build then sees that control never continues past it.
-#define USER_ERROR() \
-  switch (0)         \
-  case 0:            \
-  default:           \
-    ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
+#define USER_ERROR() ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
 
 /// Fails with an InternalError (a Tuner bug) when `cond` is false.
-#define INTERNAL_CHECK(cond) \
-  switch (0)                 \
-  case 0:                    \
-  default:                   \
-    if (cond) {              \
-    } else                   \
-      ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::InternalError>( \
-        ::tuner::detail::internal_prefix(__FILE__, __LINE__, #cond).c_str())
+#define INTERNAL_CHECK(cond)                                                             \
+  (cond) ? (void)0                                                                       \
+         : ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::InternalError>( \
+               ::tuner::detail::internal_prefix(__FILE__, __LINE__, #cond).c_str())

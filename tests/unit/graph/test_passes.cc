@@ -196,8 +196,11 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   // Without a target's lanes the ONNX layout stays.
   Graph plain = raw;
   run_passes(plain);
-  for (const Node& n : plain.nodes)
-    if (!n.dead && n.op == "Conv") EXPECT_EQ(plain.values[size_t(n.inputs[1])].shape.size(), 4u);
+  for (const Node& n : plain.nodes) {
+    if (!n.dead && n.op == "Conv") {
+      EXPECT_EQ(plain.values[size_t(n.inputs[1])].shape.size(), 4u);
+    }
+  }
 }
 
 // With AVX2's 16 registers (12 accumulators) a 7-wide output fits one row of two 8-lane

@@ -7,19 +7,25 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/memory_plan.h"
 #include "support/error.h"
 
 namespace tuner::runtime {
 
 namespace {
 
-void* aligned_alloc64(int64_t bytes) {
-  size_t n = size_t((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, n);
+// Zeroed memory starting at a page boundary, so the memory plan's page offsets hold.
+void* page_alloc(int64_t bytes) {
+  size_t n = size_t((std::max<int64_t>(bytes, 1) + kPageBytes - 1) / kPageBytes * kPageBytes);
+  void* p = std::aligned_alloc(size_t(kPageBytes), n);
   USER_CHECK(p) << "out of memory allocating " << bytes << " bytes";
   std::memset(p, 0, n);
   return p;
 }
+
+// The page offset of the k-th model input or output, spread so that they start at different
+// page offsets (memory_plan.h: a store and a later load at the same page offset stall).
+int64_t io_page_offset(size_t k) { return int64_t(320 + 640 * k) % kPageBytes; }
 
 // Loads a shared object held in memory (memfd, so no temporary file is left behind).
 std::unique_ptr<Module> load_from_memory(const std::string& so) {
@@ -48,9 +54,9 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
   module_ = load_from_memory(art_.shared_object);
   pool_ = std::make_unique<ThreadPool>(num_threads > 0 ? num_threads : default_num_threads());
   env_ = pool_->env();
-  void* arena = aligned_alloc64(p.arena_bytes);
+  void* arena = page_alloc(p.arena_bytes);
   owned_.push_back(arena);
-  void* weights = aligned_alloc64(int64_t(art_.weights.size()));
+  void* weights = page_alloc(int64_t(art_.weights.size()));
   owned_.push_back(weights);
   std::memcpy(weights, art_.weights.data(), art_.weights.size());
   for (const BufferDesc& b : p.buffers) {
@@ -61,9 +67,11 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
             << "buffer '" << b.name << "' lies outside the arena";
         ptrs_.push_back(static_cast<char*>(arena) + b.offset);
         break;
-      default:
-        owned_.push_back(aligned_alloc64(b.bytes));
-        ptrs_.push_back(owned_.back());
+      default: {
+        int64_t shift = io_page_offset(owned_.size() - 2);
+        owned_.push_back(page_alloc(b.bytes + shift));
+        ptrs_.push_back(static_cast<char*>(owned_.back()) + shift);
+      }
     }
   }
   for (const Step& s : p.steps) {

@@ -1,7 +1,10 @@
 // A buffer in its own pages, for the measurement child's kernel arguments. Its end touches an
 // inaccessible guard page, so a kernel writing past the end of an output faults (and is
 // reported) instead of silently corrupting the child; inputs and expected outputs are made
-// read-only, so no candidate can change what the next one is checked against.
+// read-only, so no candidate can change what the next one is checked against. An input may
+// end `gap` bytes before its guard page: arguments that start at the same offset within a
+// page make a kernel's loads wait on its earlier stores (runtime/memory_plan.h), so the
+// child places them as the model's runtime does, apart.
 #pragma once
 
 #include <sys/mman.h>
@@ -14,11 +17,13 @@ namespace tuner::measure {
 
 class PageBuffer {
  public:
-  /// A writable buffer of `bytes` bytes (64-byte aligned); throws std::bad_alloc on failure.
-  explicit PageBuffer(size_t bytes) : bytes_(bytes) {
+  /// A writable buffer of `bytes` bytes (64-byte aligned) ending `gap` bytes (a multiple of
+  /// 64) before a guard page; throws std::bad_alloc on failure.
+  explicit PageBuffer(size_t bytes, size_t gap = 0) : bytes_(bytes) {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     size_t body = (bytes + 63) / 64 * 64;
     if (body == 0) body = 64;
+    body += gap;
     data_pages_ = (body + page - 1) / page * page;
     map_size_ = data_pages_ + page;
     void* m = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -48,6 +48,51 @@ TEST(MemoryPlan, RandomLifetimesNeverOverlap) {
   }
 }
 
+int64_t page_distance(int64_t a, int64_t b) {
+  int64_t d = ((a - b) % kPageBytes + kPageBytes) % kPageBytes;
+  return std::min(d, kPageBytes - d);
+}
+
+TEST(MemoryPlan, LargeBuffersAliveTogetherStartAtDifferentPageOffsets) {
+  // A residual block's planes: three 128 KiB buffers (multiples of a page), the first read
+  // by the third step along with the second's output. Placed end to end they would all start
+  // at page offset 0.
+  std::vector<Lifetime> bufs = {{128 << 10, 0, 2}, {128 << 10, 1, 2}, {128 << 10, 2, 3}};
+  MemoryPlan p = plan_memory(bufs);
+  expect_valid(bufs, p);
+  for (size_t i = 0; i < bufs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_GE(page_distance(p.offsets[i], p.offsets[j]), kMinPageDistance)
+          << "buffers " << i << " and " << j;
+  // At most a page of padding per buffer.
+  EXPECT_LE(p.arena_bytes, 3 * (128 << 10) + 3 * kPageBytes);
+}
+
+TEST(MemoryPlan, RandomLargeBuffersKeepTheirPageOffsetsApart) {
+  Rng rng(5);
+  for (int round = 0; round < 30; ++round) {
+    std::vector<Lifetime> bufs;
+    for (int i = 0; i < 9; ++i) {
+      int first = int(rng.uniform_int(0, 20));
+      // Page multiples (the bad case) and odd sizes, a few KiB to a few hundred.
+      int64_t bytes = rng.uniform_int(0, 1) ? rng.uniform_int(1, 64) * kPageBytes
+                                            : rng.uniform_int(kPageBytes, 300000);
+      bufs.push_back({bytes, first, first + int(rng.uniform_int(0, 3))});
+    }
+    MemoryPlan p = plan_memory(bufs);
+    expect_valid(bufs, p);
+    // Each placed buffer rules out 7 of a page's 64 aligned offsets: with 8 others there is
+    // always one left.
+    for (size_t i = 0; i < bufs.size(); ++i)
+      for (size_t j = 0; j < i; ++j) {
+        bool alive_together = !(bufs[i].last < bufs[j].first || bufs[j].last < bufs[i].first);
+        if (alive_together)
+          EXPECT_GE(page_distance(p.offsets[i], p.offsets[j]), kMinPageDistance)
+              << "round " << round << ", buffers " << i << " and " << j;
+      }
+  }
+}
+
 TEST(MemoryPlan, Empty) { EXPECT_EQ(plan_memory({}).arena_bytes, 0); }
 
 }  // namespace tuner::runtime

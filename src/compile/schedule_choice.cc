@@ -124,6 +124,18 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
           target.is_cuda() ? "fallback (GPU)" : "fallback", false, stale};
 }
 
+std::optional<ValidatedTimes> validated_times(const te::ComputeDAG& dag,
+                                              const codegen::Target& target, db::Database& db) {
+  auto w = db.find_workload(dag.hash_hex());
+  if (!w) return std::nullopt;
+  auto ranked =
+      ranked_choices(dag, db, w->id, target.str(), db::kValidationWorker, "validated", SIZE_MAX);
+  schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
+  for (const auto& r : ranked)
+    if (r.choice.sched.trace() == fallback) return ValidatedTimes{r.median, ranked[0].median};
+  return std::nullopt;
+}
+
 std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,
                                                 const codegen::Target& target, db::Database& db,
                                                 size_t limit) {

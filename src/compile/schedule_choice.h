@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,19 @@ bool beats_fallback_in_model(double sched_median, double fallback_median);
 /// fallback schedule when there is none or none replays.
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                db::Database* db, bool in_model = true);
+
+/// Times (seconds) of the validation after tuning (search/validate.h): the median of the
+/// fallback's measurements and the least median of any validated schedule's (the fallback's
+/// included). Measured in turn, the two compare fairly, unlike the fallback's first
+/// measurement and the luckiest record of a whole run.
+struct ValidatedTimes {
+  double fallback = 0;
+  double best = 0;
+};
+
+/// The validated times of (dag, target) in `db`; nullopt when the fallback was not validated.
+std::optional<ValidatedTimes> validated_times(const te::ComputeDAG& dag,
+                                              const codegen::Target& target, db::Database& db);
 
 /// The schedules of (dag, target) that the sandbox validated after tuning
 /// (search/validate.h), by validated time, fastest first: at most `limit`.

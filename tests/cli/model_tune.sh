@@ -28,6 +28,10 @@ assert 8 <= j["trials"] <= 40, j["trials"]
 assert len(j["tasks"]) == 8 and sum(t["trials"] for t in j["tasks"]) == j["trials"]
 assert j["latency_before_ms"] > 0 and j["latency_after_ms"] > 0
 assert 0 <= j["tasks_tuned"] <= len(j["tasks"]), j["tasks_tuned"]
+# Validated tasks also report their fallback and fastest schedule measured again in turn.
+v = [t for t in j["tasks"] if "validated_baseline_ms" in t]
+assert v, j["tasks"]
+assert all(0 < t["validated_best_ms"] <= t["validated_baseline_ms"] for t in v), v
 PY
 check "a finished run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
 check "every trial is in the database, and the validation measurements" python3 - "$tmp/r1.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'

@@ -77,6 +77,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   }
   db.commit_round(round);
   EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[0].str());
+  EXPECT_FALSE(compile::validated_times(dag, target, db)) << "nothing validated yet";
 
   search::TuneTask task{dag, "matmul", "m=64 n=64 k=64", target, {}};
   search::ValidateOptions vo;  // top 3 and the fallback, 3 rounds
@@ -92,6 +93,13 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   db::RecordFilter all;
   all.workload_id = wid;
   EXPECT_EQ(db.count_records(all), 16);
+
+  // What `tuner tune` shows: the fallback and the fastest as measured again, not the
+  // fallback's first record and the luckiest one.
+  auto vt = compile::validated_times(dag, target, db);
+  ASSERT_TRUE(vt);
+  EXPECT_NEAR(vt->fallback, truth[3] * 1e-3, 1e-7);
+  EXPECT_NEAR(vt->best, truth[1] * 1e-3, 1e-7);
 
   compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());

@@ -57,11 +57,20 @@ int64_t fallback_vector_width(int64_t extent, int lanes);
 /// others leave the threads enough iterations.
 bool fallback_serial_row(const te::OperationNode& op, int lanes);
 
-/// Whether the fallback inlines the padding stage `stage` into its reader, a conv or pool it
-/// tiles: a packed conv on a target with 32 vector `registers` (with 16, the border tests
-/// cost more than a padding pass), or a window of at most 3x3 (larger windows test too many
-/// vector loads; their padding is a pass of its own).
-bool fallback_inlines_padding(const State& st, const std::string& stage, int registers);
+/// Where the fallback computes a padding stage, as a compute-location decision
+/// (SampleComputeLocation): inlined, a pass of its own, or at the first loop of its reader's
+/// tile (a block of the padded input per tile).
+inline constexpr int kPadInline = -2, kPadAtRoot = -1, kPadPerTile = 0;
+
+/// Whether a conv is tiled as rows of output pixels with its taps unrolled (depthwise, not
+/// packed, with fewer than 32 vector `registers`).
+bool depthwise_row_tile(const te::OperationNode& conv, int registers);
+
+/// Where the fallback computes the padding stage `stage` read by a conv or pool it tiles:
+/// inlined for a packed conv on a target with 32 vector `registers` (with 16 the border tests
+/// cost more than a padding pass) and for windows of at most 3x3 (larger windows test too
+/// many vector loads), per tile for a depthwise conv's rows tile, else a pass of its own.
+int fallback_padding_location(const State& st, const std::string& stage, int registers);
 
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "ops/registry.h"
 #include "schedule/fallback.h"
@@ -96,6 +97,41 @@ TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {
   schedule::FallbackOptions fo = avx2_fallback();
   std::string lowered = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
   EXPECT_EQ(lowered.find("for rh"), std::string::npos) << lowered;
+}
+
+// With 16 registers a depthwise conv's rows tile reads its padded window from a block filled
+// per tile: the padding stage sits inside the parallel loop, and the unrolled taps load
+// from it without border tests (stride 2: every other element of the block).
+TEST(Fallback, DepthwisePaddingIsFilledPerTile) {
+  auto& def = ops::find_op("depthwise_conv2d");
+  for (const char* stride : {"1", "2"}) {
+    auto dag = def.build(ops::parse_params(def, {"c=32", "h=56", "w=56", "pad=1", "bias=1",
+                                                 std::string("stride=") + stride}));
+    schedule::FallbackOptions fo = avx2_fallback();
+    auto s = schedule::fallback_schedule(dag, fo);
+    const auto& pad = s.state().stage("depthwise_conv2d_pad");
+    EXPECT_EQ(pad.loc, schedule::Location::At) << "stride " << stride;
+    std::string lowered = schedule::lower(s.state(), "k").str();
+    EXPECT_NE(lowered.find("allocate depthwise_conv2d_pad["), std::string::npos) << lowered;
+    EXPECT_NE(lowered.find("] local"), std::string::npos) << lowered;
+    // Border tests only where the block is filled (once per partition of the columns),
+    // none in the taps.
+    std::istringstream lines(lowered);
+    int fills = 0;
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("if_then_else") != std::string::npos) {
+        EXPECT_EQ(line.find("depthwise_conv2d_pad["), line.find_first_not_of(' ')) << line;
+        ++fills;
+      }
+    EXPECT_GE(fills, 1) << lowered;
+  }
+  // With 32 registers (channels x pixels tile) the padding stays inlined.
+  auto dag = def.build(ops::parse_params(def, {"c=32", "h=56", "w=56", "pad=1"}));
+  schedule::FallbackOptions fo;
+  fo.vector_lanes = 16;
+  fo.vector_registers = 32;
+  EXPECT_EQ(schedule::fallback_schedule(dag, fo).state().stage("depthwise_conv2d_pad").loc,
+            schedule::Location::Inline);
 }
 
 // Padding is inlined into a conv with a window of at most 3x3, and with 32 vector registers

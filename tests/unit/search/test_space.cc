@@ -171,9 +171,10 @@ TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {
   schedule::FallbackOptions fo = avx2_fallback();
   auto start = generate_schedule(dag, like, 1);
   // Channels outside the tile, 7 rows x 8 columns in it (28 = 3 x 8 + 4: a partial last
-  // block), both taps whole loops and unrolled, no auto-unroll, the padding inlined.
+  // block), both taps whole loops and unrolled, no auto-unroll, the padding filled per tile
+  // (at the first loop of the conv's local stage).
   Decisions want = {{1, 1, 1, 1}, {96, 1, 1, 1}, {4, 1, 1, 7}, {1},  {1, 4, 1, 8},
-                    {3, 1},       {3, 1},        {1},          {0},  {-2}};
+                    {3, 1},       {3, 1},        {1},          {0},  {schedule::kPadPerTile}};
   EXPECT_EQ(decisions_of(start.trace()), want);
   std::string lowered = schedule::lower(start.state(), "k").str();
   EXPECT_EQ(lowered.find("for rh"), std::string::npos) << lowered;

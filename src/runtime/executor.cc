@@ -59,6 +59,7 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
   void* weights = page_alloc(int64_t(art_.weights.size()));
   owned_.push_back(weights);
   std::memcpy(weights, art_.weights.data(), art_.weights.size());
+  size_t io = 0;  // model inputs and outputs placed so far
   for (const BufferDesc& b : p.buffers) {
     switch (b.storage) {
       case Storage::Weight: ptrs_.push_back(static_cast<char*>(weights) + b.offset); break;
@@ -68,7 +69,7 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
         ptrs_.push_back(static_cast<char*>(arena) + b.offset);
         break;
       default: {
-        int64_t shift = io_page_offset(owned_.size() - 2);
+        int64_t shift = io_page_offset(io++);
         owned_.push_back(page_alloc(b.bytes + shift));
         ptrs_.push_back(static_cast<char*>(owned_.back()) + shift);
       }

@@ -204,27 +204,37 @@ std::map<std::string, int64_t> pool_attrs(const Pool2dAttrs& a, bool avg) {
   return m;
 }
 
-// A pooling window reduction: combine(source over the window) where source is the input
-// element or `outside` in the padding (and past the input's end in ceil mode).
-te::Tensor pool_reduce(const te::Tensor& data, const Pool2dAttrs& a, const Shape& out,
-                       te::ReduceKind kind, Expr outside, const std::string& name, bool avg) {
-  int64_t h_in = data.shape()[2], w_in = data.shape()[3];
-  // Whether some window reaches past the input's end (bottom padding or ceil mode).
+// Rows and columns past the input's end that some window of `out` reaches (bottom padding
+// or ceil mode).
+std::pair<int64_t, int64_t> pool_overhang(const Shape& in, const Pool2dAttrs& a, const Shape& out) {
   int64_t kh = a.dilation_h * (a.kernel_h - 1) + 1, kw = a.dilation_w * (a.kernel_w - 1) + 1;
-  bool h_over = (out[2] - 1) * a.stride_h + kh > h_in + a.pad_top;
-  bool w_over = (out[3] - 1) * a.stride_w + kw > w_in + a.pad_left;
+  return {std::max<int64_t>(0, (out[2] - 1) * a.stride_h + kh - (in[2] + a.pad_top)),
+          std::max<int64_t>(0, (out[3] - 1) * a.stride_w + kw - (in[3] + a.pad_left))};
+}
+
+// A pooling window reduction: combine(source over the window) where source is the input
+// element or `outside` in the padding (and past the input's end in ceil mode). With
+// `padded`, `data` already holds the padding (pad_top rows and pad_left columns before the
+// input, the overhang after it) and no window tests its border.
+te::Tensor pool_reduce(const te::Tensor& data, const Pool2dAttrs& a, const Shape& out,
+                       te::ReduceKind kind, Expr outside, const std::string& name, bool avg,
+                       bool padded = false) {
+  int64_t h_in = data.shape()[2], w_in = data.shape()[3];
+  auto [h_over, w_over] = padded ? std::pair<int64_t, int64_t>{0, 0}
+                                 : pool_overhang(data.shape(), a, out);
+  int64_t top = padded ? 0 : a.pad_top, left = padded ? 0 : a.pad_left;
   return te::compute(
       out,
       [&](const std::vector<Var>& ax) {
         te::IterVar rh = te::reduce_axis(a.kernel_h, "rh"), rw = te::reduce_axis(a.kernel_w, "rw");
         Expr h = detail::scaled(ax[2], a.stride_h) + detail::scaled(rh.var, a.dilation_h);
         Expr w = detail::scaled(ax[3], a.stride_w) + detail::scaled(rw.var, a.dilation_w);
-        if (a.pad_top) h = h - Expr(a.pad_top);
-        if (a.pad_left) w = w - Expr(a.pad_left);
+        if (top) h = h - Expr(top);
+        if (left) w = w - Expr(left);
         std::vector<Expr> conds;
-        if (a.pad_top) conds.push_back(h >= Expr(0));
+        if (top) conds.push_back(h >= Expr(0));
         if (h_over) conds.push_back(h < Expr(h_in));
-        if (a.pad_left) conds.push_back(w >= Expr(0));
+        if (left) conds.push_back(w >= Expr(0));
         if (w_over) conds.push_back(w < Expr(w_in));
         Expr v = data(ax[0], ax[1], h, w);
         if (Expr c = detail::all_of(conds)) v = te::if_then_else(c, v, outside);
@@ -239,7 +249,15 @@ te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
   detail::check_numeric(data, name);
   Shape out = pool2d_shape(data.shape(), a, name);
   Expr lowest = te::reduce_identity(te::ReduceKind::Max, data.dtype());
-  return pool_reduce(data, a, out, te::ReduceKind::Max, lowest, name, false);
+  auto [bottom, right] = pool_overhang(data.shape(), a, out);
+  if (!data.dtype().is_float() || (!a.pad_top && !a.pad_left && !bottom && !right))
+    return pool_reduce(data, a, out, te::ReduceKind::Max, lowest, name, false);
+  // A float max pool reads its input padded with -inf by a stage of its own, as a conv reads
+  // its zero padding: the schedule then places the border tests (resnet18's 3x3/2 pool
+  // tested every tap's stride-2 vector load: LLVM scalarized them on AVX2, 10x ORT's time).
+  te::Tensor p = pad(data, {0, 0, a.pad_top, a.pad_left, 0, 0, bottom, right},
+                     -std::numeric_limits<double>::infinity(), name + "_pad");
+  return pool_reduce(p, a, out, te::ReduceKind::Max, lowest, name, false, true);
 }
 
 te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::string& name) {

@@ -311,9 +311,12 @@ int64_t window_size(const te::OperationNode& op) {
 
 }  // namespace
 
-bool depthwise_row_tile(const te::OperationNode& conv, int registers) {
-  return conv.tag == "conv2d" && !conv.attrs.count("weight_block") && registers < 32 &&
-         conv.axes.size() == 4 && is_depthwise(conv);
+bool depthwise_row_tile(const te::OperationNode& op, int registers) {
+  if (registers >= 32 || op.axes.size() != 4 || op.attrs.count("weight_block")) return false;
+  if (op.tag == "conv2d") return is_depthwise(op);
+  // A max pool is a depthwise conv without weights (an average pool's divisor stage is left
+  // as it is; global pools have no window attributes).
+  return op.tag == "pool" && window_size(op) > 0 && !op.attrs.count("count_include_pad");
 }
 
 int fallback_padding_location(const State& st, const std::string& stage, int registers) {

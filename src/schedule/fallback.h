@@ -62,8 +62,8 @@ bool fallback_serial_row(const te::OperationNode& op, int lanes);
 /// tile (a block of the padded input per tile).
 inline constexpr int kPadInline = -2, kPadAtRoot = -1, kPadPerTile = 0;
 
-/// Whether a conv is tiled as rows of output pixels with its taps unrolled (depthwise, not
-/// packed, with fewer than 32 vector `registers`).
+/// Whether a conv or pool is tiled as rows of output pixels with its taps unrolled (a
+/// depthwise conv or a max pool, with fewer than 32 vector `registers`).
 bool depthwise_row_tile(const te::OperationNode& conv, int registers);
 
 /// Where the fallback computes the padding stage `stage` read by a conv or pool it tiles:

@@ -134,6 +134,32 @@ TEST(Fallback, DepthwisePaddingIsFilledPerTile) {
             schedule::Location::Inline);
 }
 
+// A float max pool reads its input padded with -inf by a stage of its own, which the
+// fallback fills per tile of output rows as it does a depthwise conv's (16 registers): the
+// stride-2 taps then load from the block without border tests.
+TEST(Fallback, MaxPoolPaddingIsFilledPerTile) {
+  auto& def = ops::find_op("max_pool2d");
+  auto dag = def.build(ops::parse_params(def, {"c=16", "h=112", "w=112", "kernel=3", "stride=2", "pad=1"}));
+  ASSERT_EQ(dag.outputs()[0]->tag, "pool");
+  const te::OperationNode& pool = *dag.outputs()[0];
+  EXPECT_TRUE(schedule::depthwise_row_tile(pool, 16));
+  EXPECT_FALSE(schedule::depthwise_row_tile(pool, 32));
+  schedule::FallbackOptions fo = avx2_fallback();
+  auto s = schedule::fallback_schedule(dag, fo);
+  EXPECT_EQ(s.state().stage("max_pool2d_pad").loc, schedule::Location::At);
+  std::string lowered = schedule::lower(s.state(), "k").str();
+  EXPECT_NE(lowered.find("-inf"), std::string::npos) << lowered;
+  std::istringstream lines(lowered);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("if_then_else") != std::string::npos)
+      EXPECT_EQ(line.find("max_pool2d_pad["), line.find_first_not_of(' ')) << line;
+  // Average pools keep their tile and their border tests inside the window.
+  auto& avg = ops::find_op("avg_pool2d");
+  auto adag = avg.build(ops::parse_params(avg, {"c=16", "h=112", "w=112", "kernel=3", "stride=2", "pad=1"}));
+  auto as = schedule::fallback_schedule(adag, fo);
+  for (auto& st : as.state().stages()) EXPECT_NE(st.op->tag, "pad") << st.name();
+}
+
 // Padding is inlined into a conv with a window of at most 3x3, and with 32 vector registers
 // into a packed conv of any window (its input is a broadcast scalar load); an unpacked 7x7
 // conv keeps the pass, and so does a packed conv with 16 registers (AVX2).

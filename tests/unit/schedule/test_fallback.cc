@@ -74,6 +74,25 @@ TEST(Fallback, RegisterTilesFitTheRegisters) {
   EXPECT_EQ(schedule::fallback_accumulators(32), 16);
 }
 
+// With 16 registers a packed 1x1 conv over short rows (7 or 14 pixels) spans two weight
+// blocks, so its tile fills the accumulators; 3x3 convs and long rows keep one block.
+TEST(Fallback, ShortRowPackedPointwiseConvSpansTwoWeightBlocks) {
+  auto& def = ops::find_op("conv2d");
+  auto tile = [&](const std::string& w, const std::string& k, int registers) {
+    auto dag = def.build(ops::parse_params(
+        def, {"c=64", "h=" + w, "w=" + w, "k=96", "kh=" + k, "kw=" + k, "pad=" + std::string(k == "3" ? "1" : "0"), "wblock=8"}));
+    const te::OperationNode& conv = *dag.outputs()[0];
+    return schedule::fallback_tile(conv, conv, 8, registers);
+  };
+  auto t14 = tile("14", "1", 16);
+  EXPECT_EQ(t14.cols, 16);
+  EXPECT_EQ(t14.rows, 7);
+  EXPECT_EQ(tile("7", "1", 16).cols, 16);
+  EXPECT_EQ(tile("14", "3", 16).cols, 8);   // 3x3: one block
+  EXPECT_EQ(tile("56", "1", 16).cols, 8);   // 8 rows of a block already fill the tile
+  EXPECT_EQ(tile("14", "1", 32).cols, 8);   // AVX-512: not measured there
+}
+
 // With 16 registers a depthwise conv's tile is output rows (axis 2) with its 3x3 taps
 // unrolled, so adjacent rows share input loads; with 32 it stays channels x pixels.
 TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {

@@ -67,6 +67,13 @@ std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
   return out;
 }
 
+// The ranked choice whose schedule is `trace`, if any.
+const Ranked* find_trace(const std::vector<Ranked>& ranked, const schedule::Trace& trace) {
+  for (const auto& r : ranked)
+    if (r.choice.sched.trace() == trace) return &r;
+  return nullptr;
+}
+
 std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
                                                int64_t workload_id, const std::string& target) {
   auto v = ranked_choices(dag, db, workload_id, target, db::kValidationWorker, "validated", 1);
@@ -82,14 +89,12 @@ std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Dat
                           "faster in the model", SIZE_MAX);
   if (v.empty()) return std::nullopt;
   schedule::Schedule fallback = codegen::default_schedule(dag, target);
-  for (auto& r : v)
-    if (r.choice.sched.trace() == fallback.trace()) {
-      if (beats_fallback_in_model(v[0].median, r.median)) break;
-      return ChosenSchedule{std::move(fallback),
-                            "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
-                                " % faster in the model)",
-                            false};
-    }
+  const Ranked* f = find_trace(v, fallback.trace());
+  if (f && !beats_fallback_in_model(v[0].median, f->median))
+    return ChosenSchedule{std::move(fallback),
+                          "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
+                              " % faster in the model)",
+                          false};
   return std::move(v[0].choice);
 }
 
@@ -130,10 +135,9 @@ std::optional<ValidatedTimes> validated_times(const te::ComputeDAG& dag,
   if (!w) return std::nullopt;
   auto ranked =
       ranked_choices(dag, db, w->id, target.str(), db::kValidationWorker, "validated", SIZE_MAX);
-  schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
-  for (const auto& r : ranked)
-    if (r.choice.sched.trace() == fallback) return ValidatedTimes{r.median, ranked[0].median};
-  return std::nullopt;
+  const Ranked* f = find_trace(ranked, codegen::default_schedule(dag, target).trace());
+  if (!f) return std::nullopt;
+  return ValidatedTimes{f->median, ranked[0].median};
 }
 
 std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,

@@ -23,10 +23,6 @@ void* page_alloc(int64_t bytes) {
   return p;
 }
 
-// The page offset of the k-th model input or output, spread so that they start at different
-// page offsets (memory_plan.h: a store and a later load at the same page offset stall).
-int64_t io_page_offset(size_t k) { return int64_t(320 + 640 * k) % kPageBytes; }
-
 // Loads a shared object held in memory (memfd, so no temporary file is left behind).
 std::unique_ptr<Module> load_from_memory(const std::string& so) {
   int fd = memfd_create("tuner-kernels", MFD_CLOEXEC);
@@ -69,7 +65,8 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
         ptrs_.push_back(static_cast<char*>(arena) + b.offset);
         break;
       default: {
-        int64_t shift = io_page_offset(io++);
+        // Inputs and outputs at different page offsets (memory_plan.h).
+        int64_t shift = spread_page_offset(io++);
         owned_.push_back(page_alloc(b.bytes + shift));
         ptrs_.push_back(static_cast<char*>(owned_.back()) + shift);
       }

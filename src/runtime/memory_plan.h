@@ -5,6 +5,7 @@
 // examples/small_cnn, whose 32x32 channel planes are 4 KiB apart, ran 27 % slower).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct Lifetime {
 /// Page size for the page-offset rule, and how far apart (bytes) large buffers' page offsets are.
 inline constexpr int64_t kPageBytes = 4096;
 inline constexpr int64_t kMinPageDistance = 256;
+
+/// The page offset for the k-th of a few buffers placed outside the plan (a model's inputs and
+/// outputs; a measured kernel's inputs): odd multiples of 64 bytes, 640 apart for the first
+/// six, never 0 (where page-multiple buffers of the plan and the child's outputs start).
+constexpr int64_t spread_page_offset(std::size_t k) { return int64_t(320 + 640 * k) % kPageBytes; }
 
 struct MemoryPlan {
   std::vector<int64_t> offsets;  // 64-byte aligned, one per lifetime

@@ -393,7 +393,8 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   t.rows = fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
   // A packed 1x1 conv whose pixel rows are short (7 or 14 pixels: 7 rows of one weight block
   // use 7 of the accumulators) spans two weight blocks: twice the multiply-adds per broadcast
-  // input. mobilenet_v2 on AMD Zen: 576 -> 96 at 14x14 0.42 -> 0.38 ms, 960 -> 320 at 7x7
+  // input. Two accumulators over the budget are allowed here (7 rows x 2 blocks = 14): with
+  // no tap loops a pointwise conv needs fewer registers besides, and 14 measured faster. mobilenet_v2 on AMD Zen: 576 -> 96 at 14x14 0.42 -> 0.38 ms, 960 -> 320 at 7x7
   // 0.57 -> 0.51, the model 1.29x -> 1.24x ORT. Not for 3x3 kernels: resnet18's layers 3-4
   // went 3.1 -> 4.5 ms each.
   if (wblock && registers < 32 && window_size(rop) == 1 && cols_ext % (2 * wblock) == 0 &&

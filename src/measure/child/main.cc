@@ -30,6 +30,7 @@
 #include "measure/child/page_buffer.h"
 #include "measure/protocol.h"
 #include "ops/host_tensor.h"
+#include "runtime/memory_plan.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "te/tensor.h"
@@ -172,11 +173,14 @@ class Server {
     std::string id = jt.at("id").get<std::string>();
     if (task_.id != id) {
       task_ = LoadedTask{};
-      // Outputs end at their guard page; input k ends (k + 1) x 1088 bytes before its own
-      // (mod a page), so same-sized arguments start at different page offsets.
-      for (const auto& j : jt.at("inputs"))
+      // Outputs end at their guard page; input k ends early enough to start (when its size
+      // is a whole number of pages) at the runtime's k-th spread page offset, so same-sized
+      // arguments start at different page offsets (runtime/memory_plan.h).
+      for (const auto& j : jt.at("inputs")) {
+        int64_t start = runtime::spread_page_offset(task_.inputs.size());
         task_.inputs.push_back(
-            read_tensor(parse_spec(j), (task_.inputs.size() + 1) * 1088 % 4096));
+            read_tensor(parse_spec(j), size_t((runtime::kPageBytes - start) % runtime::kPageBytes)));
+      }
       for (const auto& j : jt.at("outputs")) task_.outputs.emplace_back(parse_spec(j));
       task_.id = id;
     }

@@ -86,10 +86,24 @@ TEST(MemoryPlan, RandomLargeBuffersKeepTheirPageOffsetsApart) {
     for (size_t i = 0; i < bufs.size(); ++i)
       for (size_t j = 0; j < i; ++j) {
         bool alive_together = !(bufs[i].last < bufs[j].first || bufs[j].last < bufs[i].first);
-        if (alive_together)
+        if (alive_together) {
           EXPECT_GE(page_distance(p.offsets[i], p.offsets[j]), kMinPageDistance)
               << "round " << round << ", buffers " << i << " and " << j;
+        }
       }
+  }
+}
+
+// Buffers placed outside the plan (model inputs and outputs, a measured kernel's inputs) take
+// the spread page offsets: apart from each other and from offset 0, where page-multiple
+// buffers of the plan and the child's outputs start.
+TEST(MemoryPlan, SpreadPageOffsetsAreApart) {
+  for (size_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(spread_page_offset(k) % 64, 0);
+    EXPECT_GE(page_distance(spread_page_offset(k), 0), kMinPageDistance) << k;
+    for (size_t j = 0; j < k; ++j)
+      EXPECT_GE(page_distance(spread_page_offset(k), spread_page_offset(j)), kMinPageDistance)
+          << k << " and " << j;
   }
 }
 

@@ -26,6 +26,11 @@ te::Stmt unroll_loops(const te::Stmt& s, int64_t max_extent = 512);
 /// otherwise the loop stays a serial loop.
 te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
 
+/// A serial loop storing `if_then_else(tests, x, y)` whose tests bound its variable
+/// linearly (a padding block's border) gets a copy storing x without tests, run when the
+/// tests hold over the whole loop.
+te::Stmt version_guarded_stores(const te::Stmt& s);
+
 /// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
 te::Stmt legalize_parallel(const te::Stmt& s);
 

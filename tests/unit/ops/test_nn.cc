@@ -149,6 +149,26 @@ TEST(Nn, DepthwiseHasNoChannelReduction) {
   EXPECT_EQ(out->attrs.at("groups"), 4);
 }
 
+// Stride 2 along the rows: the padded input's columns are split by parity, so a tap's
+// output columns read consecutive elements (the values are checked by the NnOps cases).
+TEST(Nn, StridedDepthwiseSplitsPaddedColumnsByParity) {
+  Conv2dAttrs a;
+  a.groups = 4;
+  a.stride_h = a.stride_w = 2;
+  a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 1;
+  te::Tensor data = f32({1, 4, 9, 13}, "data"), w = f32({4, 1, 3, 3}, "w");
+  te::ComputeDAG dag({data, w}, {conv2d(data, w, a)});
+  const te::OperationNode* pad = find(dag, "conv2d_pad");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->tag, "pad");
+  EXPECT_EQ(pad->shape, (Shape{1, 4, 11, 2, 8}));  // 15 padded columns: 8 even, 7 odd (+1)
+  // A dense conv, or stride 1, keeps the plain layout.
+  a.groups = 1;
+  te::Tensor dense_w = f32({4, 4, 3, 3}, "w");
+  te::ComputeDAG plain({data, dense_w}, {conv2d(data, dense_w, a)});
+  EXPECT_EQ(find(plain, "conv2d_pad")->shape, (Shape{1, 4, 11, 15}));
+}
+
 TEST(Nn, BadShapesAreUserErrors) {
   using ::testing::HasSubstr;
   try {

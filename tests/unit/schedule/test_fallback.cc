@@ -111,6 +111,13 @@ TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {
   auto avx512 = tile("3", 32);
   EXPECT_EQ(avx512.row_axis, 1);
   EXPECT_FALSE(avx512.unroll_taps);
+  // Stride 2: the outer tile spans the whole output row (14 columns), the register tile
+  // sweeping it; stride 1 keeps one block of columns.
+  EXPECT_EQ(avx2.col_span, 0);
+  auto strided = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1", "stride=2"}));
+  auto s2 = schedule::fallback_tile(*strided.outputs()[0], *strided.outputs()[0], 8, 16);
+  EXPECT_LT(s2.cols, 14);
+  EXPECT_EQ(s2.col_span, 14);
   // The schedule unrolls the taps of the tile's local stage.
   auto dag = def.build(ops::parse_params(def, {"c=96", "h=28", "w=28", "pad=1"}));
   schedule::FallbackOptions fo = avx2_fallback();

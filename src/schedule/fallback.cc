@@ -111,7 +111,9 @@ class Fallback {
     // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i] (packed conv: [n, k.o,
     // oh, ow.o, ow.i, k.i])
     auto r = s_.split(outer, row_axis, {tr});
-    auto c = s_.split(outer, col_axis, {std::max(tc, t.col_span)});
+    // A row-spanning tile: [cols.o (extent 1), blocks, cols.i], the blocks around the rows.
+    bool span = t.col_span > tc;
+    auto c = span ? s_.split(outer, col_axis, {(t.col_span + tc - 1) / tc, tc}) : s_.split(outer, col_axis, {tc});
     std::vector<int> order, fused;
     for (int a = 0; a < nax; ++a) {
       if (a == row_axis) order.push_back(r[0]);
@@ -135,7 +137,8 @@ class Fallback {
     // own (one extract per lane). mobilenet_v2's 3x3 stem 0.100 -> 0.061 ms, its 1x1
     // 24 -> 144 at 56x56 0.116 -> 0.069, resnet18's 7x7 stem 0.60 -> 0.54.
     bool transpose = transposed_epilogue(t);
-    int vec = transpose ? r[1] : c[1], inner_outer = transpose ? c[1] : r[1];
+    int vec = transpose ? r[1] : c.back(), inner_outer = transpose ? c[1] : r[1];
+    if (span) order.push_back(c[1]);
     order.push_back(inner_outer);
     order.push_back(vec);
     s_.reorder(outer, order);
@@ -391,13 +394,12 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   t.cols = tc;
   // Rows: as many as keep the accumulators within the registers.
   t.rows = fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
-  // A depthwise rows tile with stride 2 spans the whole output row: its padded block is
-  // then filled by whole input rows, with no overlap between column tiles (AMD Zen 1,
-  // mobilenet_v2 in the model: 96 channels 112 -> 56 0.55 -> 0.36 ms, 144 channels 56 -> 28
-  // 0.23 -> 0.14-0.18). Not at stride 1: 144x56x56 0.39 -> 0.66.
-  auto sw = rop.attrs.find("stride_w");
-  if (t.unroll_taps && sw != rop.attrs.end() && sw->second == 2 && cols_ext > tc)
-    t.col_span = cols_ext;
+  // A depthwise rows tile spans the whole output row: its padded block is then filled by
+  // whole input rows (cut at the border by hoist_store_guards, the middle a vector
+  // copy), with no overlap between column tiles. AMD Zen 1, mobilenet_v2 in the model:
+  // 96 channels 112 -> 56 stride 2 0.67 -> 0.40, 32x112x112 0.40 -> 0.32, 144x56x56 0.41 ->
+  // 0.33, 576x14x14 0.225 -> 0.18 ms; resnet18's 3x3/2 max pool 0.45-0.50 -> 0.24.
+  if (t.unroll_taps && cols_ext > tc) t.col_span = cols_ext;
   // A packed 1x1 conv whose pixel rows are short (7 or 14 pixels: 7 rows of one weight block
   // use 7 of the accumulators) spans two weight blocks: twice the multiply-adds per broadcast
   // input. Two accumulators over the budget are allowed here (7 rows x 2 blocks = 14): with

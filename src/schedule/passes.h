@@ -27,9 +27,10 @@ te::Stmt unroll_loops(const te::Stmt& s, int64_t max_extent = 512);
 te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
 
 /// A serial loop storing `if_then_else(tests, x, y)` whose tests bound its variable
-/// linearly (a padding block's border) gets a copy storing x without tests, run when the
-/// tests hold over the whole loop.
-te::Stmt version_guarded_stores(const te::Stmt& s);
+/// linearly (a padding block's border): a long loop is cut into the range where they hold,
+/// storing x without tests, and the ranges around it, storing y; a short one gets an
+/// unguarded copy, run when the tests hold over the whole loop.
+te::Stmt hoist_store_guards(const te::Stmt& s);
 
 /// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
 te::Stmt legalize_parallel(const te::Stmt& s);

@@ -70,7 +70,10 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
       // around the tile (S1).
       int64_t text = padded ? padded : ext;
       int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
+      // A row-spanning tile sweeps its blocks inside the register tile's stage (S2), around
+      // the taps (R1 below).
       if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
+      else if (a == fb->col_axis && fb->col_span > fb->cols) prefer({1, 1, text / inner, inner});
       else if (a == nsp - 1 && !fb->last_parallel) prefer({1, text / inner, 1, inner});
       else prefer({text / inner, 1, 1, inner});
     }
@@ -83,6 +86,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     // iterations unrolled around it.
     int64_t ext = op.reduce_axes[size_t(r)].extent;
     int64_t ku = r == 0 && fb ? fb->k_unroll : 1;
+    if (fb && fb->col_span > fb->cols) ku = ext;
     prefer({ext / ku, ku});
     red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
   }

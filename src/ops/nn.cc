@@ -113,7 +113,7 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   int64_t c_per_group = weight.shape()[1], k_per_group = out[1] / at.groups;
   int64_t kh = weight.shape()[2], kw = weight.shape()[3];
   te::Tensor in = data;
-  // A depthwise conv with stride 2 along the rows reads its padded input with even and odd
+  // A depthwise conv with a column stride of 2 reads its padded input with even and odd
   // columns apart ([n, c, h, column parity, column / 2]): every tap then loads a contiguous
   // vector instead of gathering every other element (AMD Zen 1, mobilenet_v2's layers:
   // 576x14x14 0.063 -> 0.044 ms, 144x56x56 0.185 -> 0.157, 96x112x112 0.66 -> 0.55).

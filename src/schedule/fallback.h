@@ -19,7 +19,7 @@ struct ReductionTile {
   int row_axis = 0, col_axis = 0;  // axes of wop: tile rows (unrolled), columns (vectorized)
   int64_t rows = 1, cols = 1;
   /// > cols: the outer tile spans this many columns, the register tile sweeping them in
-  /// blocks of `cols` (a stride-2 depthwise conv's whole output row).
+  /// blocks of `cols` (a depthwise conv's whole output row).
   int64_t col_span = 0;
   int64_t row_block = 0;  // > 0: the output rows (axis 2) go to threads in blocks of this
   int64_t k_unroll = 1;   // reduction iterations unrolled around the tile (matmul)

@@ -1,9 +1,9 @@
 // Guarded stores. A padding stage filled inside a tile (a depthwise conv's input block)
-// stores `if_then_else(border tests, input[...], 0)` per element: each one pays its tests
-// and a select of addresses, and LLVM cannot vectorize the copy. The tests are linear in
-// the innermost loop's variable, so they hold on one range of it. A long loop (a whole
-// padded row) is cut there: y before the range, a plain copy of x in it (vectorized by
-// LLVM), y after. A short one (an 8x8 tile's row) gets a plain copy run when the range
+// stores `if_then_else(border tests, x = input[...], y = 0)` per element: each one pays
+// its tests and a select of addresses, and LLVM cannot vectorize the copy. The tests are
+// linear in the innermost loop's variable, so they hold on one range of it. A long loop (a
+// whole padded row) is cut there: y before the range, a plain copy of x in it (vectorized
+// by LLVM), y after. A short one (an 8x8 tile's row) gets a plain copy run when the range
 // covers the whole loop (every row of an interior tile; 144x56x56 depthwise conv with 8x8
 // tiles on AMD Zen 1: 0.31 -> 0.24 ms), else its guarded stores.
 #include <optional>

@@ -86,7 +86,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     // iterations unrolled around it.
     int64_t ext = op.reduce_axes[size_t(r)].extent;
     int64_t ku = r == 0 && fb ? fb->k_unroll : 1;
-    if (fb && fb->col_span > fb->cols) ku = ext;
+    if (fb && fb->col_span > fb->cols) ku = ext;  // a row-spanning tile: the taps in R1
     prefer({ext / ku, ku});
     red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
   }

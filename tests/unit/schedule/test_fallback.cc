@@ -177,9 +177,11 @@ TEST(Fallback, MaxPoolPaddingIsFilledPerTile) {
   std::string lowered = schedule::lower(s.state(), "k").str();
   EXPECT_NE(lowered.find("-inf"), std::string::npos) << lowered;
   std::istringstream lines(lowered);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("if_then_else") != std::string::npos)
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("if_then_else") != std::string::npos) {
       EXPECT_EQ(line.find("max_pool2d_pad["), line.find_first_not_of(' ')) << line;
+    }
+  }
   // Average pools keep their tile and their border tests inside the window.
   auto& avg = ops::find_op("avg_pool2d");
   auto adag = avg.build(ops::parse_params(avg, {"c=16", "h=112", "w=112", "kernel=3", "stride=2", "pad=1"}));

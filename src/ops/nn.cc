@@ -88,15 +88,13 @@ namespace {
 // out[n, c, h, p, x] = padded[n, c, h, 2 x + p].
 te::Tensor pad_split_columns(const te::Tensor& data, const Conv2dAttrs& at, const std::string& name) {
   const Shape& ds = data.shape();
-  int64_t h_in = ds[2], w_in = ds[3];
-  int64_t padded_w = w_in + at.pad_left + at.pad_right;
+  std::vector<int64_t> pads = {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right};
+  int64_t rows = ds[2] + at.pad_top + at.pad_bottom, pairs = (ds[3] + at.pad_left + at.pad_right + 1) / 2;
   return te::compute(
-      {ds[0], ds[1], h_in + at.pad_top + at.pad_bottom, 2, (padded_w + 1) / 2},
+      {ds[0], ds[1], rows, 2, pairs},
       [&](const std::vector<Var>& ax) {
-        Expr h = Expr(ax[2]) - Expr(at.pad_top);
-        Expr w = detail::scaled(ax[4], 2) + Expr(ax[3]) - Expr(at.pad_left);
-        Expr inside = detail::all_of({h >= Expr(0), h < Expr(h_in), w >= Expr(0), w < Expr(w_in)});
-        return te::if_then_else(inside, data(ax[0], ax[1], h, w), te::make_const(data.dtype(), 0.0));
+        Expr column = detail::scaled(ax[4], 2) + Expr(ax[3]);
+        return padded_read(data, pads, {ax[0], ax[1], ax[2], column}, {ds[0] - 1, ds[1] - 1, rows - 1, 2 * pairs - 1}, 0.0);
       },
       name, "pad");
 }

@@ -83,26 +83,30 @@ te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis, const std
       name);
 }
 
+Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads, const std::vector<Expr>& idx,
+                 const std::vector<int64_t>& idx_max, double value) {
+  const Shape& in = x.shape();
+  size_t n = in.size();
+  std::vector<Expr> read, conds;
+  for (size_t d = 0; d < n; ++d) {
+    int64_t before = pads[d];
+    read.push_back(before ? idx[d] - Expr(before) : idx[d]);
+    if (before) conds.push_back(idx[d] >= Expr(before));
+    if (idx_max[d] >= in[d] + before) conds.push_back(idx[d] < Expr(in[d] + before));
+  }
+  Expr cond = detail::all_of(conds);
+  if (!cond) return x(read);
+  return te::if_then_else(cond, x(read), te::make_const(x.dtype(), value));
+}
+
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& pads, double value,
                const std::string& name) {
-  const Shape& in = x.shape();
-  Shape out = pad_shape(in, pads, name);
-  size_t n = in.size();
+  Shape out = pad_shape(x.shape(), pads, name);
+  std::vector<int64_t> last;
+  for (int64_t e : out) last.push_back(e - 1);
   return te::compute(
       out,
-      [&](const std::vector<Var>& ax) {
-        std::vector<Expr> idx, conds;
-        for (size_t d = 0; d < n; ++d) {
-          int64_t before = pads[d], after = pads[d + n];
-          Expr i = before ? Expr(ax[d]) - Expr(before) : Expr(ax[d]);
-          if (before) conds.push_back(Expr(ax[d]) >= Expr(before));
-          if (after) conds.push_back(Expr(ax[d]) < Expr(in[d] + before));
-          idx.push_back(i);
-        }
-        Expr cond = detail::all_of(conds);
-        if (!cond) return x(idx);
-        return te::if_then_else(cond, x(idx), te::make_const(x.dtype(), value));
-      },
+      [&](const std::vector<Var>& ax) { return padded_read(x, pads, detail::exprs(ax), last, value); },
       name, "pad");
 }
 

@@ -19,6 +19,13 @@ te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& to,
 /// Concatenation along `axis` (negative counts from the end).
 te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis,
                   const std::string& name = "concat");
+/// x padded with `value` (pads as for `pad`) read at indices `idx` of the padded tensor, where
+/// idx[d] takes values up to idx_max[d]: `value` outside x, the border tested only where
+/// reached.
+te::Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads,
+                     const std::vector<te::Expr>& idx, const std::vector<int64_t>& idx_max,
+                     double value);
+
 /// Constant padding; pads = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (ONNX order).
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& pads, double value = 0.0,
                const std::string& name = "pad");

@@ -86,25 +86,12 @@ class ModReplacer : public IRMutator {
   Var w_;
 };
 
-// The constant c when `e` is `v + c` (or `v`).
-std::optional<int64_t> offset_from(const Expr& e, const VarNode* v) {
-  if (e.get() == v) return 0;
-  if (auto* a = e.as<AddNode>()) {
-    if (auto* k = as_const_int(a->b); k && a->a.get() == v) return *k;
-    if (auto* k = as_const_int(a->a); k && a->b.get() == v) return *k;
-  }
-  return std::nullopt;
-}
-
-// k - c when the guard is `v + c < k` (or `<= k - 1`) with constants: v's exclusive bound.
+// The constant exclusive upper bound a guard sets on v (`v + c < k`: k - c), if any.
 std::optional<int64_t> upper_bound_of(const Expr& cond, const VarNode* v) {
-  if (auto* lt = cond.as<LTNode>())
-    if (auto c = offset_from(lt->a, v))
-      if (auto* k = as_const_int(lt->b)) return *k - *c;
-  if (auto* le = cond.as<LENode>())
-    if (auto c = offset_from(le->a, v))
-      if (auto* k = as_const_int(le->b)) return *k + 1 - *c;
-  return std::nullopt;
+  auto b = linear_bound(cond, v);
+  if (!b || b->lower) return std::nullopt;
+  const int64_t* k = as_const_int(simplify(b->bound));
+  return k ? std::optional<int64_t>(*k) : std::nullopt;
 }
 
 // A loop whose whole body is `if (v < k && rest) S` runs over [min, k) with `if (rest) S`.
@@ -117,20 +104,12 @@ class GuardTrimmer : public IRMutator {
     auto* mn = f ? as_const_int(f->min) : nullptr;
     auto* ext = f ? as_const_int(f->extent) : nullptr;
     if (!i || i->else_case || !mn || !ext) return r;
-    std::vector<Expr> rest;
+    std::vector<Expr> tests, rest;
     std::optional<int64_t> hi;
-    std::vector<Expr> todo{i->cond};
-    while (!todo.empty()) {
-      Expr c = todo.back();
-      todo.pop_back();
-      if (auto* a = c.as<AndNode>()) {
-        todo.push_back(a->a);
-        todo.push_back(a->b);
-      } else if (auto k = upper_bound_of(c, f->var.get())) {
-        hi = hi ? std::min(*hi, *k) : *k;
-      } else {
-        rest.push_back(c);
-      }
+    conjuncts(i->cond, tests);
+    for (const Expr& c : tests) {
+      if (auto k = upper_bound_of(c, f->var.get())) hi = hi ? std::min(*hi, *k) : *k;
+      else rest.push_back(c);
     }
     if (!hi) return r;
     int64_t n = std::min(*ext, *hi - *mn);

@@ -26,6 +26,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // The fallback's tile (SpaceOptions::like_fallback): the choices below take it.
   std::optional<schedule::ReductionTile> fb;
   if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes, o.vector_registers);
+  bool spans_row = fb && fb->col_span > fb->cols;  // a depthwise tile over the whole row
   auto prefer = [&](std::vector<int64_t> decision) {
     if (fb) s.preset_next(std::move(decision));
   };
@@ -73,7 +74,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
       // A row-spanning tile sweeps its blocks inside the register tile's stage (S2), around
       // the taps (R1 below).
       if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
-      else if (a == fb->col_axis && fb->col_span > fb->cols) prefer({1, 1, text / inner, inner});
+      else if (a == fb->col_axis && spans_row) prefer({1, 1, text / inner, inner});
       else if (a == nsp - 1 && !fb->last_parallel) prefer({1, text / inner, 1, inner});
       else prefer({text / inner, 1, 1, inner});
     }
@@ -86,7 +87,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     // iterations unrolled around it.
     int64_t ext = op.reduce_axes[size_t(r)].extent;
     int64_t ku = r == 0 && fb ? fb->k_unroll : 1;
-    if (fb && fb->col_span > fb->cols) ku = ext;  // a row-spanning tile: the taps in R1
+    if (spans_row) ku = ext;  // the taps in R1
     prefer({ext / ku, ku});
     red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
   }

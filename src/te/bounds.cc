@@ -238,4 +238,42 @@ LinearForm to_linear(const Expr& e) {
   return f;
 }
 
+std::optional<VarBound> linear_bound(const Expr& c, const VarNode* v) {
+  Expr a, b;
+  int64_t shift = 0;  // the test is a - b - shift >= 0
+  if (auto* n = c.as<GENode>()) a = n->a, b = n->b;
+  else if (auto* n = c.as<GTNode>()) a = n->a, b = n->b, shift = 1;
+  else if (auto* n = c.as<LENode>()) a = n->b, b = n->a;
+  else if (auto* n = c.as<LTNode>()) a = n->b, b = n->a, shift = 1;
+  else return std::nullopt;
+  if (!a.type().is_integer() || !a.type().is_scalar()) return std::nullopt;
+  LinearForm e = to_linear(a);
+  LinearForm lb = to_linear(b);
+  for (auto& [atom, k] : lb.terms) e.add(atom, -k);
+  e.constant -= lb.constant + shift;
+  int64_t coef = 0;
+  LinearForm rest;
+  rest.constant = e.constant;
+  for (auto& [atom, k] : e.terms) {
+    if (atom.get() == v) coef += k;
+    else if (uses_var(atom, v)) return std::nullopt;  // v inside a division or product
+    else rest.add(atom, k);
+  }
+  if (coef == 0) return std::nullopt;
+  DataType t = a.type();
+  Expr r = rest.to_expr(t);
+  // coef * v + r >= 0: v >= ceil(-r / coef) for coef > 0, v <= floor(r / -coef) otherwise.
+  if (coef > 0) return VarBound{true, floordiv(make_int(coef - 1, t) - r, make_int(coef, t))};
+  return VarBound{false, floordiv(r, make_int(-coef, t)) + make_int(1, t)};
+}
+
+void conjuncts(const Expr& c, std::vector<Expr>& out) {
+  if (auto* a = c.as<AndNode>()) {
+    conjuncts(a->a, out);
+    conjuncts(a->b, out);
+  } else {
+    out.push_back(c);
+  }
+}
+
 }  // namespace tuner::te

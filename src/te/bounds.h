@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -49,5 +50,18 @@ struct LinearForm {
 
 /// The linear form of a scalar integer expression.
 LinearForm to_linear(const Expr& e);
+
+/// A test on a variable v as a bound: v >= bound (lower) or v < bound.
+struct VarBound {
+  bool lower;
+  Expr bound;
+};
+
+/// The bound on v that a comparison of integers sets, when it is linear in v (v outside any
+/// division or product); nullopt otherwise.
+std::optional<VarBound> linear_bound(const Expr& cmp, const VarNode* v);
+
+/// The operands of a chain of && (`c` itself when it is not one), appended to `out`.
+void conjuncts(const Expr& c, std::vector<Expr>& out);
 
 }  // namespace tuner::te

@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "te/bounds.h"
 #include "te/functor.h"
 #include "te/printer.h"
 #include "te/simplify.h"
@@ -124,4 +125,28 @@ TEST(ReduceIdentity, IntegerLimitsAreExact) {
   EXPECT_EQ(value(ReduceKind::Min, DataType::u8()), 255);
   EXPECT_EQ(value(ReduceKind::Max, DataType::u8()), 0);
   EXPECT_EQ(value(ReduceKind::Prod, DataType::i64()), 1);
+}
+
+// linear_bound: a comparison linear in v as v >= lo or v < hi (exact for any coefficient).
+TEST(LinearBound, SolvesForTheVariable) {
+  Var v("v"), k("k");
+  auto value = [](const std::optional<VarBound>& b) {
+    const int64_t* c = b ? as_const_int(simplify(b->bound)) : nullptr;
+    return c ? *c : -999;
+  };
+  auto lt = linear_bound(v * make_int(2) + make_int(3) < make_int(10), v.get());  // 2v < 7
+  ASSERT_TRUE(lt.has_value());
+  EXPECT_FALSE(lt->lower);
+  EXPECT_EQ(value(lt), 4);
+  auto ge = linear_bound(make_int(1) <= v * make_int(3) - make_int(5), v.get());  // 3v >= 6
+  ASSERT_TRUE(ge.has_value());
+  EXPECT_TRUE(ge->lower);
+  EXPECT_EQ(value(ge), 2);
+  auto neg = linear_bound(make_int(7) - v > k, v.get());  // v < 7 - k
+  ASSERT_TRUE(neg.has_value());
+  EXPECT_FALSE(neg->lower);
+  EXPECT_EQ(as_const_int(simplify(substitute(neg->bound, {{k.get(), make_int(2)}})))[0], 5);
+  EXPECT_FALSE(linear_bound(v * v >= make_int(0), v.get()).has_value());
+  EXPECT_FALSE(linear_bound(floormod(v, make_int(2)) < make_int(1), v.get()).has_value());
+  EXPECT_FALSE(linear_bound(k < make_int(1), v.get()).has_value());
 }

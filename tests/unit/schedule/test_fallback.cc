@@ -93,6 +93,24 @@ TEST(Fallback, ShortRowPackedPointwiseConvSpansTwoWeightBlocks) {
   EXPECT_EQ(tile("14", "1", 32).cols, 8);   // AVX-512: not measured there
 }
 
+// Threads split a conv's output rows in blocks of up to 8; a 1x1 conv whose blocks would
+// leave the threads under 32 tiles takes smaller ones (96 -> 24 at 56x56: 7 x 3 = 21 tiles,
+// 11 against 10 on two threads; 4-row blocks make 42). A 3x3 conv keeps 8-row blocks.
+TEST(Fallback, PointwiseRowBlocksLeaveTheThreadsManyTiles) {
+  auto& def = ops::find_op("conv2d");
+  auto row_block = [&](const std::string& c, const std::string& k, const std::string& w, const std::string& kh) {
+    auto dag = def.build(ops::parse_params(def, {"c=" + c, "h=" + w, "w=" + w, "k=" + k, "kh=" + kh,
+                                                 "kw=" + kh, "pad=" + std::string(kh == "3" ? "1" : "0")}));
+    const te::OperationNode& conv = *dag.outputs()[0];
+    return schedule::fallback_tile(conv, conv, 8, 16).row_block;
+  };
+  EXPECT_EQ(row_block("96", "24", "56", "1"), 4);
+  EXPECT_EQ(row_block("144", "24", "56", "1"), 4);
+  EXPECT_EQ(row_block("32", "16", "112", "1"), 8);  // 14 x 4 tiles of 4 channels
+  EXPECT_EQ(row_block("96", "256", "56", "1"), 8);  // already 7 x 32 tiles
+  EXPECT_EQ(row_block("96", "24", "56", "3"), 8);
+}
+
 // With 16 registers a depthwise conv's tile is output rows (axis 2) with its 3x3 taps
 // unrolled, so adjacent rows share input loads; with 32 it stays channels x pixels.
 TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {

@@ -95,6 +95,12 @@ void run_compile(const CompileArgs& a) {
                "warning: {} tasks have records in {} that no longer replay (written by an older "
                "Tuner): they use the fallback schedule until tuned again\n",
                rep.tasks_stale, o.db_path);
+  if (rep.tasks_other_fallback)
+    fmt::print(stderr,
+               "warning: {} tasks use schedules timed after tuning against another fallback than "
+               "this Tuner's (an older Tuner tuned them): they may be slower than it; tuning the "
+               "model again with {} (any --trials) times them against it\n",
+               rep.tasks_other_fallback, o.db_path);
   fmt::print("memory: weights {}, intermediates {} planned into {} (peak)\n",
              human_bytes(rep.weight_bytes), human_bytes(rep.unplanned_bytes),
              human_bytes(rep.arena_bytes));

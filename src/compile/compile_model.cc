@@ -165,6 +165,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
                               : choose_schedule(task.dag, opts.target, db.get(), opts.in_model_choice);
     rep.tasks_from_db += c.from_db;
     rep.tasks_stale += c.stale;
+    rep.tasks_other_fallback += c.against_other_fallback;
     rep.task_sources.push_back(c.source);
     std::string name = PlanBuilder::kernel_name(int(i));
     funcs.push_back(schedule::lower(c.sched.state(), name));

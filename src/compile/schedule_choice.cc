@@ -74,11 +74,20 @@ const Ranked* find_trace(const std::vector<Ranked>& ranked, const schedule::Trac
   return nullptr;
 }
 
+// The first of `ranked`, marked when this Tuner's fallback is not among them.
+ChosenSchedule first_choice(std::vector<Ranked>& ranked, const schedule::Schedule& fallback) {
+  ChosenSchedule c = std::move(ranked[0].choice);
+  c.against_other_fallback = !find_trace(ranked, fallback.trace());
+  if (c.against_other_fallback) c.source += ", timed against another fallback";
+  return c;
+}
+
 std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
-                                               int64_t workload_id, const std::string& target) {
-  auto v = ranked_choices(dag, db, workload_id, target, db::kValidationWorker, "validated", 1);
+                                               int64_t workload_id, const codegen::Target& target) {
+  auto v = ranked_choices(dag, db, workload_id, target.str(), db::kValidationWorker, "validated",
+                          SIZE_MAX);
   if (v.empty()) return std::nullopt;
-  return std::move(v[0].choice);
+  return first_choice(v, codegen::default_schedule(dag, target));
 }
 
 // The fastest schedule timed inside the model, unless the fallback, timed there too, is
@@ -95,7 +104,7 @@ std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Dat
                           "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
                               " % faster in the model)",
                           false};
-  return std::move(v[0].choice);
+  return first_choice(v, fallback);
 }
 
 }  // namespace
@@ -111,7 +120,7 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
     if (auto w = db->find_workload(dag.hash_hex())) {
       if (in_model)
         if (auto v = in_model_choice(dag, *db, w->id, target)) return std::move(*v);
-      if (auto v = validated_choice(dag, *db, w->id, target.str())) return std::move(*v);
+      if (auto v = validated_choice(dag, *db, w->id, target)) return std::move(*v);
       auto top = db->top_k(w->id, target.str(), 3);
       for (auto& r : top) {
         try {

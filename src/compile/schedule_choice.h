@@ -20,6 +20,9 @@ struct ChosenSchedule {
   /// The database has ok records of the workload but none replays (written by an older
   /// Tuner whose traces named stages differently): re-tuning the task helps.
   bool stale = false;
+  /// Chosen by timings after tuning that did not include this Tuner's fallback (an older
+  /// Tuner's fallback was timed with it): it may now be slower than the fallback.
+  bool against_other_fallback = false;
 };
 
 /// Opens the database at db_path read-only; nullptr when db_path is empty or absent.

@@ -79,6 +79,10 @@ sed 's/"stage":"n\([0-9]\)/"stage":"old\1/g' "$tmp/all.jsonl" >"$tmp/stale.jsonl
 "$TUNER" compile "$MODEL" --db "$tmp/stale.db" -o "$tmp/stale.tuner" >"$tmp/stale.txt" 2>&1
 check "compile warns about records that no longer replay" grep -q "no longer replay" "$tmp/stale.txt"
 check "and uses the fallback schedules for them" grep -q "(0 tuned, " "$tmp/stale.txt"
+# This Tuner's tuning timed its own fallback with the choices: no warning about another one.
+"$TUNER" compile "$MODEL" --db "$tmp/t.db" -o "$tmp/again.tuner" >"$tmp/again.txt" 2>&1
+check "choices tuned by this Tuner were timed against its fallback" \
+  bash -c "grep -q '^compiled' '$tmp/again.txt' && ! grep -q 'another fallback' '$tmp/again.txt'"
 
 # Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
 # lost): the same command resumes the run and ends with exactly its budget of records.

@@ -140,3 +140,49 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   EXPECT_EQ(c.sched.trace().str(), traces[2].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
 }
+
+// Timings after tuning that did not include this Tuner's fallback (an older Tuner's fallback
+// was timed with them) still choose, but the choice is marked: compile warns about it.
+TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
+  auto& def = ops::find_op("matmul");
+  auto dag = def.build(ops::parse_params(def, {"m=64", "n=64", "k=64"}));
+  auto target = codegen::Target::parse("llvm");
+  costmodel::RandomModel model(1);
+  search::EvolutionarySearch es(dag, search::SpaceOptions{}, search::SearchOptions{}, &model, 1);
+  std::vector<schedule::Trace> traces;
+  for (auto& c : es.propose(2)) traces.push_back(c.trace());
+  ASSERT_EQ(traces.size(), 2u);
+  schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
+  ASSERT_NE(traces[0].str(), fallback.str());
+  ASSERT_NE(traces[1].str(), fallback.str());
+
+  db::MemoryDatabase db;
+  int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
+  auto timed = [&](const schedule::Trace& t, double ms, std::string_view worker) {
+    measure::MeasureResult r;
+    r.status = db::MeasureStatus::Ok;
+    r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
+    std::vector<db::Record> one{search::make_record(wid, target.str(), t, r, std::string(worker), std::nullopt)};
+    db.commit_round(one);
+  };
+  timed(traces[0], 1.0, db::kValidationWorker);
+  timed(traces[1], 1.5, db::kValidationWorker);
+  compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[0].str());
+  EXPECT_TRUE(c.against_other_fallback);
+  EXPECT_NE(c.source.find("another fallback"), std::string::npos) << c.source;
+  timed(fallback, 2.0, db::kValidationWorker);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[0].str());
+  EXPECT_FALSE(c.against_other_fallback) << c.source;
+
+  // Timed inside the model without the fallback: marked again, until the fallback is timed.
+  timed(traces[1], 0.8, db::kModelWorker);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[1].str());
+  EXPECT_TRUE(c.against_other_fallback);
+  timed(fallback, 0.9, db::kModelWorker);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[1].str());
+  EXPECT_FALSE(c.against_other_fallback) << c.source;
+}

@@ -11,6 +11,7 @@
 #include "cli/model_common.h"
 #include "compile/compile_model.h"
 #include "db/record.h"
+#include "support/log.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/tensor_proto.h"
@@ -79,6 +80,7 @@ void run_compile(const CompileArgs& a) {
   o.db_path = a.db;
   o.dump_dir = a.dump;
   o.fuse.enabled = !a.m.no_fuse;
+  o.verbose = log_level() >= LogLevel::Debug;  // `tuner -v compile`: each task's schedule
   graph::Graph g = load_model(a.m, a.print_passes);
   compile::CompileReport rep;
   runtime::Artifact art = compile::compile_model(g, o, &rep);
@@ -98,8 +100,8 @@ void run_compile(const CompileArgs& a) {
   if (rep.tasks_other_fallback)
     fmt::print(stderr,
                "warning: {} tasks use schedules timed after tuning against another fallback than "
-               "this Tuner's (an older Tuner tuned them): they may be slower than it; tuning the "
-               "model again with {} (any --trials) times them against it\n",
+               "this Tuner's (an older Tuner tuned them; `tuner -v compile` lists them): they may be "
+               "slower than it; tuning the model again with {} (any --trials) times them against it\n",
                rep.tasks_other_fallback, o.db_path);
   fmt::print("memory: weights {}, intermediates {} planned into {} (peak)\n",
              human_bytes(rep.weight_bytes), human_bytes(rep.unplanned_bytes),

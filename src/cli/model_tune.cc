@@ -133,11 +133,20 @@ void cmd_tune_model(const TuneModelArgs& a) {
     USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
     run_id = r->id;
   } else {
-    for (const auto& r : db->runs())
-      if (r.what == what && r.args == run_args && r.state != db::RunState::Finished) {
+    int64_t finished = 0;
+    for (const auto& r : db->runs()) {
+      if (r.what != what || r.args != run_args) continue;
+      if (r.state != db::RunState::Finished) {
         run_id = r.id;
         break;
       }
+      finished = r.id;
+    }
+    // The same command again after it finished tunes further: say so, since an
+    // interrupted one would resume instead.
+    if (!run_id && finished && chatty)
+      fmt::print(stderr, "run {} of this command finished; this new run measures {} more trials "
+                 "(schedules already in {} are not measured again)\n", finished, a.trials, a.db);
   }
   bool resumed = run_id != 0;
   // The run's progress (see progress_json below) survives a resume: the report reads it.

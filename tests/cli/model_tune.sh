@@ -83,6 +83,9 @@ check "and uses the fallback schedules for them" grep -q "(0 tuned, " "$tmp/stal
 "$TUNER" compile "$MODEL" --db "$tmp/t.db" -o "$tmp/again.tuner" >"$tmp/again.txt" 2>&1
 check "choices tuned by this Tuner were timed against its fallback" \
   bash -c "grep -q '^compiled' '$tmp/again.txt' && ! grep -q 'another fallback' '$tmp/again.txt'"
+# The same command as a finished run tunes further, and says so (an interrupted one resumes).
+"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile >"$tmp/r3.txt" 2>&1
+check "rerunning a finished command says it is a new run" grep -q "finished; this new run measures 16 more trials" "$tmp/r3.txt"
 
 # Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
 # lost): the same command resumes the run and ends with exactly its budget of records.

@@ -418,12 +418,15 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // kBalancedTiles tiles (its weights per block are one tap: smaller blocks cost little).
   if (split_rows_among_threads(rop)) {
     int64_t inner1 = t.row_axis == 1 ? t.rows : t.col_axis == 1 ? t.cols : 1;
-    int64_t outer = wop.shape[0] * ((wop.shape[1] + inner1 - 1) / inner1);
-    int64_t rb = largest_divisor_leq(wop.shape[2], 8);
-    bool pointwise = window_size(rop) == 1;
-    for (int64_t b = rb; pointwise && b >= 1 && outer * (wop.shape[2] / rb) < kBalancedTiles; --b)
-      if (wop.shape[2] % b == 0 && outer * (wop.shape[2] / b) >= kBalancedTiles) rb = b;
-    if (outer * (wop.shape[2] / rb) >= kMinParallelTiles) t.row_block = rb;
+    int64_t outer = wop.shape[0] * ((wop.shape[1] + inner1 - 1) / inner1), rows = wop.shape[2];
+    auto tiles = [&](int64_t block) { return outer * (rows / block); };
+    int64_t rb = largest_divisor_leq(rows, 8);
+    if (window_size(rop) == 1) {
+      int64_t b = rb;
+      while (b > 1 && tiles(b) < kBalancedTiles) b = largest_divisor_leq(rows, b - 1);
+      if (tiles(b) >= kBalancedTiles) rb = b;
+    }
+    if (tiles(rb) >= kMinParallelTiles) t.row_block = rb;
   }
   if (!conv && !rop.reduce_axes.empty()) t.k_unroll = largest_divisor_leq(rop.reduce_axes[0].extent, 4);
   if (!t.row_block) {

@@ -39,6 +39,25 @@ class TableRunner : public measure::Runner {
   }
 };
 
+// Commits one record of `trace` timed at `ms` (twice, 0.1 % apart) by `worker`.
+void commit_timed(db::Database& db, int64_t wid, const codegen::Target& target,
+                  const schedule::Trace& trace, double ms, std::string_view worker) {
+  measure::MeasureResult r;
+  r.status = db::MeasureStatus::Ok;
+  r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
+  std::vector<db::Record> one{search::make_record(wid, target.str(), trace, r, std::string(worker), std::nullopt)};
+  db.commit_round(one);
+}
+
+// `n` schedules of matmul's space (random model, seed 1).
+std::vector<schedule::Trace> proposed(const te::ComputeDAG& dag, int n) {
+  costmodel::RandomModel model(1);
+  search::EvolutionarySearch es(dag, search::SpaceOptions{}, search::SearchOptions{}, &model, 1);
+  std::vector<schedule::Trace> traces;
+  for (auto& c : es.propose(n)) traces.push_back(c.trace());
+  return traces;
+}
+
 }  // namespace
 
 TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
@@ -48,10 +67,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   auto target = codegen::Target::parse("llvm");
   // Three schedules of the space and the fallback, each with a single tuning record. The
   // fastest record is a lucky one: its schedule is the slowest of all when measured again.
-  costmodel::RandomModel model(1);
-  search::EvolutionarySearch es(dag, search::SpaceOptions{}, search::SearchOptions{}, &model, 1);
-  std::vector<schedule::Trace> traces;
-  for (auto& c : es.propose(3)) traces.push_back(c.trace());
+  std::vector<schedule::Trace> traces = proposed(dag, 3);
   ASSERT_EQ(traces.size(), 3u);
   traces.push_back(codegen::default_schedule(dag, target).trace());
   const std::vector<double> recorded = {1.0, 1.2, 1.3, 2.5}, truth = {3.0, 1.5, 2.0, 2.5};
@@ -107,14 +123,8 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // Timed inside the model (cli/model_validate.h), the fallback beats the validated choice:
   // compile takes the fallback, unless told to ignore in-model timings.
-  std::vector<db::Record> in_model;
-  for (auto [i, ms] : {std::pair{size_t(1), 0.9}, std::pair{size_t(3), 0.7}}) {
-    measure::MeasureResult r;
-    r.status = db::MeasureStatus::Ok;
-    r.times = {ms * 1e-3, ms * 1e-3};
-    in_model.push_back(search::make_record(wid, target.str(), traces[i], r, std::string(db::kModelWorker), std::nullopt));
-  }
-  db.commit_round(in_model);
+  commit_timed(db, wid, target, traces[1], 0.9, db::kModelWorker);
+  commit_timed(db, wid, target, traces[3], 0.7, db::kModelWorker);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
@@ -123,12 +133,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   // A schedule within 3 % of the fallback in the model does not replace it (the fastest of a
   // few noisy medians is biased low); one 3 % faster or more does.
   auto time_in_model = [&](size_t i, double ms) {
-    measure::MeasureResult r;
-    r.status = db::MeasureStatus::Ok;
-    r.times = {ms * 1e-3, ms * 1e-3};
-    std::vector<db::Record> one{search::make_record(wid, target.str(), traces[i], r,
-                                                    std::string(db::kModelWorker), std::nullopt)};
-    db.commit_round(one);
+    commit_timed(db, wid, target, traces[i], ms, db::kModelWorker);
   };
   time_in_model(0, 0.69);
   c = compile::choose_schedule(dag, target, &db);
@@ -147,10 +152,7 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
   auto& def = ops::find_op("matmul");
   auto dag = def.build(ops::parse_params(def, {"m=64", "n=64", "k=64"}));
   auto target = codegen::Target::parse("llvm");
-  costmodel::RandomModel model(1);
-  search::EvolutionarySearch es(dag, search::SpaceOptions{}, search::SearchOptions{}, &model, 1);
-  std::vector<schedule::Trace> traces;
-  for (auto& c : es.propose(2)) traces.push_back(c.trace());
+  std::vector<schedule::Trace> traces = proposed(dag, 2);
   ASSERT_EQ(traces.size(), 2u);
   schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
   ASSERT_NE(traces[0].str(), fallback.str());
@@ -159,11 +161,7 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
   db::MemoryDatabase db;
   int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
   auto timed = [&](const schedule::Trace& t, double ms, std::string_view worker) {
-    measure::MeasureResult r;
-    r.status = db::MeasureStatus::Ok;
-    r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
-    std::vector<db::Record> one{search::make_record(wid, target.str(), t, r, std::string(worker), std::nullopt)};
-    db.commit_round(one);
+    commit_timed(db, wid, target, t, ms, worker);
   };
   timed(traces[0], 1.0, db::kValidationWorker);
   timed(traces[1], 1.5, db::kValidationWorker);

@@ -91,6 +91,7 @@ class Fallback {
       auto cons = s_.state().consumers(pad);
       if (cons.size() != 1 || cons[0] != local) continue;
       s_.compute_at(pad, local, s_.state().stage(local).leaves[0]);
+      fill_parities_together(s_, pad);
       done_.insert(pad);
     }
   }
@@ -323,6 +324,21 @@ bool depthwise_row_tile(const te::OperationNode& op, int registers) {
   // A max pool is a depthwise conv without weights (an average pool's divisor stage is left
   // as it is; global pools have no window attributes).
   return op.tag == "pool" && window_size(op) > 0 && !op.attrs.count("count_include_pad");
+}
+
+void fill_parities_together(Schedule& s, const std::string& pad) {
+  if (!s.state().has_stage(pad)) return;  // inlined
+  const Stage& st = s.state().stage(pad);
+  // Only split-column padding is 5-D and read by a conv2d (its activations are 4-D).
+  if (st.op->tag != "pad" || st.op->axes.size() != 5 || st.op->shape[3] != 2 ||
+      st.loc != Location::At || st.leaves != std::vector<int>{0, 1, 2, 3, 4})
+    return;
+  auto cons = s.state().consumers(pad);
+  if (cons.size() != 1 || s.state().stage(cons[0]).op->tag != "conv2d") return;
+  // Each parity's own pass read every input element twice (a strided vector load covers
+  // both parities) and, 28 pairs wide, was not vectorized at all.
+  s.reorder(pad, {0, 1, 2, 4, 3});
+  s.unroll(pad, 3);
 }
 
 int fallback_padding_location(const State& st, const std::string& stage, int registers) {

@@ -75,6 +75,11 @@ bool depthwise_row_tile(const te::OperationNode& conv, int registers);
 /// many vector loads), per tile for a depthwise conv's rows tile, else a pass of its own.
 int fallback_padding_location(const State& st, const std::string& stage, int registers);
 
+/// For a stride-2 depthwise conv's padding block with its columns split by parity
+/// ([n, c, row, parity, pair]) computed at a loop of the conv: puts the parity loop inside the
+/// pair loop, unrolled, so one pass over each input row fills both parities. Else nothing.
+void fill_parities_together(Schedule& s, const std::string& pad);
+
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});
 

@@ -28,7 +28,10 @@ struct Storage {
 
 // The storage order of a local buffer for stage `s`: its axes ordered by the innermost leaf
 // loop that sweeps each of them, so the innermost-swept axis (vectorized, typically) is
-// contiguous. Empty when that is the row-major order anyway.
+// contiguous. Unrolled innermost loops do not count (their axes go outermost): the loop
+// around them is the one to keep contiguous (a padding block filled for both column
+// parities per pair keeps each parity's pairs contiguous for its reader). Empty when that
+// is the row-major order anyway.
 std::vector<int> local_dim_order(const Stage& s) {
   int nax = int(s.op->axes.size());
   // roots[i]: the op axes iterator i derives from (through splits and fuses).
@@ -39,8 +42,10 @@ std::vector<int> local_dim_order(const Stage& s) {
     for (int i : r.inputs) in.insert(roots[size_t(i)].begin(), roots[size_t(i)].end());
     for (int o : r.outputs) roots[size_t(o)] = in;
   }
+  size_t swept = s.leaves.size();
+  while (swept > 1 && s.iters[size_t(s.leaves[swept - 1])].ann == Annotation::Unroll) --swept;
   std::vector<int> pos(size_t(nax), -1);
-  for (size_t q = 0; q < s.leaves.size(); ++q)
+  for (size_t q = 0; q < swept; ++q)
     for (int a : roots[size_t(s.leaves[q])]) pos[size_t(a)] = int(q);
   std::vector<int> order(static_cast<size_t>(nax));
   for (int a = 0; a < nax; ++a) order[size_t(a)] = a;

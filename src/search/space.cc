@@ -40,7 +40,10 @@ Schedule generate_schedule(const te::ComputeDAG& dag, const SpaceOptions& o, uin
     handled.insert(name);
     if (!st.is_output() && s.state().consumers(name).size() == 1) {
       if (o.like_fallback) s.preset_next({fallback_padding_location(s.state(), name, o.vector_registers)});
-      if (rule_compute_location(s, name) != Location::Root) continue;
+      if (rule_compute_location(s, name) != Location::Root) {
+        fill_parities_together(s, name);
+        continue;
+      }
     }
     if (!s.state().stage(name).op->reduce_axes.empty() && rule_rfactor(s, name, o)) continue;
     rule_parallel_vectorize(s, name, o);

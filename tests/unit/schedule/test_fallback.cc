@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <sstream>
+#include <vector>
 
 #include "ops/registry.h"
 #include "schedule/fallback.h"
@@ -159,16 +161,38 @@ TEST(Fallback, DepthwisePaddingIsFilledPerTile) {
     std::string lowered = schedule::lower(s.state(), "k").str();
     EXPECT_NE(lowered.find("allocate depthwise_conv2d_pad["), std::string::npos) << lowered;
     EXPECT_NE(lowered.find("] local"), std::string::npos) << lowered;
-    // No border tests: the block's rows (whole padded input rows) are cut at the border
-    // into zero stores and a plain copy, and the taps load from the block.
-    std::istringstream lines(lowered);
-    int copies = 0;
-    for (std::string line; std::getline(lines, line);) {
-      EXPECT_EQ(line.find("if_then_else"), std::string::npos) << line;
-      copies += line.find("depthwise_conv2d_pad[") == line.find_first_not_of(' ') &&
-                line.find("= data[") != std::string::npos;
+    // No border tests in the taps: the block's rows (whole padded input rows) are cut at the
+    // border into zero stores and a plain copy, and the taps load from the block. Stride 2:
+    // one copy loop fills both column parities (its body two plain copies), the pairs at the
+    // row's ends keep their tests.
+    std::istringstream in(lowered);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    auto fills = [](const std::string& line) {
+      return line.find("depthwise_conv2d_pad[") == line.find_first_not_of(' ');
+    };
+    auto copies = [&](const std::string& line) {
+      return fills(line) && line.find("= data[") != std::string::npos;
+    };
+    int copy_lines = 0, tested = 0, both_parities = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      copy_lines += copies(lines[i]);
+      if (lines[i].find("if_then_else") != std::string::npos) {
+        EXPECT_TRUE(fills(lines[i])) << lines[i];
+        ++tested;
+      }
+      both_parities += i + 2 < lines.size() && lines[i].find("for ") != std::string::npos &&
+                       copies(lines[i + 1]) && copies(lines[i + 2]);
     }
-    EXPECT_GE(copies, 1) << lowered;
+    EXPECT_GE(copy_lines, 1) << lowered;
+    // The block keeps each parity's columns contiguous for the taps' vector loads.
+    std::regex tap(R"(depthwise_conv2d_pad\[ramp\([^,]*, (\d+), 8\))");
+    int taps = 0;
+    for (std::sregex_iterator it(lowered.begin(), lowered.end(), tap), e; it != e; ++it, ++taps)
+      EXPECT_EQ((*it)[1].str(), "1") << it->str();
+    EXPECT_GE(taps, 9) << lowered;
+    EXPECT_EQ(both_parities, std::string(stride) == "2" ? 1 : 0) << lowered;
+    EXPECT_LE(tested, std::string(stride) == "2" ? 3 : 0) << lowered;
   }
   // With 32 registers (channels x pixels tile) the padding stays inlined.
   auto dag = def.build(ops::parse_params(def, {"c=32", "h=56", "w=56", "pad=1"}));

@@ -1,10 +1,11 @@
 // hoist_store_guards: a short loop storing a guarded load gets an unguarded copy, run when
-// the guards hold over the whole loop; a long one is cut where they hold; other loops are
-// left alone.
+// the guards hold over the whole loop; a long one is cut where they hold (where all of them
+// hold, for a body of several guarded stores); other loops are left alone.
 #include <gtest/gtest.h>
 
 #include "schedule/passes.h"
 #include "te/functor.h"
+#include "te/printer.h"
 #include "te/simplify.h"
 
 using namespace tuner;
@@ -79,6 +80,49 @@ TEST(HoistStoreGuards, LongRowsAreCutWhereTheGuardsHold) {
     for (auto& p : parts->seq) total += at(p.as<ForNode>()->extent, k);
     EXPECT_EQ(total, 40) << k;
   }
+}
+
+// Both column parities of a stride-2 padding block from one pass over the input row:
+// par[p][m] = in[2 m + p - 1] where 0 <= 2 m + p - 1 < 50, the row test k >= 1 shared.
+TEST(HoistStoreGuards, SeveralStoresAreCutWhereAllOfTheirGuardsHold) {
+  Var k("k"), m("m");
+  Buffer in = make_buffer("in", DataType::f32(), {50});
+  Buffer par = make_buffer("par", DataType::f32(), {2, 26}, MemScope::Local);
+  std::vector<Stmt> stores;
+  for (int64_t p : {0, 1}) {
+    Expr col = m * make_int(2) + make_int(p - 1);
+    Expr ok = logical_and(k >= make_int(1), logical_and(col >= make_int(0), col < make_int(50)));
+    stores.push_back(buffer_store(par, if_then_else(ok, buffer_load(in, {col}), make_float(0)),
+                                  {make_int(p), Expr(m)}));
+  }
+  Stmt s = hoist_store_guards(make_for(m, make_int(0), make_int(26), ForKind::Serial, seq(stores)));
+  auto* parts = s.as<SeqStmtNode>();
+  ASSERT_NE(parts, nullptr);
+  ASSERT_EQ(parts->seq.size(), 3u);
+  // The middle loop stores both parities unguarded; the ends keep both guarded stores.
+  auto stores_of = [&](int i) {
+    auto* body = parts->seq[size_t(i)].as<ForNode>()->body.as<SeqStmtNode>();
+    std::vector<NodeKind> kinds;
+    for (auto& st : body ? body->seq : std::vector<Stmt>{})
+      kinds.push_back(st.as<BufferStoreNode>()->value.kind());
+    return kinds;
+  };
+  EXPECT_EQ(stores_of(1), (std::vector<NodeKind>{NodeKind::BufferLoad, NodeKind::BufferLoad}));
+  EXPECT_EQ(stores_of(0), (std::vector<NodeKind>{NodeKind::Call, NodeKind::Call}));
+  EXPECT_EQ(stores_of(2), (std::vector<NodeKind>{NodeKind::Call, NodeKind::Call}));
+  // Parity 0 reads column -1 at m = 0, parity 1 column 50 at m = 25: the copies are [1, 25)
+  // in a row that passes the row test, none in one that fails it (k = 0).
+  auto at = [&](const Expr& e, int64_t kv) {
+    const int64_t* v = as_const_int(simplify(substitute(e, {{k.get(), make_int(kv)}})));
+    return v ? *v : -1;
+  };
+  auto* mid = parts->seq[1].as<ForNode>();
+  EXPECT_EQ(at(mid->min, 1), 1);
+  EXPECT_EQ(at(mid->extent, 1), 24);
+  EXPECT_EQ(at(mid->extent, 0), 0);
+  // The row test appears once in the middle loop's bound, not once per store.
+  std::string bound = to_string(mid->extent);
+  EXPECT_EQ(bound.find("k >= 1"), bound.rfind("k >= 1")) << bound;
 }
 
 TEST(HoistStoreGuards, OtherLoopsAreUnchanged) {

@@ -103,8 +103,15 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   std::vector<std::vector<int>> w(nsp);
   for (int a = 0; a < nsp; ++a) w[a] = s.split_sampled(outer, oax[a], sp_tiles[a]);
   std::vector<int> order, s0;
+  // A depthwise rows tile stores its output row by row (the fallback's order): its column
+  // blocks (S2 of the vectorized axis) go inside the other axes' S3.
+  bool rows_then_blocks = schedule::depthwise_row_tile(op, o.vector_registers);
   for (int level = 0; level < 4; ++level)
-    for (int a : level_order(level)) order.push_back(w[a][level]);
+    for (int a : level_order(level))
+      if (!(rows_then_blocks && a == vec && level == 2)) {
+        if (rows_then_blocks && a == vec && level == 3) order.push_back(w[a][2]);
+        order.push_back(w[a][level]);
+      }
   if (rows_out) std::swap(order[order.size() - 1], order[order.size() - 2]);
   for (int a : level_order(0)) s0.push_back(w[a][0]);
   s.reorder(outer, order);

@@ -51,6 +51,12 @@ int64_t largest_divisor_leq(int64_t n, int64_t cap);
 /// wider than a vector, not a multiple of one, the last block at least 4 lanes. 0 otherwise.
 int64_t partial_vector_extent(int64_t extent, int lanes);
 
+/// The extent a plain conv's (not packed, not a depthwise rows tile) vectorized row is tiled
+/// over when it holds an odd number of vectors, more than two (56 -> 64 with 8 lanes: 3 x 16,
+/// then 8): its tiles then take two vectors. 0 otherwise.
+int64_t two_vector_row_extent(const te::OperationNode& conv, int64_t extent, int lanes,
+                              int registers);
+
 /// The fallback's vector width for an innermost loop of `extent`: its largest divisor up to
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);

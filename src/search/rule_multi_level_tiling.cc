@@ -56,10 +56,13 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   std::vector<int> sp_tiles, red_tiles;
   for (int a = 0; a < nsp; ++a) {
     int64_t ext = s.state().stage(local).iters[size_t(lax[a])].extent;
-    // Sampled for a vectorized axis wider than a vector but not a multiple of one: whole
-    // vectors and a partial last block (56 = 4 x 16, the last 8 wide; partition_tails
-    // vectorizes both), or factors of the extent itself (8 lanes for 56).
+    // Sampled for a vectorized axis wider than a vector but not a multiple of one, or (a
+    // plain conv's row) an odd number of vectors: whole vectors and a partial last block
+    // (56 = 4 x 16, the last 8 wide; partition_tails vectorizes both), or factors of the
+    // extent itself (8 lanes for 56).
     int64_t padded = a == vec ? schedule::partial_vector_extent(ext, o.vector_lanes) : 0;
+    if (a == vec && !padded)
+      padded = schedule::two_vector_row_extent(op, ext, o.vector_lanes, o.vector_registers);
     if (padded) {
       if (fb) prefer({ext % fb->cols != 0 ? 1 : 0});  // the fallback's block is partial
       if (s.categorical_value(s.sample_categorical({0, 1})) == 0) padded = 0;

@@ -100,6 +100,13 @@ TEST(GuardedLoads, DepthwiseConvPaddingStaysInsideTheInput) {
   check_guarded("depthwise_conv2d", {"c=8", "h=9", "w=13", "kh=3", "kw=3", "pad=1", "stride=2"}, false);
 }
 
+// A plain 1x1 conv over rows of three vectors: tiles of two vectors, the last block one,
+// whose second vector would read past the row (and, at the last row, past the input).
+TEST(GuardedLoads, TwoVectorConvTilesStayInsideTheInput) {
+  std::string w = "w=" + std::to_string(3 * host_target().vector_lanes());
+  check_guarded("conv2d", {"c=8", "h=6", w, "k=12", "kh=1", "kw=1", "bias=1"}, false, 16);
+}
+
 // Runs a kernel X[H, W] -> P[H, W + 2] (P[i, j] = f(X[i, j - 1]) inside, `border` at the two
 // border columns) with X at a page start and at a page end, and checks P.
 void check_border_kernel(const codegen::CompiledKernel& kernel, int64_t H, int64_t W, uint64_t seed,

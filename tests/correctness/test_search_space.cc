@@ -76,6 +76,17 @@ TEST(SearchSpace, Conv2d1x1PixelsAsOneAxis) {
   EXPECT_GT(joined, 0);
   EXPECT_LT(joined, 10);
 }
+// Rows of three vectors: the space samples tiles of two vectors with a partial last block.
+TEST(SearchSpace, Conv2d1x1RowsOfThreeVectors) {
+  std::string w = "w=" + std::to_string(3 * host_target().vector_lanes());
+  auto traces = check_space(OpCase("conv2d", {"c=8", "h=4", w, "k=12", "kh=1", "kw=1"}), 8);
+  int padded = 0;  // sample_perfect_tile over the padded extent (its last argument)
+  for (const auto& t : traces)
+    for (const auto& i : t.insts)
+      padded += i.kind == schedule::InstKind::SamplePerfectTile && i.args.size() == 4 &&
+                i.args[3] == 4 * host_target().vector_lanes();
+  EXPECT_GT(padded, 0);
+}
 TEST(SearchSpace, DepthwiseConv2d) {
   check_space(OpCase("depthwise_conv2d", {"c=16", "h=14", "w=14", "stride=2", "pad=1", "bias=1"}),
               10);

@@ -50,6 +50,7 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(12, 16), 12);
   EXPECT_EQ(vector_width(7, 16), 7);
   EXPECT_EQ(vector_width(18, 16), 9);  // a last block of 2 lanes: not worth a vector
+  EXPECT_EQ(vector_width(48, 16), 32);  // three vectors: tiles of two, the last block one
   // 4 rows of tiles for 2 threads: the column blocks join the parallel loop, whose body
   // partition_tails picks by its variable, so the partial last block stays.
   EXPECT_EQ(vector_width(56, 4), 16);
@@ -96,8 +97,8 @@ TEST(Fallback, ShortRowPackedPointwiseConvSpansTwoWeightBlocks) {
 }
 
 // Threads split a conv's output rows in blocks of up to 8; a 1x1 conv whose blocks would
-// leave the threads under 32 tiles takes smaller ones (96 -> 24 at 56x56: 7 x 3 = 21 tiles,
-// 11 against 10 on two threads; 4-row blocks make 42). A 3x3 conv keeps 8-row blocks.
+// leave the threads under 32 tiles takes smaller ones (96 -> 24 at 56x56, tiles of 6
+// channels: 7 x 4 = 28 tiles, 7-row blocks make 32). A 3x3 conv keeps 8-row blocks.
 TEST(Fallback, PointwiseRowBlocksLeaveTheThreadsManyTiles) {
   auto& def = ops::find_op("conv2d");
   auto row_block = [&](const std::string& c, const std::string& k, const std::string& w, const std::string& kh) {
@@ -106,8 +107,8 @@ TEST(Fallback, PointwiseRowBlocksLeaveTheThreadsManyTiles) {
     const te::OperationNode& conv = *dag.outputs()[0];
     return schedule::fallback_tile(conv, conv, 8, 16).row_block;
   };
-  EXPECT_EQ(row_block("96", "24", "56", "1"), 4);
-  EXPECT_EQ(row_block("144", "24", "56", "1"), 4);
+  EXPECT_EQ(row_block("96", "24", "56", "1"), 7);
+  EXPECT_EQ(row_block("144", "24", "56", "1"), 7);
   EXPECT_EQ(row_block("32", "16", "112", "1"), 8);  // 14 x 4 tiles of 4 channels
   EXPECT_EQ(row_block("96", "256", "56", "1"), 8);  // already 7 x 32 tiles
   EXPECT_EQ(row_block("96", "24", "56", "3"), 8);

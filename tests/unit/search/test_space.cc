@@ -158,6 +158,19 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   ASSERT_GE(dw.size(), 5u);
   EXPECT_EQ(dw[3], (std::vector<int64_t>{1})) << "the partial-block choice";
   EXPECT_EQ(dw[4], (std::vector<int64_t>{1, 4, 1, 16}));
+  // A plain 1x1 conv over 56 columns with AVX2's 8 lanes: tiles of two vectors (16 columns,
+  // the last block one vector) and 6 of the 24 output channels, as the fallback's.
+  SpaceOptions avx2 = avx2_space(o);
+  auto& pw = ops::find_op("conv2d");
+  auto pdag = pw.build(ops::parse_params(pw, {"c=96", "h=56", "w=56", "k=24", "kh=1", "kw=1"}));
+  Decisions pd = decisions_of(generate_schedule(pdag, avx2, 1).trace());
+  std::vector<int64_t> cols = {1, 4, 1, 16}, channels = {4, 1, 1, 6}, partial = {1};
+  EXPECT_NE(std::find(pd.begin(), pd.end(), cols), pd.end()) << testing::PrintToString(pd);
+  EXPECT_NE(std::find(pd.begin(), pd.end(), channels), pd.end()) << testing::PrintToString(pd);
+  EXPECT_NE(std::find(pd.begin(), pd.end(), partial), pd.end()) << testing::PrintToString(pd);
+  auto ft = schedule::fallback_tile(*pdag.outputs()[0], *pdag.outputs()[0], 8, 16);
+  EXPECT_EQ(ft.cols, 16);
+  EXPECT_EQ(ft.rows, 6);
 }
 
 // With 16 registers the search's starting point for a depthwise conv is the fallback's

@@ -110,11 +110,11 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // blocks (S2 of the vectorized axis) go inside the other axes' S3.
   bool rows_then_blocks = schedule::depthwise_row_tile(op, o.vector_registers);
   for (int level = 0; level < 4; ++level)
-    for (int a : level_order(level))
-      if (!(rows_then_blocks && a == vec && level == 2)) {
-        if (rows_then_blocks && a == vec && level == 3) order.push_back(w[a][2]);
-        order.push_back(w[a][level]);
-      }
+    for (int a : level_order(level)) {
+      if (rows_then_blocks && a == vec && level == 2) continue;  // placed with S3 below
+      if (rows_then_blocks && a == vec && level == 3) order.push_back(w[a][2]);
+      order.push_back(w[a][level]);
+    }
   if (rows_out) std::swap(order[order.size() - 1], order[order.size() - 2]);
   for (int a : level_order(0)) s0.push_back(w[a][0]);
   s.reorder(outer, order);

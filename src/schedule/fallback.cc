@@ -362,15 +362,17 @@ int fallback_padding_location(const State& st, const std::string& stage, int reg
   const te::OperationNode& conv = *st.stage(cons[0]).op;
   int64_t window = window_size(conv);
   if (window == 0) return kPadAtRoot;
-  if (conv.attrs.count("weight_block")) return registers >= 32 ? kPadInline : kPadAtRoot;
-  if (window > kSmallWindow) return kPadAtRoot;
+  if (window > kSmallWindow && !conv.attrs.count("weight_block")) return kPadAtRoot;
   // A depthwise conv's rows tile reads its padded window from a small buffer filled per tile
   // (a 10x10 or 17x17 block for an 8x8 tile): its unrolled taps then load without border
   // tests, and stride 2 gathers from a buffer in L1. mobilenet_v2 on AMD Zen, per layer in
   // the model: 32x112x112 0.72 -> 0.38 ms, 96 channels 112 -> 56 stride 2 1.43 -> 0.56,
   // 144x56x56 0.60 -> 0.34; the smaller layers unchanged.
   if (depthwise_row_tile(conv, registers)) return kPadPerTile;
-  return kPadInline;
+  // With 16 registers the border tests of the window's loads cost more than a padding pass,
+  // packed or plain (AMD Zen 1, plain 3x3 convs: 64 -> 64 at 56x56 10.6 -> 3.4 ms, 3 -> 32
+  // stride 2 at 224x224 2.4 -> 0.45, 4 groups of 16 at 28x28 2.0 -> 0.5).
+  return registers >= 32 ? kPadInline : kPadAtRoot;
 }
 
 int64_t fallback_accumulators(int registers) {

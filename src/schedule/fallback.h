@@ -76,9 +76,9 @@ inline constexpr int kPadInline = -2, kPadAtRoot = -1, kPadPerTile = 0;
 bool depthwise_row_tile(const te::OperationNode& conv, int registers);
 
 /// Where the fallback computes the padding stage `stage` read by a conv or pool it tiles:
-/// inlined for a packed conv on a target with 32 vector `registers` (with 16 the border tests
-/// cost more than a padding pass) and for windows of at most 3x3 (larger windows test too
-/// many vector loads), per tile for a depthwise conv's rows tile, else a pass of its own.
+/// per tile for a depthwise conv's rows tile; else inlined on a target with 32 vector
+/// `registers` (with 16 the border tests cost more than a padding pass) into a packed conv or
+/// a window of at most 3x3 (larger windows test too many vector loads); else a pass of its own.
 int fallback_padding_location(const State& st, const std::string& stage, int registers);
 
 /// For a stride-2 depthwise conv's padding block with its columns split by parity

@@ -51,7 +51,11 @@ def main():
     for tool in ("perf", "nm", "objdump", "readelf"):
         if subprocess.run(["which", tool], capture_output=True).returncode != 0:
             sys.exit(f"error: {tool} not found (perf: Debian package linux-perf; the others: binutils)")
-    tmp = tempfile.mkdtemp(prefix="kernel_perf_")
+    with tempfile.TemporaryDirectory(prefix="kernel_perf_") as tmp:  # perf.data runs to 100s of MB
+        profile(a, tmp)
+
+
+def profile(a, tmp):
     so = os.path.join(tmp, "kernels.so")
     with open(so, "wb") as f:
         f.write(shared_object(a.artifact))

@@ -38,6 +38,13 @@ int64_t fallback_accumulators(int registers);
 /// the largest divisor of `extent` up to 8 that keeps within fallback_accumulators.
 int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers);
 
+/// The fallback's tile for a packed 1x1 conv over a small output plane (AVX2): channel
+/// blocks over blocks of whole rows, accumulated in memory. channel_blocks 0: not such a conv.
+struct PlaneTile {
+  int64_t channel_blocks = 0, row_block = 0, reduce_inner = 1;
+};
+PlaneTile pointwise_plane_tile(const te::OperationNode& conv, int registers);
+
 /// Whether the stage writing a tile's result sweeps the tile transposed: its rows (pixels
 /// along the contiguous last axis, at least 4) as vectors, its columns (a packed conv's
 /// channel vectors) unrolled.

@@ -27,6 +27,10 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   std::optional<schedule::ReductionTile> fb;
   if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes, o.vector_registers);
   bool spans_row = fb && fb->col_span > fb->cols;  // a depthwise tile over the whole row
+  // A packed 1x1 conv over a small plane: the fallback's tile is channel blocks (S3) over
+  // blocks of whole rows (S2), the pixels inside the reduction's outer part (R0).
+  schedule::PlaneTile plane;
+  if (fb) plane = schedule::pointwise_plane_tile(op, o.vector_registers);
   auto prefer = [&](std::vector<int64_t> decision) {
     if (fb) s.preset_next(std::move(decision));
   };
@@ -76,7 +80,12 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
       int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
       // A row-spanning tile sweeps its blocks inside the register tile's stage (S2), around
       // the taps (R1 below).
-      if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
+      if (plane.channel_blocks) {
+        int64_t in = a == 1 ? plane.channel_blocks * op.attrs.at("weight_block") : 1;
+        if (a == 2) prefer({text / plane.row_block, 1, plane.row_block, 1});
+        else if (a == 3) prefer({1, 1, text, 1});
+        else prefer({text / in, 1, 1, in});
+      } else if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
       else if (a == fb->col_axis && spans_row) prefer({1, 1, text / inner, inner});
       else if (a == nsp - 1 && !fb->last_parallel) prefer({1, text / inner, 1, inner});
       else prefer({text / inner, 1, 1, inner});
@@ -91,6 +100,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
     int64_t ext = op.reduce_axes[size_t(r)].extent;
     int64_t ku = r == 0 && fb ? fb->k_unroll : 1;
     if (spans_row) ku = ext;  // the taps in R1
+    if (r == 0 && plane.channel_blocks) ku = plane.reduce_inner;
     prefer({ext / ku, ku});
     red_tiles.push_back(s.sample_perfect_tile(local, red0 + r, 2, 64));
   }
@@ -99,7 +109,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // channel stride apart, lane by lane; the writing stage may instead vectorize the output
   // rows (contiguous) and unroll the channels, reading the tile across its vectors (in
   // registers once unrolled). Sampled: which wins depends on the tile's width.
-  if (vec != nsp - 1 && fb) prefer({schedule::transposed_epilogue(*fb) ? 1 : 0});
+  if (vec != nsp - 1 && fb) prefer({schedule::transposed_epilogue(*fb) || plane.channel_blocks ? 1 : 0});
   bool rows_out = vec != nsp - 1 && s.categorical_value(s.sample_categorical({0, 1})) == 1;
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.

@@ -107,6 +107,13 @@ TEST(GuardedLoads, TwoVectorConvTilesStayInsideTheInput) {
   check_guarded("conv2d", {"c=8", "h=6", w, "k=12", "kh=1", "kw=1", "bias=1"}, false, 16);
 }
 
+// A packed 1x1 conv's tile of whole rows (16 registers): one or two channel blocks, a
+// stride, input channels not a multiple of four, a bias.
+TEST(GuardedLoads, PlaneTilesStayInsideTheInput) {
+  check_guarded("conv2d", {"c=30", "h=13", "w=13", "k=40", "kh=1", "kw=1", "stride=2", "bias=1", "wblock=8"}, false, 16);
+  check_guarded("conv2d", {"c=12", "h=6", "w=10", "k=32", "kh=1", "kw=1", "wblock=8"}, false, 16);
+}
+
 // Runs a kernel X[H, W] -> P[H, W + 2] (P[i, j] = f(X[i, j - 1]) inside, `border` at the two
 // border columns) with X at a page start and at a page end, and checks P.
 void check_border_kernel(const codegen::CompiledKernel& kernel, int64_t H, int64_t W, uint64_t seed,

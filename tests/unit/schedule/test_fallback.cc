@@ -96,6 +96,38 @@ TEST(Fallback, ShortRowPackedPointwiseConvSpansTwoWeightBlocks) {
   EXPECT_EQ(tile("14", "1", 32).cols, 8);   // AVX-512: not measured there
 }
 
+// With 16 registers a packed 1x1 conv over a plane of up to 14x14 accumulates two channel
+// blocks over blocks of whole rows (up to 196 pixels) in memory, four input channels per
+// visit of a pixel; smaller row blocks when the threads would get under 8 tiles.
+TEST(Fallback, SmallPlanePackedPointwiseConvAccumulatesWholeRows) {
+  auto& def = ops::find_op("conv2d");
+  auto build = [&](const std::string& c, const std::string& hw, const std::string& k, const std::string& kh) {
+    return def.build(ops::parse_params(def, {"c=" + c, "h=" + hw, "w=" + hw, "k=" + k, "kh=" + kh, "kw=" + kh,
+                                             "pad=" + std::string(kh == "3" ? "1" : "0"), "wblock=8"}));
+  };
+  auto plane = [&](const std::string& c, const std::string& hw, const std::string& k, const std::string& kh = "1",
+                   int registers = 16) {
+    auto dag = build(c, hw, k, kh);
+    auto p = schedule::pointwise_plane_tile(*dag.outputs()[0], registers);
+    return std::vector<int64_t>{p.channel_blocks, p.row_block, p.reduce_inner};
+  };
+  EXPECT_EQ(plane("960", "7", "320"), (std::vector<int64_t>{2, 7, 4}));
+  EXPECT_EQ(plane("576", "14", "96"), (std::vector<int64_t>{2, 7, 4}));   // 6 tiles of 14 rows: 7
+  EXPECT_EQ(plane("96", "14", "576"), (std::vector<int64_t>{2, 14, 4}));
+  EXPECT_EQ(plane("192", "28", "32")[0], 0);                              // 28x28: register tiles
+  EXPECT_EQ(plane("30", "7", "40"), (std::vector<int64_t>{1, 1, 3}));     // 5 blocks: rows one by one
+  EXPECT_EQ(plane("24", "56", "144")[0], 0);                              // a larger plane
+  EXPECT_EQ(plane("64", "7", "64", "3")[0], 0);                           // 3x3
+  EXPECT_EQ(plane("960", "7", "320", "1", 32)[0], 0);                     // AVX-512
+  // The fallback's kernel: a tile of 16 channels x 49 pixels in memory, the input channels'
+  // outer loop around its pixels.
+  std::string lowered = schedule::lower(schedule::fallback_schedule(build("960", "7", "320", "1"), avx2_fallback()).state(), "k").str();
+  EXPECT_NE(lowered.find("x 784] local"), std::string::npos) << lowered;
+  size_t rc = lowered.find("for rc"), px = lowered.find("for k in");
+  ASSERT_NE(px, std::string::npos) << lowered;
+  EXPECT_LT(rc, px) << lowered;
+}
+
 // Threads split a conv's output rows in blocks of up to 8; a 1x1 conv whose blocks would
 // leave the threads under 32 tiles takes smaller ones (96 -> 24 at 56x56, tiles of 6
 // channels: 7 x 4 = 28 tiles, 7-row blocks make 32). A 3x3 conv keeps 8-row blocks.

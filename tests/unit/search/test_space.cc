@@ -173,6 +173,21 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   EXPECT_EQ(ft.rows, 6);
 }
 
+// With 16 registers the search starts a packed 1x1 conv over a small plane at the fallback's
+// tile: 16 channels (S3) over the whole 7x7 plane (S2), four input channels in R1.
+TEST(Space, SmallPlanePointwiseStartsAtThePlaneTile) {
+  auto& def = ops::find_op("conv2d");
+  auto dag = def.build(ops::parse_params(def, {"c=960", "h=7", "w=7", "k=320", "kh=1", "kw=1", "wblock=8"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  like = avx2_space(like);
+  auto start = generate_schedule(dag, like, 1);
+  Decisions want = {{1, 1, 1, 1}, {20, 1, 1, 16}, {1, 1, 7, 1}, {1, 1, 7, 1}, {240, 4}, {1, 1}, {1, 1}, {1}, {0}};
+  EXPECT_EQ(decisions_of(start.trace()), want);
+  std::string lowered = schedule::lower(start.state(), "k").str();
+  EXPECT_NE(lowered.find("x 784] local"), std::string::npos) << lowered;
+}
+
 // With 16 registers the search's starting point for a depthwise conv is the fallback's
 // rows tile with its taps unrolled; other points sample whether the taps are unrolled.
 TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {

@@ -257,7 +257,10 @@ void cmd_show(const DbOptions& o) {
   auto d = open_db(o, db::OpenMode::ReadOnly);
   auto r = d->record(o.record);
   USER_CHECK(r) << "no record " << o.record << " in " << o.path;
-  db::Workload w = *d->workload(r->workload_id);
+  auto wl = d->workload(r->workload_id);
+  USER_CHECK(wl) << o.path << " is damaged: record " << r->id << " refers to workload id "
+                 << r->workload_id << ", which is missing (`tuner db verify` lists such rows)";
+  const db::Workload& w = *wl;
   Json j = record_json(w, *r);
   if (o.json) return print_json(j);
   fmt::print("record           {}\nworkload         {}  {} {}\n", r->id, w.hash, w.op, w.params);

@@ -11,21 +11,8 @@ db=$dir/logs/tuning.db
 status=0
 fail() { echo "$1"; status=1; }
 
-# FNV-1a 64 of an ASCII string: the workload hash of a canonical DAG text.
-fnv() {
-  local s=$1 h=-3750763034362895579 i c
-  for ((i = 0; i < ${#s}; i++)); do
-    printf -v c '%d' "'${s:i:1}"
-    h=$(( (h ^ c) * 1099511628211 ))
-  done
-  printf '%016x' "$h"
-}
-canonical=$'A = placeholder([4, 4], float32)\nB = compute(A)\noutputs: B'
-hash=$(fnv "$canonical")
-line() {  # line STATUS TIMES CREATED
-  printf '{"format":"tuner-record","version":1,"workload":{"hash":"%s","op":"relu","params":"N=16","shapes":[],"flops":16.0,"canonical":"%s"},"target":"llvm","trace_version":1,"trace":{"insts":[]},"status":"%s","times":%s,"median":null,"error":"","build_seconds":0.1,"run_seconds":0.1,"worker":"local","tuner_version":"0.1.0","feature_version":1,"created":"%s"}\n' \
-    "$hash" "${canonical//$'\n'/\\n}" "$1" "$2" "$3"
-}
+source "$(dirname "$0")/records_lib.bash"
+line() { record_line "$@"; }
 {
   line ok '[0.001,0.002,0.003]' 2026-01-01T00:00:00.000Z   # 1 good
   echo '{"format":"tuner-record"'                          # 2 not JSON

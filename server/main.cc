@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "server/server.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/log.h"
 
@@ -43,18 +44,9 @@ int main(int argc, char** argv) {
   app.add_option("--build-threads", o.jobs.builder_threads, "parallel builds per job (0: cores)")
       ->capture_default_str();
   app.add_option("--port-file", port_file, "write the bound port to this file once serving");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  // Signals are taken by one thread (sigwait), so every other thread runs with them blocked.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  try {
+  return run_command_line(app, argc, argv, [&] {
+    // Signals are taken by one thread (sigwait), so every other thread runs with them blocked.
+    sigset_t set = block_stop_signals();
     o.tokens = {server::read_token_file(client_token_file),
                 server::read_token_file(worker_token_file)};
     server::Server srv(o);
@@ -74,12 +66,5 @@ int main(int argc, char** argv) {
     });
     srv.wait();
     waiter.join();
-  } catch (const UserError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

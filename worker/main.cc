@@ -9,6 +9,7 @@
 
 #include "measure/measure_option.h"
 #include "server/auth.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "worker/cuda_device.h"
 #include "worker/worker.h"
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", token_file, "the worker token")->required();
   app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str();
   app.add_option("--device-key", o.device_key, "this board's name (default: host name)");
-  app.add_option("--threads", o.runner.threads, "threads of a measured kernel")
+  measure::add_threads_option(&app, &o.runner.threads, "threads of a measured kernel")
       ->capture_default_str();
   app.add_option("--memory-limit-mb", o.runner.memory_limit_mb,
                  "address-space limit of the measurement child")->capture_default_str();
@@ -37,17 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-ca", o.tls_ca, "CA certificate of a TLS server (PEM)");
   app.add_option("--max-backoff", o.max_backoff_s, "longest wait between reconnection attempts, s")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  try {
+  return run_command_line(app, argc, argv, [&] {
+    sigset_t set = block_stop_signals();
     o.token = server::read_token_file(token_file);
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));
@@ -59,12 +51,5 @@ int main(int argc, char** argv) {
     });
     waiter.detach();  // the process ends with run(); the waiter needs no join
     w.run();
-  } catch (const UserError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

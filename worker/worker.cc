@@ -53,6 +53,7 @@ Worker::Worker(WorkerOptions opts) : opts_(std::move(opts)) {
   USER_CHECK(!opts_.target.empty()) << "--target is required";
   USER_CHECK(opts_.max_parallel >= 1) << "--max-parallel must be at least 1";
   USER_CHECK(!opts_.token.empty()) << "the worker needs a token (--token-file)";
+  measure::check_runner_options(opts_.runner);  // now, not on the measuring threads
   if (opts_.device_key.empty()) opts_.device_key = hostname();
   // The child that runs the target's kernels here; for another architecture an emulated one,
   // or one error line saying what is missing.
@@ -270,6 +271,17 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
 }
 
 void Worker::slot_loop(int slot) {
+  // An error here (the child cannot start, ...) ends the worker with it, not std::terminate.
+  try {
+    pull_loop();
+  } catch (const std::exception& e) {
+    std::lock_guard lk(mu_);
+    if (fatal_.empty()) fatal_ = e.what();
+    stop_ = true;
+  }
+}
+
+void Worker::pull_loop() {
   measure::SandboxRunner runner(opts_.runner);
   double delay = opts_.initial_backoff_s;
   while (!stop_) {

@@ -62,7 +62,9 @@ class Worker {
     std::string id;
     double heartbeat_s = 1;
   };
+  // One measuring slot: pull_loop(), an error in it ending the worker (fatal_).
   void slot_loop(int slot);
+  void pull_loop();
   void heartbeat_loop();
   // The current worker id, registering (with backoff) when there is none; empty when stopping.
   std::string worker_id();
@@ -81,7 +83,7 @@ class Worker {
   std::atomic<int64_t> reported_{0};
   std::mutex mu_;
   Registration reg_;
-  std::string fatal_;  // a refusal that ends run()
+  std::string fatal_;  // a refusal or a slot's error that ends run()
   std::map<std::string, std::shared_ptr<const measure::TaskData>> tasks_;  // by key
   uint64_t next_file_ = 0;
 };

@@ -1,10 +1,11 @@
-// The `tuner` command. Errors from the user's input print one line and exit 1; an internal
-// error (a Tuner bug) prints one line and exits 2.
+// The `tuner` command. Errors from the user's input (arguments included) print one line and
+// exit 1; an internal error (a Tuner bug) prints one line and exits 2 (support/cli_main.h).
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/log.h"
 
@@ -37,19 +38,5 @@ int main(int argc, char** argv) {
 #ifdef TUNER_HAVE_GRPC
   tuner::cli::add_remote_commands(app);
 #endif
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const tuner::UserError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  } catch (const tuner::InternalError& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
-  }
-  return 0;
+  return tuner::run_command_line(app, argc, argv);  // the subcommands run from its callbacks
 }

@@ -14,6 +14,7 @@
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/tensor_proto.h"
+#include "measure/measure_option.h"
 #include "runtime/executor.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -265,7 +266,7 @@ void add_model_commands(CLI::App& app) {
     cmd->add_option("--compare", a->compare, "reference output .pb files, in order");
     cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str();
     cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
-    cmd->add_option("--threads", a->threads, "threads (default: TUNER_NUM_THREADS or all cores)");
+    measure::add_threads_option(cmd, &a->threads, "threads (default: TUNER_NUM_THREADS or all cores)");
     cmd->add_option("--rtol", a->rtol, "relative tolerance")->capture_default_str();
     cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str();
     cmd->add_option("--seed", a->seed, "seed of random inputs")->capture_default_str();

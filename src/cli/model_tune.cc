@@ -392,7 +392,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();
   cmd->add_option("--resume", a->resume,
                   "continue tuning run RUN (default: the same command's unfinished run, if any)");
-  cmd->add_option("--threads", a->threads, "threads of the measured kernels")->capture_default_str();
+  measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
+      ->capture_default_str();
   cmd->add_option("--batch", a->batch, "candidates per measurement round")->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,
                   "a task stops after this many trials without improvement")

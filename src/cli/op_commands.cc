@@ -15,6 +15,7 @@
 #include "measure/builder.h"
 #include "measure/target_launcher.h"
 #include "measure/local_runner.h"
+#include "measure/measure_option.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
 #include "schedule/fallback.h"
@@ -182,7 +183,6 @@ void cmd_run_emulated(const Prepared& p, const OpArgs& a) {
 
 void cmd_run(const OpArgs& a) {
   Prepared p = prepare(a);
-  USER_CHECK(a.threads >= 0) << "--threads must be positive";
   if (!p.target.runs_on_host()) return cmd_run_emulated(p, a);
   double t0 = now_seconds();
   auto kernel = codegen::compile_kernel(p.sched.state(), p.target, "op_kernel");
@@ -263,7 +263,8 @@ void add_op_commands(CLI::App& app) {
   static OpArgs run_args;
   auto* run = op->add_subcommand("run", "compile, check against the reference and time an operator");
   add_common(run, run_args);
-  run->add_option("--threads", run_args.threads, "threads (default: all cores or TUNER_NUM_THREADS)");
+  measure::add_threads_option(run, &run_args.threads,
+                              "threads (default: all cores or TUNER_NUM_THREADS)");
   run->add_option("--repeat", run_args.repeat, "timed repetitions (default: as many as fit in 0.2 s)");
   run->add_flag("--json", run_args.json, "print one JSON object");
   run->callback([] { cmd_run(run_args); });

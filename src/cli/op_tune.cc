@@ -196,7 +196,8 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
       ->capture_default_str();
   tune->add_option("--seed", a.seed, "seed of all randomness")->capture_default_str();
-  tune->add_option("--threads", a.threads, "threads of the measured kernels")->capture_default_str();
+  measure::add_threads_option(tune, &a.threads, "threads of the measured kernels")
+      ->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
   tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
   measure::add_measure_option(tune, &a.cold);

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "support/error.h"
+#include "support/thread_count.h"
 
 namespace tuner::measure {
 
@@ -57,13 +58,20 @@ std::vector<ops::HostTensor> SandboxRunner::expected_outputs(const TaskData& tas
   return out;
 }
 
+void check_runner_options(const LocalRunnerOptions& o) {
+  USER_CHECK(o.repeats >= 1) << "measurement repeats must be at least 1";
+  check_thread_count(o.threads, "measurement threads");
+  USER_CHECK(o.timeout_s > 0) << "the run timeout must be positive";
+  USER_CHECK(o.memory_limit_mb >= 0) << "the memory limit must not be negative (0: none)";
+  USER_CHECK(o.min_repeat_ms >= 0 && o.min_repeat_ms <= 60e3)
+      << "the minimum repeat time must be between 0 and 60000 ms";
+}
+
 SandboxRunner::SandboxRunner(LocalRunnerOptions opts)
     : opts_(std::move(opts)),
       launcher_(opts_.launcher),
       root_(std::make_shared<TempDir>("tuner-measure")) {
-  USER_CHECK(opts_.repeats >= 1) << "measurement repeats must be at least 1";
-  USER_CHECK(opts_.threads >= 1) << "measurement threads must be at least 1";
-  USER_CHECK(opts_.timeout_s > 0) << "the run timeout must be positive";
+  check_runner_options(opts_);
   // The native child; its architecture is the caller's to check (LocalRunner knows targets).
   if (launcher_.command.empty())
     launcher_.command = {opts_.child_path.empty() ? locate_measure_child() : opts_.child_path};

@@ -69,6 +69,9 @@ struct LocalRunnerOptions {
   ChildLauncher launcher;
 };
 
+/// Fails with a UserError naming the first option out of its range (threads, repeats, ...).
+void check_runner_options(const LocalRunnerOptions& o);
+
 /// A task given as data instead of a DAG (what a remote worker receives): the inputs, the
 /// outputs' types and shapes, and a built reference kernel that computes the expected outputs
 /// (the untransformed schedule). The worker needs no compiler.

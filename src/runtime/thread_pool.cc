@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "support/thread_count.h"
+
 namespace tuner::runtime {
 
 namespace {
@@ -32,16 +34,14 @@ inline void cpu_relax() {
 }  // namespace
 
 int default_num_threads() {
-  if (const char* s = std::getenv("TUNER_NUM_THREADS")) {
-    int n = std::atoi(s);
-    if (n > 0) return n;
-  }
+  if (const char* s = std::getenv("TUNER_NUM_THREADS"))
+    return parse_thread_count(s, "TUNER_NUM_THREADS");
   unsigned n = std::thread::hardware_concurrency();
-  return n ? int(n) : 1;
+  return n ? std::min(int(n), kMaxThreads) : 1;
 }
 
 ThreadPool::ThreadPool(int num_threads)
-    : num_threads_(num_threads < 1 ? 1 : num_threads),
+    : num_threads_(num_threads < 1 ? 1 : check_thread_count(num_threads, "thread pool")),
       ranges_(std::make_unique<Range[]>(size_t(num_threads_))) {
   for (int i = 1; i < num_threads_; ++i) threads_.emplace_back([this, i] { worker(i); });
 }

@@ -19,7 +19,7 @@ namespace tuner::runtime {
 
 class ThreadPool {
  public:
-  /// A pool of `num_threads` threads in all (the caller counts as one).
+  /// A pool of `num_threads` threads in all (the caller counts as one; at most kMaxThreads).
   explicit ThreadPool(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -64,7 +64,8 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
 };
 
-/// Number of threads to use by default: TUNER_NUM_THREADS, else the machine's cores.
+/// Number of threads to use by default: TUNER_NUM_THREADS (a UserError unless 1..kMaxThreads),
+/// else the machine's cores.
 int default_num_threads();
 
 }  // namespace tuner::runtime

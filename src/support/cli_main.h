@@ -1,0 +1,57 @@
+// How the command-line programs (tuner, tuner-server, tuner-worker) end: a mistake of the
+// user's (bad arguments, a UserError) prints one "error: ..." line and exits 1, a Tuner bug
+// (InternalError) prints its one line and exits 2; --help and --version exit 0.
+// Header-only: the support library itself does not depend on CLI11.
+#pragma once
+
+#include <fmt/core.h>
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
+
+namespace tuner {
+
+/// Parses argv into `app`, then calls `run` (if any); returns the process's exit code.
+inline int run_command_line(CLI::App& app, int argc, char** argv,
+                            const std::function<void()>& run = {}) {
+  try {
+    app.parse(argc, argv);
+    if (run) run();
+  } catch (const CLI::ParseError& e) {
+    // --help, --version; CLI::RuntimeError(code): a command that said why and only sets the code.
+    if (e.get_exit_code() == 0 || dynamic_cast<const CLI::RuntimeError*>(&e)) return app.exit(e);
+    std::string msg = e.what();
+    // `tuner foo`: CLI11 says only that a subcommand is required; name the word it got.
+    std::vector<std::string> rest = app.remaining(/*recurse=*/true);
+    if (!rest.empty() && msg.find(rest[0]) == std::string::npos)
+      msg += fmt::format(" ('{}' is not one)", rest[0]);
+    fmt::print(stderr, "error: {} (see --help)\n", msg);
+    return 1;
+  } catch (const InternalError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {  // UserError and the libraries' errors (bad_alloc, ...)
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+/// Blocks SIGINT and SIGTERM here and in threads started later (a service takes them with
+/// sigwait on one thread); returns that set.
+inline sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+}  // namespace tuner

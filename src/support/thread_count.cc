@@ -1,0 +1,30 @@
+#include "support/thread_count.h"
+
+#include <fmt/core.h>
+
+#include <charconv>
+
+#include "support/error.h"
+
+namespace tuner {
+
+std::string thread_count_problem(long long n) {
+  if (n >= 1 && n <= kMaxThreads) return "";
+  return fmt::format("the thread count must be between 1 and {} (got {})", kMaxThreads, n);
+}
+
+int check_thread_count(long long n, std::string_view what) {
+  std::string problem = thread_count_problem(n);
+  USER_CHECK(problem.empty()) << what << ": " << problem;
+  return int(n);
+}
+
+int parse_thread_count(std::string_view text, std::string_view what) {
+  long long n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  USER_CHECK(ec == std::errc() && end == text.data() + text.size())
+      << what << ": '" << text << "' is not a whole number of threads";
+  return check_thread_count(n, what);
+}
+
+}  // namespace tuner

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_common.h"
+#include "codegen/target.h"
 #include "compile/compile_model.h"
 #include "db/record.h"
 #include "graph/onnx_import.h"
@@ -124,7 +125,9 @@ struct RunArgs {
 te::DataType parse_dtype(const std::string& s) { return te::DataType::parse(s); }
 
 int run_run(const RunArgs& a) {
-  runtime::Executor ex(runtime::Artifact::load(a.artifact), a.threads);
+  runtime::Artifact art = runtime::Artifact::load(a.artifact);
+  codegen::Target::parse(art.plan.target).check_runs_here(a.artifact);  // not SIGILL mid-run
+  runtime::Executor ex(std::move(art), a.threads);
   USER_CHECK(a.inputs.empty() || a.inputs.size() == ex.num_inputs())
       << "the model has " << ex.num_inputs() << " inputs, " << a.inputs.size() << " given";
   USER_CHECK(a.compare.empty() || a.compare.size() == ex.num_outputs())

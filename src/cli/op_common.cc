@@ -11,7 +11,7 @@
 namespace tuner::cli {
 
 void check_local_tuning(const codegen::Target& target) {
-  USER_CHECK(target.runs_on_host() && !target.emulated())
+  USER_CHECK(target.runs_on_host() && !target.emulated() && target.host_lacks().empty())
       << "tuning for " << target.str() << " needs a worker on "
       << (target.is_cuda() ? "a GPU host" : "such a machine")
       << ": start `tuner-server`, run `tuner-worker --server HOST:PORT --target=\""

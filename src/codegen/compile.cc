@@ -27,8 +27,7 @@ BuildResult build_kernel(const schedule::State& state, const Target& target,
 
 CompiledKernel compile_kernel(const schedule::State& state, const Target& target,
                               const std::string& name, const CompileOptions& opts) {
-  USER_CHECK(target.runs_on_host())
-      << "kernels for " << target.str() << " do not run on this machine";
+  target.check_runs_here("the kernel");
   CompiledKernel k;
   k.name = name;
   k.lowered = schedule::lower(state, name, opts.lower);

@@ -8,7 +8,11 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -126,6 +130,42 @@ bool is_emulated_target(const std::string& s) {
 bool Target::runs_on_host() const {
   if (kind != "llvm") return false;
   return llvm::Triple(triple).getArch() == llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch();
+}
+
+std::vector<std::string> Target::host_lacks() const {
+  std::vector<std::string> out;
+  if (!runs_on_host()) return out;
+  init_llvm();
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      lookup(triple)->createMCSubtargetInfo(triple, cpu, features));
+  if (!sti) return out;
+  std::set<std::string> known;
+  for (const auto& kv : sti->getAllProcessorFeatures()) known.insert(kv.Key);
+  // The host's map lists the instruction-set features CPUID reports, present or not; tuning
+  // flags (fast-gather, ...) are not in it, so a CPU name alone never counts as missing.
+  for (auto& kv : llvm::sys::getHostCPUFeatures()) {
+    std::string f = kv.first().str();
+    if (!kv.second && known.count(f) && sti->checkFeatures("+" + f)) out.push_back(f);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Target::check_runs_here(const std::string& what) const {
+  std::string host_triple = llvm::sys::getDefaultTargetTriple();
+  USER_CHECK(runs_on_host())
+      << what << " was compiled for " << (is_cuda() ? "CUDA" : llvm_arch()) << " (" << str()
+      << "), which this " << llvm::Triple::getArchTypeName(llvm::Triple(host_triple).getArch()).str()
+      << " machine cannot run";
+  std::vector<std::string> lacks = host_lacks();
+  if (lacks.empty()) return;
+  constexpr size_t kShown = 6;
+  std::string list;
+  for (size_t i = 0; i < std::min(lacks.size(), kShown); ++i) list += (i ? ", " : "") + lacks[i];
+  if (lacks.size() > kShown) list += fmt::format(" and {} more", lacks.size() - kShown);
+  USER_ERROR() << what << " was compiled for " << cpu << (mattr.empty() ? "" : " -mattr=" + mattr)
+               << " (needs " << list << "), which this CPU (" << llvm::sys::getHostCPUName().str()
+               << ") lacks";
 }
 
 namespace {

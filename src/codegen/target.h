@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "te/dtype.h"
 
@@ -26,8 +27,15 @@ struct Target {
   static Target host();
   /// The canonical string: kind and options in a fixed order, defaults made explicit.
   std::string str() const;
-  /// True when kernels for this target run on this machine.
+  /// True when kernels for this target run on this machine's architecture (see host_lacks).
   bool runs_on_host() const;
+  /// The CPU features (LLVM names, sorted) this target's code may use that this machine's
+  /// CPU lacks: -mcpu=skylake-avx512 on an AVX2 machine gives avx512f, ... Empty for another
+  /// architecture or cuda.
+  std::vector<std::string> host_lacks() const;
+  /// Fails with a UserError saying so unless code for this target can run on this machine
+  /// (its architecture and CPU features); `what` names the code ("model.tuner", "the kernel").
+  void check_runs_here(const std::string& what) const;
   /// Vector lanes of the widest native SIMD register for elements of type t: from the CPU's
   /// features (x86: AVX-512 / AVX / SSE; AArch64: 128-bit NEON, also with SVE).
   int vector_lanes(te::DataType t = te::DataType::f32()) const;

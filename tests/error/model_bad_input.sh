@@ -202,6 +202,18 @@ cp "$art" "$tmp/badplan.tuner"
 printf 'X' | dd of="$tmp/badplan.tuner" bs=1 seek=20 conv=notrunc status=none  # the plan's first byte
 expect "badplan.tuner: the model plan is not valid JSON" run "$tmp/badplan.tuner"
 
+# --- tuner run: an artifact for another architecture or for CPU features this one lacks
+# (compiling for them works; running would be SIGILL or a failed dlopen)
+expect_ok "compiled for aarch64" compile "$m/good.onnx" --db "" -o "$tmp/arm.tuner" \
+  --target "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"
+expect "arm.tuner was compiled for aarch64 .*, which this x86_64 machine cannot run" run "$tmp/arm.tuner"
+if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then
+  expect_ok "compiled for AVX-512" compile "$m/good.onnx" --db "" -o "$tmp/avx512.tuner" \
+    --target "llvm -mcpu=skylake-avx512"
+  expect "avx512.tuner was compiled for skylake-avx512 \(needs .*avx512f.*\), which this CPU \(.*\) lacks" \
+    run "$tmp/avx512.tuner"
+fi
+
 # --- tuner run: wrong inputs and references
 expect "x_3x2.pb: float32\[3x2\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_3x2.pb"
 expect "x_int64.pb: int64\[2x3\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_int64.pb"

@@ -12,6 +12,14 @@ expect_error "m" op run matmul m=abc n=4 k=4
 expect_error "broadcast|shape" op run add a=2x3 b=4x5
 expect_error "channel|group" op run conv2d n=1 c=6 h=8 w=8 k=4 kh=3 kw=3 groups=4
 expect_error "cuda|GPU" op run matmul m=4 n=4 k=4 "--target=cuda -arch=sm_90"
+if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then  # would be SIGILL
+  expect_error "compiled for skylake-avx512 \(needs .*avx512f.*\), which this CPU .* lacks" \
+    op run matmul m=4 n=4 k=4 --db '' "--target=llvm -mcpu=skylake-avx512"
+  expect_error "compiled for .* -mattr=\+avx512f \(needs avx512f\)" \
+    op run matmul m=4 n=4 k=4 --db '' "--target=llvm -mattr=+avx512f"
+  expect_error "tuning for .*skylake-avx512 needs a worker on such a machine" \
+    op tune matmul m=4 n=4 k=4 --db '' --trials 2 "--target=llvm -mcpu=skylake-avx512"
+fi
 TUNER_LLVM_OPTIONS=-no-such-llvm-option \
   expect_error "bad TUNER_LLVM_OPTIONS.*no-such-llvm-option" op run matmul m=4 n=4 k=4
 # A primitive on a wrong loop, a trace of another format, not JSON at all.

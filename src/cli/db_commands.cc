@@ -14,6 +14,7 @@
 #include "db/jsonl.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -343,23 +344,8 @@ void cmd_export(const DbOptions& o) {
     db::export_jsonl(*d, std::cout, eo);
     return;
   }
-  // Write beside the destination, then rename: a failed export leaves no half file.
-  std::string tmp = o.output + ".partial";
-  int64_t n = 0;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    USER_CHECK(out) << "cannot write '" << tmp << "'";
-    try {
-      n = db::export_jsonl(*d, out, eo);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, o.output, ec);
-  USER_CHECK(!ec) << "cannot write '" << o.output << "': " << ec.message();
+  int64_t n = 0;  // a failed export leaves no half file
+  write_file_atomically(o.output, [&](std::ostream& out) { n = db::export_jsonl(*d, out, eo); });
   if (o.json) return print_json({{"exported", n}, {"file", o.output}});
   fmt::print("exported {} records to {}\n", n, o.output);
 }

@@ -17,6 +17,7 @@
 #include "graph/tensor_proto.h"
 #include "measure/measure_option.h"
 #include "runtime/executor.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -83,11 +84,12 @@ void run_compile(const CompileArgs& a) {
   o.dump_dir = a.dump;
   o.fuse.enabled = !a.m.no_fuse;
   o.verbose = log_level() >= LogLevel::Debug;  // `tuner -v compile`: each task's schedule
+  std::string out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner"
+                                  : a.out;
+  check_output_path(out);  // before compiling
   graph::Graph g = load_model(a.m, a.print_passes);
   compile::CompileReport rep;
   runtime::Artifact art = compile::compile_model(g, o, &rep);
-  std::string out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner"
-                                  : a.out;
   art.save(out);
   double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

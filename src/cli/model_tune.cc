@@ -29,6 +29,7 @@
 #include "search/multi_task.h"
 #include "search/task_tuner.h"
 #include "search/validate.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -83,6 +84,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   };
   codegen::Target target = codegen::Target::parse(a.m.target);
   check_local_tuning(target);
+  if (!a.no_compile && !a.out.empty()) check_output_path(a.out);  // not only after tuning
   USER_CHECK(a.trials > 0) << "--trials must be positive";
   graph::Graph g = load_model(a.m);
   graph::FuseOptions fo;

@@ -18,6 +18,7 @@
 #include "measure/measure_option.h"
 #include "search/space_gpu.h"
 #include "search/task_tuner.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -74,6 +75,7 @@ void cmd_tune(const TuneArgs& a) {
   }
   OpWorkload w = prepare_op(a.op, a.params, a.target);
   check_local_tuning(w.target);
+  if (!a.curve_csv.empty()) check_output_path(a.curve_csv);  // not only after tuning
   auto db = db::SqliteDatabase::open(a.db);
 
   search::TuneOptions opts;
@@ -144,10 +146,10 @@ void cmd_tune(const TuneArgs& a) {
   double overhead = ov.empty() ? 0 : ov[ov.size() / 2];
 
   if (!a.curve_csv.empty()) {
-    std::ofstream f(a.curve_csv);
-    USER_CHECK(f) << "cannot write " << a.curve_csv;
-    f << "trial,best_gflops\n";
-    for (size_t i = 0; i < p.curve.size(); ++i) f << i + 1 << "," << p.curve[i] << "\n";
+    write_file_atomically(a.curve_csv, [&](std::ostream& f) {
+      f << "trial,best_gflops\n";
+      for (size_t i = 0; i < p.curve.size(); ++i) f << i + 1 << "," << p.curve[i] << "\n";
+    });
   }
   if (a.json) {
     Json errors = Json::object();

@@ -10,12 +10,14 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include "cli/commands.h"
 #include "codegen/target.h"
 #include "server/auth.h"
 #include "server/wire.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "tuner.grpc.pb.h"
@@ -213,31 +215,18 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
     req.set_target(a.target);
     auto ctx = context(token, 600);
     auto reader = stub->Export(ctx.get(), req);
-    bool to_stdout = a.output == "-";
-    std::string tmp = a.output + ".partial";
-    std::ofstream file;
-    if (!to_stdout) {
-      file.open(tmp, std::ios::binary | std::ios::trunc);
-      USER_CHECK(file) << "cannot write '" << tmp << "'";
-    }
     int64_t lines = 0;
-    rpc::RecordLines chunk;
-    while (reader->Read(&chunk)) {
-      lines += std::count(chunk.lines().begin(), chunk.lines().end(), '\n');
-      if (to_stdout) fmt::print("{}", chunk.lines());
-      else file << chunk.lines();
-    }
-    grpc::Status s = reader->Finish();
-    if (!to_stdout) {
-      file.close();
-      if (!s.ok() || !file) std::filesystem::remove(tmp);
-      if (!s.ok()) fail(a.server, s);
-      USER_CHECK(file) << "cannot write '" << tmp << "'";
-      std::filesystem::rename(tmp, a.output);
-      fmt::print("exported {} records from {} to {}\n", lines, a.server, a.output);
-    } else if (!s.ok()) {
-      fail(a.server, s);
-    }
+    auto receive = [&](std::ostream& out) {
+      rpc::RecordLines chunk;
+      while (reader->Read(&chunk)) {
+        lines += std::count(chunk.lines().begin(), chunk.lines().end(), '\n');
+        out << chunk.lines();
+      }
+      if (grpc::Status s = reader->Finish(); !s.ok()) fail(a.server, s);
+    };
+    if (a.output == "-") return receive(std::cout);
+    write_file_atomically(a.output, receive);  // a failed export leaves no half file
+    fmt::print("exported {} records from {} to {}\n", lines, a.server, a.output);
     return;
   }
   USER_CHECK(command == "import") << "unknown remote db command " << command;

@@ -10,6 +10,7 @@
 #include "cli/run_report.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -50,11 +51,7 @@ void cmd_report(const ReportArgs& a) {
   RunReport r = load_run_report(*db, id, a.db);
   std::string path = a.out.empty() ? fmt::format("run-{}.html", id) : a.out;
   std::string html = render_report_html(r);
-  std::ofstream f(path, std::ios::binary);
-  USER_CHECK(f) << "cannot write " << path;
-  f << html;
-  f.close();
-  USER_CHECK(f) << "cannot write " << path;
+  write_file_atomically(path, html);
   fmt::print("wrote {}: run {} ({}, {} tasks, {} trials)\n", path, id, r.model, r.tasks.size(),
              r.trials);
 }

@@ -12,6 +12,7 @@
 #include "compile/schedule_choice.h"
 #include "runtime/memory_plan.h"
 #include "schedule/lower.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/log.h"
 
@@ -24,9 +25,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p);
-  USER_CHECK(out) << "cannot write " << p.string();
-  out << text;
+  write_file_atomically(p.string(), text);
 }
 
 std::string read_file(const std::string& path) {

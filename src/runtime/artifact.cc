@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace tuner::runtime {
@@ -114,10 +115,7 @@ Plan Plan::from_json(const Json& j) {
 }
 
 void Artifact::save(const std::string& path) const {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    USER_CHECK(out) << "cannot write " << path;
+  write_file_atomically(path, [&](std::ostream& out) {
     out.write(kMagic, sizeof kMagic);
     out.write(reinterpret_cast<const char*>(&kVersion), sizeof kVersion);
     auto section = [&](const std::string& s) {
@@ -128,22 +126,7 @@ void Artifact::save(const std::string& path) const {
     section(plan.to_json().dump());
     section(shared_object);
     section(weights);
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      USER_ERROR() << "cannot write " << path << " (disk full?)";
-    }
-  }
-  // A failed rename (PATH is a directory, ...) leaves no temporary file behind.
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    USER_ERROR() << "cannot write " << path << ": " << ec.message();
-  }
+  });
 }
 
 Artifact Artifact::load(const std::string& path) {

@@ -1,0 +1,96 @@
+#include "support/atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "support/error.h"
+
+namespace tuner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The file a write to `path` lands in: symlinks followed (a dangling one to its target's path).
+fs::path resolve(const std::string& path) {
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    fs::path target = fs::read_symlink(p, ec);
+    USER_CHECK(!ec) << "cannot write " << path << ": " << ec.message();
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  USER_ERROR() << "cannot write " << path << ": too many levels of symbolic links";
+}
+
+fs::path dir_of(const fs::path& p) {
+  return p.parent_path().empty() ? fs::path(".") : p.parent_path();
+}
+
+fs::path checked_target(const std::string& path) {
+  USER_CHECK(!path.empty()) << "the output path is empty";
+  fs::path p = resolve(path);
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  USER_CHECK(!fs::is_directory(st)) << "cannot write " << path << ": Is a directory";
+  USER_CHECK(!fs::exists(st) || fs::is_regular_file(st))
+      << "cannot write " << path << ": it exists and is not a regular file (a device, a pipe, "
+      << "a socket); name a file";
+  fs::path dir = dir_of(p);
+  USER_CHECK(fs::is_directory(dir, ec))
+      << "cannot write " << path << ": no directory " << dir.string();
+  return p;
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path) {
+  fs::path p = checked_target(path);
+  USER_CHECK(access(dir_of(p).c_str(), W_OK) == 0)
+      << "cannot write " << path << ": " << std::strerror(errno);
+}
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& write) {
+  fs::path p = checked_target(path);
+  fs::path tmp = p;
+  tmp += ".tmp." + std::to_string(getpid());
+  auto discard = [&] {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+  };
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    USER_CHECK(out) << "cannot write " << path << ": " << std::strerror(errno);
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      discard();
+      throw;
+    }
+    out.flush();
+    out.close();
+    if (out.fail()) {
+      discard();
+      USER_ERROR() << "cannot write " << path << " (disk full?)";
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    discard();
+    USER_ERROR() << "cannot write " << path << ": " << ec.message();
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_file_atomically(path, [&](std::ostream& out) { out << contents; });
+}
+
+}  // namespace tuner

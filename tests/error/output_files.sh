@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Output files (-o, --curve): a device, a directory or a missing directory is refused with one
+# error line (before tuning, for --curve) and left as it was; a symlink stays a link and its
+# target is written; no temporary file is left behind. Usage: bash output_files.sh /path/to/tuner
+TUNER=$1
+source "$(dirname "$0")/lib.bash"
+source "$(dirname "$0")/records_lib.bash"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+record_line ok '[0.001]' 2026-01-01T00:00:00.000Z > "$tmp/in.jsonl"
+db=$tmp/t.db
+"$TUNER" db import "$tmp/in.jsonl" --db "$db" > /dev/null || { echo "import failed"; exit 1; }
+mkdir "$tmp/out"
+expect_error "cannot write /dev/full: it exists and is not a regular file" db export -o /dev/full --db "$db"
+[ -c /dev/full ] || { echo "FAIL: /dev/full is no longer a device"; failures=$((failures + 1)); }
+ln -s /dev/full "$tmp/out/to_dev"
+expect_error "cannot write $tmp/out/to_dev: it exists and is not a regular file" \
+  db export -o "$tmp/out/to_dev" --db "$db"
+expect_error "cannot write $tmp/out: Is a directory" db export -o "$tmp/out" --db "$db"
+expect_error "cannot write $tmp/nodir/x.jsonl: no directory" db export -o "$tmp/nodir/x.jsonl" --db "$db"
+expect_error "cannot write $tmp/nodir/c.csv: no directory" \
+  op tune matmul m=4 n=4 k=4 --db '' --trials 100000 --curve "$tmp/nodir/c.csv"
+# A symlink (here a dangling one, in another directory) is followed, not replaced.
+mkdir "$tmp/real"
+ln -s ../real/export.jsonl "$tmp/out/link"
+"$TUNER" db export -o "$tmp/out/link" --db "$db" > /dev/null ||
+  { echo "FAIL: export through a symlink"; failures=$((failures + 1)); }
+if [ -L "$tmp/out/link" ] && grep -q tuner-record "$tmp/real/export.jsonl"; then
+  echo "ok: export through a symlink writes its target"
+else
+  echo "FAIL: export through a symlink: $(ls -l "$tmp/out" "$tmp/real")"
+  failures=$((failures + 1))
+fi
+left=$(find "$tmp/out" "$tmp/real" -name '*.tmp*' -o -name '*.partial')
+[ -z "$left" ] || { echo "FAIL: temporary files left: $left"; failures=$((failures + 1)); }
+finish

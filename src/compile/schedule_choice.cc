@@ -42,6 +42,7 @@ std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
   f.workload_id = workload_id;
   f.target = target;
   f.status = db::MeasureStatus::Ok;
+  f.skip_unreadable = true;
   db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
     if (r.worker != worker || !r.median) return;
     auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});

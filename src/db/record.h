@@ -51,6 +51,9 @@ struct RecordFilter {
   std::optional<std::string> target = std::nullopt;
   std::optional<MeasureStatus> status = std::nullopt;
   std::optional<int64_t> run_id = std::nullopt;
+  /// Skip rows whose fields do not decode (a damaged file) instead of failing: for choosing
+  /// schedules, where the next record or the fallback serves.
+  bool skip_unreadable = false;
 };
 
 /// The median of `times` (the mean of the two middle values for an even count); times must

@@ -126,6 +126,10 @@ void SqliteDatabase::raise(const sqlite::SqliteError& e) const {
              code != SQLITE_READONLY && code != SQLITE_PERM && code != SQLITE_NOMEM &&
              code != SQLITE_BUSY && code != SQLITE_LOCKED)
       << "tuning database '" << path_ << "': " << e.what();
+  // A table or column dropped behind Tuner's back (its own schema has them all).
+  std::string_view msg = e.what();
+  USER_CHECK(msg.find("no such table") == msg.npos && msg.find("no such column") == msg.npos)
+      << "tuning database '" << path_ << "' is damaged (" << msg << ")";
   INTERNAL_CHECK(false) << "SQLite error on '" << path_ << "': " << e.what() << " in "
                         << e.context();
   std::abort();
@@ -150,6 +154,8 @@ auto SqliteDatabase::read(F&& f, bool snapshot) {
     });
   } catch (const sqlite::SqliteError& e) {
     raise(e);
+  } catch (const sqlite::BadRow& e) {
+    USER_ERROR() << "tuning database '" << path_ << "' is damaged: " << e.what();
   }
 }
 
@@ -329,7 +335,13 @@ std::vector<Record> SqliteDatabase::top_k(int64_t workload_id, std::string_view 
                      "WHERE r.workload_id = ? AND r.target_id = ? AND r.status = 'ok' "
                      "AND r.worker <> ? ORDER BY r.median, r.id LIMIT ?");
     q.binds(workload_id, *tid, std::string(kModelWorker), k);
-    while (q.step()) out.push_back(record_row(q));
+    while (q.step()) {
+      try {
+        out.push_back(record_row(q));
+      } catch (const sqlite::BadRow&) {
+        // Skipped, like a trace another version wrote: the next best still compiles.
+      }
+    }
     return out;
   });
 }
@@ -383,8 +395,14 @@ void SqliteDatabase::for_each_record(
                          where_clause(f) + "ORDER BY w.hash, t.name, r.created, r.key");
         bind_filter(q, f);
         while (q.step()) {
-          Record r = record_row(q);
-          visit(ws.at(r.workload_id), r);
+          std::optional<Record> r;
+          try {
+            r = record_row(q);
+          } catch (const sqlite::BadRow&) {
+            if (!f.skip_unreadable) throw;
+            continue;
+          }
+          visit(ws.at(r->workload_id), *r);
         }
       },
       /*snapshot=*/true);

@@ -1,8 +1,27 @@
 #include "db/sqlite_rows.h"
 
+#include <fmt/core.h>
+
 #include "support/error.h"
 
 namespace tuner::db::sqlite {
+
+namespace {
+
+// Column `col` of `row` ("record 3") parsed as JSON and converted by `get`; BadRow if it is not
+// valid JSON of the expected form.
+template <class F>
+auto json_field(const Stmt& q, int col, const std::string& row, const char* field, F&& get) {
+  try {
+    return get(Json::parse(q.text(col)));
+  } catch (const Json::exception&) {
+    throw BadRow(fmt::format("{} has a malformed {} field", row, field));
+  }
+}
+
+Json as_json(Json j) { return j; }
+
+}  // namespace
 
 const std::string kWorkloadCols =
     "SELECT id, hash, op, params, shapes, flops, canonical, created FROM workloads ";
@@ -20,7 +39,7 @@ Workload workload_row(const Stmt& q) {
   w.hash = q.text(1);
   w.op = q.text(2);
   w.params = q.text(3);
-  w.shapes = Json::parse(q.text(4));
+  w.shapes = json_field(q, 4, "workload " + std::to_string(w.id), "shapes", as_json);
   w.flops = q.f64(5);
   w.canonical = q.text(6);
   w.created_ms = q.i64(7);
@@ -34,10 +53,11 @@ Record record_row(const Stmt& q) {
   r.target = q.text(2);
   r.trace = q.text(3);
   r.trace_version = int(q.i64(4));
+  std::string row = "record " + std::to_string(r.id);
   auto status = parse_status(q.text(5));
-  INTERNAL_CHECK(status) << "record " << r.id << " has an unknown status";
+  if (!status) throw BadRow(fmt::format("{} has an unknown status '{}'", row, q.text(5)));
   r.status = *status;
-  r.times = Json::parse(q.text(6)).get<std::vector<double>>();
+  r.times = json_field(q, 6, row, "times", [](const Json& j) { return j.get<std::vector<double>>(); });
   r.median = q.opt_f64(7);
   r.error = q.text(8);
   r.build_seconds = q.f64(9);
@@ -55,11 +75,12 @@ TuningRun run_row(const Stmt& q) {
   TuningRun r;
   r.id = q.i64(0);
   r.what = q.text(1);
-  r.args = Json::parse(q.text(2));
+  std::string row = "tuning run " + std::to_string(r.id);
+  r.args = json_field(q, 2, row, "args", as_json);
   auto state = parse_run_state(q.text(3));
-  INTERNAL_CHECK(state) << "tuning run " << r.id << " has an unknown state";
+  if (!state) throw BadRow(fmt::format("{} has an unknown state '{}'", row, q.text(3)));
   r.state = *state;
-  r.progress = Json::parse(q.text(4));
+  r.progress = json_field(q, 4, row, "progress", as_json);
   r.started_ms = q.i64(5);
   r.finished_ms = q.opt_i64(6);
   return r;

@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# Rows of a tuning database damaged behind Tuner's back (a record whose workload is gone, ...)
-# are reported as one "error: DB is damaged: ..." line naming the row, never a crash or an
-# internal error, and the file is left as it was. Usage: bash db_damaged_rows.sh /path/to/tuner
+# Rows of a tuning database damaged behind Tuner's back (a record whose workload is gone, a
+# dropped table, a status outside the schema's, JSON fields that do not parse) are reported as
+# one "error: DB is damaged: ..." line naming the row and field, never a crash or an internal
+# error, and the file is left as it was; `op run` skips a best record it cannot read.
+# Usage: bash db_damaged_rows.sh /path/to/tuner
 set -u
 tuner=$1
 command -v python3 >/dev/null || { echo "skipped: python3 is needed to damage the database"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "$0")/records_lib.bash"
 status=0
-{
-  record_line ok '[0.001,0.002]' 2026-01-01T00:00:00.000Z
-  record_line ok '[0.003]' 2026-01-01T00:00:01.000Z
-} > "$dir/in.jsonl"
-"$tuner" db import "$dir/in.jsonl" --db "$dir/base.db" > /dev/null || { echo "import failed"; exit 1; }
+# A real tuning run: records of a matmul, its workload, the run.
+"$tuner" op tune matmul m=8 n=8 k=8 --trials 4 --db "$dir/base.db" > /dev/null 2>&1 ||
+  { echo "op tune failed"; exit 1; }
 
 # damage NAME SQL: a copy of the database with SQL applied (foreign keys off).
 damage() {
@@ -41,5 +40,28 @@ expect() {
 
 damage nowl "DELETE FROM workloads;"
 expect nowl "is damaged: record 1 refers to workload id 1, which is missing" db show 1
+damage norecords "DROP TABLE records;"
+for cmd in "db list" "db show 1" "db stats" "db export -o $dir/x.jsonl" "db verify" \
+           "op run matmul m=8 n=8 k=8 --repeat 1"; do
+  # shellcheck disable=SC2086
+  expect norecords "is damaged \(no such table: records\)" $cmd
+done
+damage badstatus "PRAGMA ignore_check_constraints=ON; UPDATE records SET status='FAST' WHERE id=1;"
+expect badstatus "is damaged: record 1 has an unknown status 'FAST'" db show 1
+expect badstatus "is damaged: record 1 has an unknown status 'FAST'" db export -o "$dir/x.jsonl"
+damage badtimes "UPDATE records SET times='garbage';"
+expect badtimes "is damaged: record 2 has a malformed times field" db show 2
+damage badshapes "UPDATE workloads SET shapes='{{';"
+expect badshapes "is damaged: workload 1 has a malformed shapes field" db list
+damage badrun "UPDATE tuning_runs SET progress='{{';"
+expect badrun "is damaged: tuning run 1 has a malformed progress field" report --list
+# The best records cannot be read: op run falls back to the default schedule.
+if "$tuner" op run matmul m=8 n=8 k=8 --repeat 1 --db "$dir/badtimes.db" > "$dir/out" 2> "$dir/err" &&
+   grep -q "schedule: fallback" "$dir/out"; then
+  echo "ok: op run skips records with bad times"
+else
+  echo "FAIL: op run with bad times: $(cat "$dir/out" "$dir/err")"
+  status=1
+fi
 
 exit $status

@@ -155,7 +155,8 @@ void Target::check_runs_here(const std::string& what) const {
   std::string host_triple = llvm::sys::getDefaultTargetTriple();
   USER_CHECK(runs_on_host())
       << what << " was compiled for " << (is_cuda() ? "CUDA" : llvm_arch()) << " (" << str()
-      << "), which this " << llvm::Triple::getArchTypeName(llvm::Triple(host_triple).getArch()).str()
+      << "), which this "
+      << llvm::Triple::getArchTypeName(llvm::Triple(host_triple).getArch()).str()
       << " machine cannot run";
   std::vector<std::string> lacks = host_lacks();
   if (lacks.empty()) return;

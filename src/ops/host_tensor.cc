@@ -83,7 +83,9 @@ HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
   }
   size_t padded = std::max<size_t>(64, (bytes() + 63) / 64 * 64);
   data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, padded)));
-  INTERNAL_CHECK(data_) << "out of memory allocating " << padded << " bytes";
+  USER_CHECK(data_) << "a " << dtype.str() << " tensor of shape " << te::shape_str(shape) << " ("
+                    << fmt::format("{:.3g}", double(padded) / 1e9)
+                    << " GB) is too large for this machine's memory";
   std::memset(data_.get(), 0, padded);
 }
 

@@ -57,7 +57,9 @@ WinogradGeometry WinogradGeometry::make(const std::vector<int64_t>& nchw, std::a
   g.pad_top = pads[0], g.pad_left = pads[1];
   g.out_h = g.h + pads[0] + pads[2] - 2;
   g.out_w = g.w + pads[1] + pads[3] - 2;
-  INTERNAL_CHECK(g.out_h > 0 && g.out_w > 0) << "winograd: empty output";
+  USER_CHECK(g.out_h > 0 && g.out_w > 0)
+      << "winograd: the 3x3 window does not fit the padded " << g.h + pads[0] + pads[2] << "x"
+      << g.w + pads[1] + pads[3] << " input (the output would be empty)";
   g.tiles_h = ceil_div(g.out_h, kM);
   g.tiles_w = ceil_div(g.out_w, kM);
   g.row = g.tiles_w > 16 ? ceil_div(g.tiles_w, 16) * 16 : 1;

@@ -20,6 +20,10 @@ if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then  # would
   expect_error "tuning for .*skylake-avx512 needs a worker on such a machine" \
     op tune matmul m=4 n=4 k=4 --db '' --trials 2 "--target=llvm -mcpu=skylake-avx512"
 fi
+expect_error "float32 tensor of shape 1000000x1000000 .* too large for this machine's memory" \
+  op run matmul m=1000000 n=4 k=1000000 --db ''
+expect_error "winograd: the 3x3 window does not fit the padded 2x2 input" \
+  op run winograd_input c=4 h=2 w=2 pad=0 --db ''
 TUNER_LLVM_OPTIONS=-no-such-llvm-option \
   expect_error "bad TUNER_LLVM_OPTIONS.*no-such-llvm-option" op run matmul m=4 n=4 k=4
 # A primitive on a wrong loop, a trace of another format, not JSON at all.

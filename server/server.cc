@@ -221,7 +221,9 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     }
     try {
       std::istringstream is(all);
-      db::ImportReport r = db::import_jsonl(db_, is);
+      db::ImportOptions io;
+      io.check_target = [](const std::string& t) { codegen::Target::parse(t); };
+      db::ImportReport r = db::import_jsonl(db_, is, io);
       rep->set_lines(r.lines);
       rep->set_inserted(r.inserted);
       rep->set_duplicates(r.duplicates);

@@ -359,20 +359,26 @@ void cmd_import(const DbOptions& o) {
   }
   std::istream& in = o.file == "-" ? std::cin : file;
   auto d = open_db(o, db::OpenMode::ReadWrite);
-  db::ImportReport rep = db::import_jsonl(*d, in);
+  db::ImportOptions io;
+  io.check_target = [](const std::string& t) { codegen::Target::parse(t); };
+  db::ImportReport rep = db::import_jsonl(*d, in, io);
   USER_CHECK(!in.bad()) << "reading '" << o.file << "' failed";
   for (auto& b : rep.bad) fmt::print(stderr, "warning: {}:{}: {}\n", o.file, b.line, b.reason);
   if (o.json) {
     Json bad = Json::array();
     for (auto& b : rep.bad) bad.push_back({{"line", b.line}, {"reason", b.reason}});
-    return print_json({{"file", o.file},
-                       {"lines", rep.lines},
-                       {"inserted", rep.inserted},
-                       {"duplicates", rep.duplicates},
-                       {"bad_lines", bad}});
+    print_json({{"file", o.file},
+                {"lines", rep.lines},
+                {"inserted", rep.inserted},
+                {"duplicates", rep.duplicates},
+                {"bad_lines", bad}});
+  } else {
+    fmt::print("imported {} new records from {} ({} already present, {} bad lines skipped)\n",
+               rep.inserted, o.file, rep.duplicates, rep.bad.size());
   }
-  fmt::print("imported {} new records from {} ({} already present, {} bad lines skipped)\n",
-             rep.inserted, o.file, rep.duplicates, rep.bad.size());
+  // A file of nothing but bad lines is not a success (a script would carry on without data).
+  USER_CHECK(rep.bad.empty() || rep.inserted + rep.duplicates > 0)
+      << "no valid record in '" << o.file << "' (" << rep.bad.size() << " bad lines)";
 }
 
 void cmd_prune(const DbOptions& o) {

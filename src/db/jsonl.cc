@@ -146,6 +146,7 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
     ++rep.lines;
     try {
       ParsedLine p = record_from_line(line);
+      if (options.check_target) options.check_target(p.record.target);
       auto it = ids.find(p.workload.hash);
       if (it == ids.end()) it = ids.emplace(p.workload.hash, db.commit_workload(p.workload)).first;
       p.record.workload_id = it->second;

@@ -14,6 +14,8 @@
 // idempotent (records dedupe by content key), and "median" is recomputed, not trusted.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -57,6 +59,9 @@ struct ImportReport {
 
 struct ImportOptions {
   int batch = 1000;  // records per transaction
+  /// Throws a UserError for a target string that does not parse (the line is then bad); the
+  /// callers pass codegen's parser, which src/db may not depend on. Empty: not checked.
+  std::function<void(const std::string&)> check_target;
 };
 /// Imports every good line of `in`; bad lines are reported in the result and skipped.
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options = {});

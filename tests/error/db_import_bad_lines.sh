@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `tuner db import` of a file with bad lines: each bad line is reported on stderr as
 # "warning: FILE:LINE: reason", the good lines are imported, and importing again adds
-# nothing. A missing file is one "error: ..." line and a non-zero exit, with no database
+# nothing; a file of only bad lines (a target that does not parse is one) fails after its
+# warnings. A missing file is one "error: ..." line and a non-zero exit, with no database
 # created. Usage: bash db_import_bad_lines.sh /path/to/tuner
 set -u
 tuner=$1
@@ -20,15 +21,25 @@ line() { record_line "$@"; }
   line ok '[0.004]' 2026-01-01T00:00:02.000Z               # 4 good
   line ok '[]' 2026-01-01T00:00:03.000Z                    # 5 ok without times
   line ok '[0.005]' yesterday                              # 6 bad time
+  line ok '[0.006]' 2026-01-01T00:00:04.000Z | sed 's/"target":"llvm"/"target":"garbage"/'  # 7
 } > "$dir/in.jsonl"
 
 "$tuner" db import "$dir/in.jsonl" --db "$db" > "$dir/out" 2> "$dir/err" || fail "exit code $?"
 grep -q "imported 2 new records" "$dir/out" || fail "summary: $(cat "$dir/out")"
-[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 4 ] || fail "warnings: $(cat "$dir/err")"
-for n in 2 3 5 6; do
+[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 5 ] || fail "warnings: $(cat "$dir/err")"
+for n in 2 3 5 6 7; do
   grep -q "^warning: $dir/in.jsonl:$n: " "$dir/err" || fail "line $n not reported"
 done
 grep -q "in.jsonl:3: unknown status \"FAST\"" "$dir/err" || fail "line 3 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:7: unknown target kind 'garbage'" "$dir/err" || fail "line 7 reason: $(cat "$dir/err")"
+
+# Nothing but bad lines: the warnings, then an error and a non-zero exit.
+sed -n '2,3p' "$dir/in.jsonl" > "$dir/bad.jsonl"
+"$tuner" db import "$dir/bad.jsonl" --db "$db" > /dev/null 2> "$dir/err"
+rc=$?
+[ $rc -eq 1 ] || fail "only bad lines: exit code $rc"
+[ "$(tail -1 "$dir/err")" = "error: no valid record in '$dir/bad.jsonl' (2 bad lines)" ] ||
+  fail "only bad lines: $(cat "$dir/err")"
 
 "$tuner" db import "$dir/in.jsonl" --db "$db" --json > "$dir/out" 2> /dev/null || fail "reimport failed"
 grep -q '"inserted": 0' "$dir/out" || fail "reimport added records: $(cat "$dir/out")"

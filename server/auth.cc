@@ -29,6 +29,16 @@ std::string read_token_file(const std::string& path) {
   return t.substr(b, e - b + 1);
 }
 
+void check_address(const std::string& address, const std::string& what) {
+  size_t colon = address.rfind(':');
+  USER_CHECK(colon != std::string::npos && colon > 0)
+      << what << " '" << address << "' is not HOST:PORT";
+  std::string port = address.substr(colon + 1);
+  USER_CHECK(!port.empty() && port.size() <= 5 &&
+             port.find_first_not_of("0123456789") == std::string::npos && std::stoi(port) <= 65535)
+      << what << " '" << address << "': the port must be a number from 0 to 65535";
+}
+
 grpc::Status check_token(const grpc::ServerContext& ctx, const Tokens& tokens, Role role) {
   const auto& md = ctx.client_metadata();
   auto it = md.find("authorization");

@@ -22,6 +22,10 @@ struct Tokens {
 /// PERMISSION_DENIED for the other role's token.
 grpc::Status check_token(const grpc::ServerContext& ctx, const Tokens& tokens, Role role);
 
+/// Fails with a UserError naming `what` (--listen, --server) unless `address` is HOST:PORT
+/// with a port of 0..65535 (gRPC would take 99999 modulo 65536).
+void check_address(const std::string& address, const std::string& what);
+
 /// Adds the token to a client call.
 void add_token(grpc::ClientContext& ctx, const std::string& token);
 

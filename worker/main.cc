@@ -26,20 +26,25 @@ int main(int argc, char** argv) {
                  "'cuda -arch=sm_80', ...; another CPU architecture's: emulated under qemu)")
       ->capture_default_str();
   app.add_option("--token-file", token_file, "the worker token")->required();
-  app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str();
+  app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str()
+      ->check(number_in(1, kMaxThreads));
   app.add_option("--device-key", o.device_key, "this board's name (default: host name)");
   measure::add_threads_option(&app, &o.runner.threads, "threads of a measured kernel")
       ->capture_default_str();
   app.add_option("--memory-limit-mb", o.runner.memory_limit_mb,
-                 "address-space limit of the measurement child")->capture_default_str();
+                 "address-space limit of the measurement child")->capture_default_str()
+      ->check(number_in(0, 1e9));
   app.add_option("--min-repeat-ms", o.runner.min_repeat_ms, "minimum duration of a timed repeat")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0, 60000));
   measure::add_measure_option(&app, &o.runner.cold_calls);
   app.add_option("--tls-ca", o.tls_ca, "CA certificate of a TLS server (PEM)");
   app.add_option("--max-backoff", o.max_backoff_s, "longest wait between reconnection attempts, s")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0.01, 86400));
   return run_command_line(app, argc, argv, [&] {
     sigset_t set = block_stop_signals();
+    server::check_address(o.server, "--server");
     o.token = server::read_token_file(token_file);
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));

@@ -18,6 +18,7 @@
 #include "measure/measure_option.h"
 #include "runtime/executor.h"
 #include "support/atomic_file.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -269,11 +270,15 @@ void add_model_commands(CLI::App& app) {
     cmd->add_option("artifact", a->artifact, "a file written by `tuner compile`")->required();
     cmd->add_option("--input", a->inputs, "input TensorProto .pb files, in order (default: random)");
     cmd->add_option("--compare", a->compare, "reference output .pb files, in order");
-    cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str();
-    cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
+    cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str()
+        ->check(number_in(1, 1e9));
+    cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()
+        ->check(number_in(0, 1e9));
     measure::add_threads_option(cmd, &a->threads, "threads (default: TUNER_NUM_THREADS or all cores)");
-    cmd->add_option("--rtol", a->rtol, "relative tolerance")->capture_default_str();
-    cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str();
+    cmd->add_option("--rtol", a->rtol, "relative tolerance")->capture_default_str()
+        ->check(number_in(0, 1e9));
+    cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str()
+        ->check(number_in(0, 1e9));
     cmd->add_option("--seed", a->seed, "seed of random inputs")->capture_default_str();
     cmd->add_flag("--json", a->json, "one JSON object");
     cmd->add_flag("--profile", a->profile, "time every kernel");

@@ -30,6 +30,7 @@
 #include "search/task_tuner.h"
 #include "search/validate.h"
 #include "support/atomic_file.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -393,7 +394,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
   cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();
   cmd->add_option("--resume", a->resume,
-                  "continue tuning run RUN (default: the same command's unfinished run, if any)");
+                  "continue tuning run RUN (default: the same command's unfinished run, if any)")
+      ->check(number_in(1, 1e15));
   measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "candidates per measurement round")->capture_default_str();
@@ -406,7 +408,8 @@ void add_model_tune_command(CLI::App& app) {
                   "after tuning, measure each task's N fastest schedules and its fallback again, "
                   "3 times in turn, then time the choice against the fallback inside the model; "
                   "compile chooses by these (0: off)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0, 1000));
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");

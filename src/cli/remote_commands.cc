@@ -32,6 +32,7 @@ void on_sigint(int) { g_detach.store(true); }
 // Plaintext, or TLS when tls_ca names the CA certificate (PEM) of the server.
 std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::string& tls_ca) {
   USER_CHECK(!server.empty()) << "--server HOST:PORT is required";
+  server::check_address(server, "--server");
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(server::kMaxMessageBytes);
   args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);

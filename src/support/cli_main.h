@@ -17,6 +17,16 @@
 
 namespace tuner {
 
+/// A CLI11 check: a number from lo to hi (CLI::Range and CLI::NonNegativeNumber let nan through).
+inline CLI::Validator number_in(double lo, double hi) {
+  auto check = [lo, hi](std::string& s) -> std::string {
+    double v = 0;
+    if (CLI::detail::lexical_cast(s, v) && v >= lo && v <= hi) return "";
+    return fmt::format("'{}' is not a number from {} to {}", s, lo, hi);
+  };
+  return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
+}
+
 /// Parses argv into `app`, then calls `run` (if any); returns the process's exit code.
 inline int run_command_line(CLI::App& app, int argc, char** argv,
                             const std::function<void()>& run = {}) {

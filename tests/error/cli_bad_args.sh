@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad command-line arguments to `tuner`: one "error: ..." line naming the argument and exit 1
 # (never CLI11's own exit codes); thread counts outside 1..1024 from a flag or
-# TUNER_NUM_THREADS are refused. --help still exits 0. Usage: bash cli_bad_args.sh /path/to/tuner
+# TUNER_NUM_THREADS, counts and tolerances out of range, a port over 65535 are refused. --help still exits 0. Usage: bash cli_bad_args.sh /path/to/tuner
 TUNER=$1
 source "$(dirname "$0")/lib.bash"
 expect_error "^error: .*subcommand.*'foo'" foo
@@ -17,5 +17,17 @@ TUNER_NUM_THREADS=100000 expect_error "^error: TUNER_NUM_THREADS: .*\(got 100000
   op run matmul m=4 n=4 k=4 --db ''
 TUNER_NUM_THREADS=two expect_error "^error: TUNER_NUM_THREADS: 'two' is not a whole number" \
   op run matmul m=4 n=4 k=4 --db ''
+expect_error "^error: --repeat: '0' is not a number from 1 to" run x.tuner --repeat 0
+expect_error "^error: --repeat: '-1' is not a number from 1 to" op run matmul m=4 n=4 k=4 --repeat -1
+expect_error "^error: --warmup: '-5' is not a number from 0 to" run x.tuner --warmup -5
+expect_error "^error: --rtol: '-1' is not a number" run x.tuner --rtol -1
+expect_error "^error: --atol: 'nan' is not a number" run x.tuner --atol nan
+expect_error "^error: --resume: '-1' is not a number from 1 to" tune x.onnx --resume -1
+expect_error "^error: --validate: '-1' is not a number from 0 to" tune x.onnx --validate -1
+tok=$(mktemp)
+trap 'rm -f "$tok"' EXIT
+echo client-token > "$tok"
+expect_error "^error: --server '127.0.0.1:99999': the port must be a number from 0 to 65535" \
+  workers --server 127.0.0.1:99999 --token-file "$tok"
 "$TUNER" run --help > /dev/null || { echo "FAIL: run --help exit $?"; failures=$((failures + 1)); }
 finish

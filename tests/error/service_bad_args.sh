@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tuner-worker and tuner-server (next to tuner) with bad arguments: one "error: ..." line and
-# exit 1, never an abort. Skipped when they were not built (no gRPC).
+# tuner-worker and tuner-server (next to tuner) with bad arguments (out-of-range counts and
+# times, a port over 65535, a port file in a missing directory): one "error: ..." line and
+# exit 1, never an abort or a silently wrapped value. Skipped when they were not built (no gRPC).
 # Usage: bash service_bad_args.sh /path/to/tuner
 bin=$(dirname "$1")
 [ -x "$bin/tuner-worker" ] && [ -x "$bin/tuner-server" ] ||
@@ -14,9 +15,22 @@ TUNER=$bin/tuner-worker
 w=(--server 127.0.0.1:1 --token-file "$tmp/w")
 expect_error "^error: --threads: .*\(got 0\)" "${w[@]}" --threads 0
 expect_error "^error: --threads: .*\(got 100000\)" "${w[@]}" --threads 100000
-expect_error "^error: the memory limit must not be negative" "${w[@]}" --memory-limit-mb -1
+expect_error "^error: --memory-limit-mb: '-1' is not a number from 0" "${w[@]}" --memory-limit-mb -1
 expect_error "^error: .*--nosuch" "${w[@]}" --nosuch
+expect_error "^error: --max-parallel: '0' is not a number from 1" "${w[@]}" --max-parallel 0
+expect_error "^error: --min-repeat-ms: '-1' is not a number from 0" "${w[@]}" --min-repeat-ms -1
+expect_error "^error: --server '127.0.0.1:99999': the port must be a number from 0 to 65535" \
+  --server 127.0.0.1:99999 --token-file "$tmp/w"
 TUNER=$bin/tuner-server
-s=(--listen 127.0.0.1:0 --db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")
+s=(--db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")
 expect_error "^error: .*--nosuch" "${s[@]}" --nosuch
+expect_error "^error: --listen '127.0.0.1:99999': the port must be a number from 0 to 65535" \
+  "${s[@]}" --listen 127.0.0.1:99999
+expect_error "^error: cannot write $tmp/nodir/port: no directory" "${s[@]}" --listen 127.0.0.1:0 \
+  --port-file "$tmp/nodir/port"
+for opt in --max-jobs --max-queue --heartbeat-timeout --kernel-timeout; do
+  expect_error "^error: $opt: '0' is not a number from" "${s[@]}" $opt 0
+done
+expect_error "^error: --build-threads: '-1' is not a number from 0 to 1024" "${s[@]}" --build-threads -1
+[ ! -e "$tmp/s.db" ] || { echo "FAIL: a refused start created the database"; failures=$((failures + 1)); }
 finish

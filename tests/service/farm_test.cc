@@ -338,13 +338,21 @@ TEST(ServiceServer, BadStartIsOneErrorLine) {
   EXPECT_EQ(missing.first, 1) << missing.second;
   EXPECT_NE(missing.second.find("error: cannot read the token file"), std::string::npos)
       << missing.second;
-  auto bad_addr = run(fmt::format("{} --listen 256.1.1.1:99999 --db {} --client-token-file {} "
+  auto bad_addr = run(fmt::format("{} --listen 256.1.1.1:7777 --db {} --client-token-file {} "
                                   "--worker-token-file {}",
                                   TUNER_SERVER_EXE, s.path("x.db"), s.client_token_file,
                                   s.worker_token_file));
   EXPECT_EQ(bad_addr.first, 1) << bad_addr.second;
-  EXPECT_NE(bad_addr.second.find("error: cannot listen on 256.1.1.1:99999"), std::string::npos)
+  EXPECT_NE(bad_addr.second.find("error: cannot listen on 256.1.1.1:7777"), std::string::npos)
       << bad_addr.second;
+  // A port over 65535 is refused, not taken modulo 65536.
+  auto bad_port = run(fmt::format("{} --listen 127.0.0.1:99999 --db {} --client-token-file {} "
+                                  "--worker-token-file {}",
+                                  TUNER_SERVER_EXE, s.path("x.db"), s.client_token_file,
+                                  s.worker_token_file));
+  EXPECT_EQ(bad_port.first, 1) << bad_port.second;
+  EXPECT_EQ(bad_port.second,
+            "error: --listen '127.0.0.1:99999': the port must be a number from 0 to 65535\n");
 }
 
 TEST(ServiceCli, CtrlCDetachesUnlessCancelOnExit) {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include <unistd.h>
+
 #include "te/tensor.h"
 
 namespace tuner::ops {
@@ -60,6 +62,13 @@ bool supported(te::DataType t) {
   return false;
 }
 
+// Bytes of physical memory (0 when unknown): larger tensors are refused before allocating, so
+// the error does not depend on the allocator (ASan aborts on huge requests instead of failing).
+size_t physical_memory_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
+}
+
 // Float -> int64 truncating toward zero, saturating (NaN -> 0) instead of undefined behaviour.
 int64_t to_int64(double v) {
   if (std::isnan(v)) return 0;
@@ -82,7 +91,9 @@ HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
     num_elements_ *= d;
   }
   size_t padded = std::max<size_t>(64, (bytes() + 63) / 64 * 64);
-  data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, padded)));
+  static const size_t memory = physical_memory_bytes();
+  if (memory == 0 || padded <= memory)
+    data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, padded)));
   USER_CHECK(data_) << "a " << dtype.str() << " tensor of shape " << te::shape_str(shape) << " ("
                     << fmt::format("{:.3g}", double(padded) / 1e9)
                     << " GB) is too large for this machine's memory";

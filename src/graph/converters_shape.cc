@@ -141,7 +141,24 @@ std::vector<ConvertOutput> slice(const ConvertContext& c) {
                         c.name()));
 }
 
+// Constant indices are checked here: ONNX makes an out-of-range index an error, and the
+// kernels would otherwise clamp it silently. `dim_of(k)` is the bound of flat element k.
+void check_constant_indices(const ConvertContext& c, const std::function<int64_t(int64_t)>& dim_of) {
+  const Value& v = c.input_value(1);
+  if (!v.is_constant() || !v.data->dtype.is_integer()) return;
+  for (int64_t k = 0; k < v.data->num_elements(); ++k) {
+    int64_t i = v.data->get_int(k), dim = dim_of(k);
+    if (i < -dim || i >= dim)
+      c.fail("index " + std::to_string(i) + " (element " + std::to_string(k) +
+             " of the constant indices) is out of range for a dimension of size " +
+             std::to_string(dim));
+  }
+}
+
 std::vector<ConvertOutput> gather(const ConvertContext& c) {
+  const te::Tensor& data = c.input(0);
+  int a = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
+  check_constant_indices(c, [&](int64_t) { return data.shape()[size_t(a)]; });
   return one(ops::gather(c.input(0), c.input(1), c.attr_int("axis", 0), c.name()));
 }
 
@@ -417,6 +434,7 @@ std::vector<ConvertOutput> gather_elements(const ConvertContext& c) {
   if (ind.dtype() != te::DataType::i64() && ind.dtype() != te::DataType::i32())
     c.fail("indices must be int64 or int32");
   int64_t dim = data.shape()[size_t(axis)];
+  check_constant_indices(c, [&](int64_t) { return dim; });
   return one(te::compute(
       ind.shape(),
       [&](const std::vector<Var>& o) {
@@ -437,6 +455,7 @@ std::vector<ConvertOutput> gather_nd(const ConvertContext& c) {
   if (k < 1 || b + k > r) c.fail("indices' last dimension must be in [1, rank(data) - batch_dims]");
   for (int64_t d = 0; d < b; ++d)
     if (ind.shape()[size_t(d)] != data.shape()[size_t(d)]) c.fail("batch dimensions differ");
+  check_constant_indices(c, [&](int64_t e) { return data.shape()[size_t(b + e % k)]; });
   ops::Shape out(ind.shape().begin(), ind.shape().end() - 1);
   out.insert(out.end(), data.shape().begin() + b + k, data.shape().end());
   return one(te::compute(

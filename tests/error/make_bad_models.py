@@ -96,6 +96,14 @@ save(model([helper.make_node("Relu", ["b"], ["a"], name="first"),
            [tensor_info("x", [2, 3])], [tensor_info("b", [2, 3])]), "cycle.onnx")
 save(model([helper.make_node("Add", ["x", "nosuch"], ["y"], name="add")],
            [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])]), "undefined_value.onnx")
+# Constant indices out of range (ONNX makes them an error; kernels would clamp them).
+save(model([helper.make_node("Gather", ["x", "i"], ["y"], name="gather0")],
+           [tensor_info("x", [4, 3])], [tensor_info("y", [2, 3])],
+           [numpy_helper.from_array(np.array([0, 5], dtype=np.int64), "i")]), "gather_oob.onnx")
+save(model([helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge0", axis=1)],
+           [tensor_info("x", [2, 3])], [tensor_info("y", [2, 2])],
+           [numpy_helper.from_array(np.array([[0, -4], [1, 2]], dtype=np.int64), "i")]),
+     "gather_elements_oob.onnx")
 
 
 # Initializers whose dims are absurd or disagree with their data.

@@ -141,6 +141,10 @@ expect_model "invalid ONNX model: .*input 'b' of node: name: first OpType: Relu 
   "$m/cycle.onnx"
 expect_model "invalid ONNX model: .*input 'nosuch' of node: name: add OpType: Add is not output of any previous nodes" \
   "$m/undefined_value.onnx"
+expect_model "Gather .gather0.: index 5 \(element 1 of the constant indices\) is out of range for a dimension of size 4" \
+  "$m/gather_oob.onnx"
+expect_model "GatherElements .ge0.: index -4 \(element 1 of the constant indices\) is out of range for a dimension of size 3" \
+  "$m/gather_elements_oob.onnx"
 
 # --- unsupported operators (all named at once) and opsets
 expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \

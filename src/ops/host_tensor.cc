@@ -227,6 +227,12 @@ CompareResult compare(const HostTensor& actual, const HostTensor& expected, doub
     return r;
   }
   bool exact = !expected.dtype.is_float();
+  if (expected.dtype == te::DataType::f16()) {
+    // Half keeps ~3 significant digits and kernels accumulate in it: a reduction of a few
+    // dozen terms is already off by several ulps, so tighter tolerances reject right answers.
+    rtol = std::max(rtol, 1e-2);
+    atol = std::max(atol, 1e-2);
+  }
   // The common case, checked for every measured candidate: a tight loop first, and the
   // element-wise walk below only to describe a mismatch.
   if (expected.dtype == te::DataType::f32() &&

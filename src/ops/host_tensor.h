@@ -111,7 +111,8 @@ bool all_close(const float* actual, const float* expected, int64_t n, double rto
                double* max_abs_error = nullptr);
 
 /// Element-wise |actual - expected| <= atol + rtol * |expected| (NaN equals NaN; integer and
-/// bool tensors exactly). Shapes and dtypes must match.
+/// bool tensors exactly; float16 with rtol and atol of at least 1e-2). Shapes and dtypes
+/// must match.
 CompareResult compare(const HostTensor& actual, const HostTensor& expected, double rtol = 1e-4,
                       double atol = 1e-5);
 

@@ -134,6 +134,16 @@ TEST(HostTensor, Compare) {
   EXPECT_FALSE(compare(i, j, 1, 1).ok);  // integers compare exactly
 }
 
+TEST(HostTensor, HalfComparesAtHalfPrecision) {
+  // Three ulps apart at 2.8 (a k=64 half dot product is typically that far off): equal as
+  // half; a tenth off is still a wrong answer.
+  HostTensor a = HostTensor::from_values({2}, DataType::f16(), {-2.826171875, 1.0});
+  HostTensor b = HostTensor::from_values({2}, DataType::f16(), {-2.83203125, 1.0});
+  EXPECT_TRUE(compare(b, a, 1e-3, 2e-3).ok);
+  b.set(1, 1.1);
+  EXPECT_FALSE(compare(b, a, 1e-3, 2e-3).ok);
+}
+
 TEST(HostTensor, AllCloseLeavesNaNAndInfinityToCompare) {
   float a[3] = {1, 2, 3}, b[3] = {1, 2, 3.0005f};
   double err = -1;

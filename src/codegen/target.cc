@@ -151,6 +151,20 @@ std::vector<std::string> Target::host_lacks() const {
   return out;
 }
 
+std::vector<std::string> Target::enabled_features(const std::vector<std::string>& names) const {
+  std::vector<std::string> out;
+  if (kind != "llvm") return out;
+  init_llvm();
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      lookup(triple)->createMCSubtargetInfo(triple, cpu, features));
+  if (!sti) return out;
+  std::set<std::string> known;  // checkFeatures() warns about, and accepts, unknown names
+  for (const auto& kv : sti->getAllProcessorFeatures()) known.insert(kv.Key);
+  for (const std::string& f : names)
+    if (known.count(f) && sti->checkFeatures("+" + f)) out.push_back(f);
+  return out;
+}
+
 void Target::check_runs_here(const std::string& what) const {
   std::string host_triple = llvm::sys::getDefaultTargetTriple();
   USER_CHECK(runs_on_host())

@@ -33,6 +33,9 @@ struct Target {
   /// CPU lacks: -mcpu=skylake-avx512 on an AVX2 machine gives avx512f, ... Empty for another
   /// architecture or cuda.
   std::vector<std::string> host_lacks() const;
+  /// Those of `names` (LLVM feature names) that this target's code may use: what an artifact
+  /// records so a runtime without LLVM can check the CPU it loads on. Empty for cuda.
+  std::vector<std::string> enabled_features(const std::vector<std::string>& names) const;
   /// Fails with a UserError saying so unless code for this target can run on this machine
   /// (its architecture and CPU features); `what` names the code ("model.tuner", "the kernel").
   void check_runs_here(const std::string& what) const;

@@ -10,6 +10,7 @@
 
 #include "codegen/build.h"
 #include "compile/schedule_choice.h"
+#include "runtime/cpu_features.h"
 #include "runtime/memory_plan.h"
 #include "schedule/lower.h"
 #include "support/atomic_file.h"
@@ -179,6 +180,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   runtime::Artifact art;
   art.plan.model = g.name;
   art.plan.target = opts.target.str();
+  art.plan.cpu_features = opts.target.enabled_features(runtime::checkable_cpu_features());
   PlanBuilder(g, art).build(ts);
 
   std::string dir = codegen::make_temp_dir("tuner-compile");

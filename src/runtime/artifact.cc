@@ -48,6 +48,7 @@ Json Plan::to_json() const {
   Json j;
   j["model"] = model;
   j["target"] = target;
+  if (!cpu_features.empty()) j["cpu_features"] = cpu_features;
   j["arena_bytes"] = arena_bytes;
   j["unplanned_bytes"] = unplanned_bytes;
   j["inputs"] = inputs;
@@ -73,6 +74,7 @@ Plan Plan::from_json(const Json& j) {
     Plan p;
     p.model = j.at("model").get<std::string>();
     p.target = j.at("target").get<std::string>();
+    p.cpu_features = j.value("cpu_features", std::vector<std::string>{});
     p.arena_bytes = j.at("arena_bytes").get<int64_t>();
     p.unplanned_bytes = j.value("unplanned_bytes", int64_t(0));
     p.inputs = j.at("inputs").get<std::vector<int>>();

@@ -35,6 +35,8 @@ struct Step {
 struct Plan {
   std::string model;
   std::string target;
+  /// Instruction-set features the kernels need (LLVM names the runtime can check on the host).
+  std::vector<std::string> cpu_features;
   std::vector<BufferDesc> buffers;
   std::vector<Step> steps;
   std::vector<int> inputs, outputs;  // buffer ids

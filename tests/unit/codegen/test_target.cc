@@ -38,6 +38,18 @@ TEST(Target, SimdUnitsOfKnownCpus) {
   EXPECT_EQ(unit("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"), std::pair(4, 32));
 }
 
+TEST(Target, EnabledFeaturesFollowTheCpuAndMattr) {
+  std::vector<std::string> names = {"avx2", "fma", "avx512f", "avx512bw", "no-such-feature"};
+  auto f = [&](const char* t) { return Target::parse(t).enabled_features(names); };
+  EXPECT_EQ(f("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512"),
+            (std::vector<std::string>{"avx2", "fma", "avx512f", "avx512bw"}));
+  EXPECT_EQ(f("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3"),
+            (std::vector<std::string>{"avx2", "fma"}));
+  EXPECT_EQ(f("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3 -mattr=+avx512f"),
+            (std::vector<std::string>{"avx2", "fma", "avx512f"}));
+  EXPECT_TRUE(f("cuda -arch=sm_80").empty());
+}
+
 TEST(Target, EmulatedIsADistinctIdentityOfTheSameCode) {
   Target a = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
   Target e = Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -emulator=qemu");

@@ -4,7 +4,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <iostream>
+
 #include "runtime/artifact.h"
+#include "runtime/cpu_features.h"
+#include "runtime/executor.h"
+#include "runtime/tuner_runtime.h"
 #include "support/error.h"
 
 namespace tuner::runtime {
@@ -15,6 +20,7 @@ Artifact sample() {
   Artifact a;
   a.plan.model = "m";
   a.plan.target = "llvm";
+  a.plan.cpu_features = {"avx2", "fma"};
   a.plan.buffers = {{"x", {2, 3}, "float32", 24, Storage::Input, 0},
                     {"w", {3}, "float32", 12, Storage::Weight, 0},
                     {"y", {2, 3}, "float32", 24, Storage::Output, 0}};
@@ -76,6 +82,43 @@ TEST(Artifact, InconsistentPlanIsRefused) {
   j = sample().plan.to_json();
   j.erase("inputs");
   EXPECT_THROW(Plan::from_json(j), UserError);
+}
+
+TEST(Artifact, PlansWithoutCpuFeaturesStillLoad) {
+  Json j = sample().plan.to_json();
+  EXPECT_EQ(j.at("cpu_features"), Json({"avx2", "fma"}));
+  j.erase("cpu_features");  // artifacts written before the field existed
+  EXPECT_TRUE(Plan::from_json(j).cpu_features.empty());
+}
+
+// An artifact needing a feature this CPU lacks is refused at load, by the C API too, naming
+// the feature: running it would die of SIGILL in the middle of a kernel.
+TEST(Artifact, LoadRefusesCpuFeaturesTheHostLacks) {
+  std::string missing;
+  for (const std::string& f : checkable_cpu_features())
+    if (!host_lacks_cpu_features({f}).empty()) missing = f;
+  if (missing.empty())
+    GTEST_SKIP() << "skipped: this CPU has every feature the runtime checks ("
+                 << checkable_cpu_features().size() << ")";
+  EXPECT_TRUE(host_lacks_cpu_features({"not-a-feature"}).empty());
+  Artifact a = sample();
+  a.plan.cpu_features = {missing};
+  a.plan.target = "llvm -mcpu=somewhere-else";
+  try {
+    Executor e(a, 1);
+    ADD_FAILURE() << "loaded";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "the model was compiled for llvm -mcpu=somewhere-else (needs " +
+                                         missing + "), which this CPU lacks");
+  }
+  std::string p = temp_path("tuner_artifact_features.tuner");
+  a.save(p);
+  TunerModel* m = nullptr;
+  EXPECT_EQ(tuner_model_load(p.c_str(), 1, &m), -1);
+  std::filesystem::remove(p);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(tuner_last_error()).find("needs " + missing), std::string::npos)
+      << tuner_last_error();
 }
 
 }  // namespace tuner::runtime

@@ -77,6 +77,16 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     }
     // An emulated worker's results go under the emulated identity, never the board's.
     if (req->emulated()) t = t.with_emulator("qemu");
+    if (!t.emulated()) {
+      std::vector<std::string> lacks(req->cpu_lacks().begin(), req->cpu_lacks().end());
+      if (auto needs = t.enabled_features(lacks); !needs.empty()) {
+        std::string list;
+        for (const auto& f : needs) list += (list.empty() ? "" : ", ") + f;
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                fmt::format("target {} uses {}, which this board's CPU lacks; give the worker "
+                            "its own CPU (--target 'llvm -mcpu=NAME')", t.str(), list)};
+      }
+    }
     rep->set_worker_id(d_.register_worker(t.str(), req->device_key(), req->hardware(),
                                           req->version(), t.emulated()));
     rep->set_heartbeat_interval_s(std::max(0.05, d_.options().heartbeat_timeout_s / 5));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "measure/artifact.h"
+#include "runtime/cpu_features.h"
 #include "server/auth.h"
 #include "server/wire.h"
 #include "support/error.h"
@@ -124,6 +125,9 @@ std::string Worker::worker_id() {
     req.set_version(TUNER_VERSION_STRING);
     req.set_max_parallel(opts_.max_parallel);
     req.set_emulated(emulated());
+    if (!emulated())
+      for (const std::string& f : runtime::checkable_cpu_features())
+        if (!runtime::host_lacks_cpu_features({f}).empty()) req.add_cpu_lacks(f);
     rpc::RegisterReply rep;
     auto ctx = context(5);
     grpc::Status s = stub_->Register(ctx.get(), req, &rep);

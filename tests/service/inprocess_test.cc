@@ -98,6 +98,31 @@ TEST(ServiceAuth, RefusesMissingWrongAndCrossedTokens) {
   EXPECT_FALSE(rrep.worker_id().empty());
 }
 
+// A board whose CPU lacks a feature the target's kernels use is refused at registration,
+// naming the feature; the same board with a target it can run registers.
+TEST(ServiceAuth, RefusesABoardWhoseCpuLacksTheTargetsFeatures) {
+  InProcess s;
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  rpc::RegisterRequest reg;
+  reg.set_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=skylake-avx512");
+  reg.add_cpu_lacks("avx512f");
+  reg.add_cpu_lacks("avx512bw");
+  reg.add_cpu_lacks("not-a-feature");
+  rpc::RegisterRequest ok = reg;
+  rpc::RegisterReply rrep;
+  grpc::Status st = worker->Register(ctx(kWorkerToken).get(), reg, &rrep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(st.error_message().find("-mcpu=skylake-avx512 uses avx512f, avx512bw, which this "
+                                    "board's CPU lacks"),
+            std::string::npos)
+      << st.error_message();
+  ok.set_target("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3");
+  EXPECT_TRUE(worker->Register(ctx(kWorkerToken).get(), ok, &rrep).ok());
+  rpc::RegisterRequest old_worker;  // sends no list: accepted as before
+  old_worker.set_target(reg.target());
+  EXPECT_TRUE(worker->Register(ctx(kWorkerToken).get(), old_worker, &rrep).ok());
+}
+
 // grpc.health.v1.Health/Check through a generic stub (no generated health code needed): an
 // empty request, the reply {status: SERVING} is the bytes 08 01. No token required.
 TEST(ServiceHealth, ReportsServingWithoutAToken) {

@@ -84,22 +84,29 @@ InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompi
   }
   std::vector<TimedRun> runs;
   int round = 0;
-  run_in_turn(turn, [&] { return round++ < rounds; },
-              [&](size_t k, double secs) { runs.push_back({k, secs, task_times(*ex[k], n)}); });
-  std::vector<TaskTimes> times = quiet_times(runs, builds, n);
+  run_in_turn(turn, [&] { return round++ < rounds; },  // `round` - 1 is the current one
+              [&](size_t k, double) { runs.push_back({k, size_t(round - 1), task_times(*ex[k], n)}); });
+  std::vector<TaskTimes> times = round_medians(runs, builds, n);
 
   InModelResult res;
   std::vector<db::Record> records;
   std::string target = co.target.str();
   for (size_t t = 0; t < n; ++t) {
     const graph::Task& task = ts.tasks[t];
-    // Each distinct schedule's times over the builds that ran it.
+    // Each distinct schedule's times over the builds that ran it, each round's paired with
+    // the fallback build's in the same round: scaled by (fallback's median / fallback's time
+    // that round), so the machine's speed from moment to moment cancels out of the choice.
+    auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : db::median_of(v); };
+    const std::vector<double>& base = times[0][t];
+    double base_median = median(base);
     std::vector<std::vector<double>> per_sched(scheds[t].size());
     for (size_t b = 0; b < builds; ++b) {
       auto& dst = per_sched[sched_of(t, b)];
-      dst.insert(dst.end(), times[b][t].begin(), times[b][t].end());
+      for (size_t r = 0; r < times[b][t].size(); ++r) {
+        bool paired = b != 0 && r < base.size() && base[r] > 0;
+        dst.push_back(paired ? times[b][t][r] * base_median / base[r] : times[b][t][r]);
+      }
     }
-    auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : db::median_of(v); };
     res.fallback_ms += median(times[0][t]) * task.weight * 1e3;
     res.chosen_ms += median(times[1][t]) * task.weight * 1e3;
     std::vector<double> med(per_sched.size());

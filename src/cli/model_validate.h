@@ -28,8 +28,8 @@ struct InModelResult {
 };
 
 /// Times each task's `top` validated schedules (else its best record) and its fallback
-/// inside the model, `rounds` blocks in turn, and records in `db` the per-kernel times of the
-/// runs within 10 % of their build's fastest (the others were slowed by other load).
+/// inside the model, `rounds` blocks in turn, and records in `db` each schedule's kernel time
+/// per round (the median of its block: cli/quiet_runs.h).
 /// `untuned` is the model compiled with fallbacks only (`co` without a database); `co` names
 /// the database the choices come from.
 InModelResult validate_in_model(const graph::Graph& g, const compile::ModelCompileOptions& co,

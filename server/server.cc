@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include <chrono>
@@ -79,13 +80,11 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     if (req->emulated()) t = t.with_emulator("qemu");
     if (!t.emulated()) {
       std::vector<std::string> lacks(req->cpu_lacks().begin(), req->cpu_lacks().end());
-      if (auto needs = t.enabled_features(lacks); !needs.empty()) {
-        std::string list;
-        for (const auto& f : needs) list += (list.empty() ? "" : ", ") + f;
+      if (auto needs = t.enabled_features(lacks); !needs.empty())
         return {grpc::StatusCode::INVALID_ARGUMENT,
                 fmt::format("target {} uses {}, which this board's CPU lacks; give the worker "
-                            "its own CPU (--target 'llvm -mcpu=NAME')", t.str(), list)};
-      }
+                            "its own CPU (--target 'llvm -mcpu=NAME')",
+                            t.str(), fmt::join(needs, ", "))};
     }
     rep->set_worker_id(d_.register_worker(t.str(), req->device_key(), req->hardware(),
                                           req->version(), t.emulated()));

@@ -126,8 +126,8 @@ std::string Worker::worker_id() {
     req.set_max_parallel(opts_.max_parallel);
     req.set_emulated(emulated());
     if (!emulated())
-      for (const std::string& f : runtime::checkable_cpu_features())
-        if (!runtime::host_lacks_cpu_features({f}).empty()) req.add_cpu_lacks(f);
+      for (const std::string& f : runtime::host_lacks_cpu_features(runtime::checkable_cpu_features()))
+        req.add_cpu_lacks(f);
     rpc::RegisterReply rep;
     auto ctx = context(5);
     grpc::Status s = stub_->Register(ctx.get(), req, &rep);

@@ -7,11 +7,12 @@
 // model than its fallback won on 2 samples.)
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <utility>
 #include <vector>
+
+#include "db/record.h"
 
 namespace tuner::cli {
 
@@ -34,11 +35,7 @@ inline std::vector<TaskTimes> round_medians(const std::vector<TimedRun>& runs, s
       std::map<size_t, std::vector<double>> by_round;
       for (const auto& r : runs)
         if (r.build == b && r.task_seconds[t] >= 0) by_round[r.round].push_back(r.task_seconds[t]);
-      for (auto& [round, v] : by_round) {
-        std::sort(v.begin(), v.end());
-        size_t m = v.size() / 2;
-        out[b][t].push_back(v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2);
-      }
+      for (auto& [round, v] : by_round) out[b][t].push_back(db::median_of(std::move(v)));
     }
   return out;
 }

@@ -133,20 +133,13 @@ bool Target::runs_on_host() const {
 }
 
 std::vector<std::string> Target::host_lacks() const {
-  std::vector<std::string> out;
-  if (!runs_on_host()) return out;
-  init_llvm();
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      lookup(triple)->createMCSubtargetInfo(triple, cpu, features));
-  if (!sti) return out;
-  std::set<std::string> known;
-  for (const auto& kv : sti->getAllProcessorFeatures()) known.insert(kv.Key);
+  if (!runs_on_host()) return {};
   // The host's map lists the instruction-set features CPUID reports, present or not; tuning
   // flags (fast-gather, ...) are not in it, so a CPU name alone never counts as missing.
-  for (auto& kv : llvm::sys::getHostCPUFeatures()) {
-    std::string f = kv.first().str();
-    if (!kv.second && known.count(f) && sti->checkFeatures("+" + f)) out.push_back(f);
-  }
+  std::vector<std::string> missing;
+  for (auto& kv : llvm::sys::getHostCPUFeatures())
+    if (!kv.second) missing.push_back(kv.first().str());
+  std::vector<std::string> out = enabled_features(missing);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -159,7 +159,7 @@ std::vector<ConvertOutput> gather(const ConvertContext& c) {
   const te::Tensor& data = c.input(0);
   int a = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
   check_constant_indices(c, [&](int64_t) { return data.shape()[size_t(a)]; });
-  return one(ops::gather(c.input(0), c.input(1), c.attr_int("axis", 0), c.name()));
+  return one(ops::gather(data, c.input(1), a, c.name()));
 }
 
 // Pad's edge and reflect modes: each output index maps to an input index along every

@@ -1,5 +1,7 @@
 #include "runtime/executor.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -48,12 +50,9 @@ std::unique_ptr<Module> load_from_memory(const std::string& so) {
 
 Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
   const Plan& p = art_.plan;
-  if (auto lacks = host_lacks_cpu_features(p.cpu_features); !lacks.empty()) {
-    std::string list;
-    for (const auto& f : lacks) list += (list.empty() ? "" : ", ") + f;
-    USER_ERROR() << "the model was compiled for " << p.target << " (needs " << list
-                 << "), which this CPU lacks";
-  }
+  if (auto lacks = host_lacks_cpu_features(p.cpu_features); !lacks.empty())
+    USER_ERROR() << "the model was compiled for " << p.target << " (needs "
+                 << fmt::format("{}", fmt::join(lacks, ", ")) << "), which this CPU lacks";
   module_ = load_from_memory(art_.shared_object);
   pool_ = std::make_unique<ThreadPool>(num_threads > 0 ? num_threads : default_num_threads());
   env_ = pool_->env();

@@ -24,9 +24,12 @@ Geometry geometry(const State& st, const WinogradStages& w) {
 int64_t max_accumulators(int registers) {
   return std::max(fallback_accumulators(registers), int64_t(registers - registers / 4));  // the fallback's tile is a candidate
 }
-// Tiles per block the search may take: V and M of a block (36 x tiles x channels each) should
-// stay in L2.
+// Tiles per block the search may take: V and M of a block (36 x tiles x channels each)
+// should stay near L2.
 constexpr int64_t kMaxBlockTiles = 64;
+
+// Transformed weights above this are not expected to stay in a core's L2 between blocks.
+constexpr int64_t kLargeWeightBytes = int64_t(1) << 20;
 
 // The fallback's rows per block: at least 16 tiles reuse each transformed weight read, while
 // two blocks per image are left for the threads.
@@ -51,6 +54,15 @@ WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, 
   b.rows = fallback_rows(g);
   b.tile_p = std::min<int64_t>(g.row, 4);
   b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, fallback_accumulators(registers) / b.tile_p));
+  // A large transformed weight is read once per block, from memory in a whole model: one
+  // block per image then, its channels in two parts for the threads (resnet18's 128-channel
+  // layers at 28x28, U 2.4 MB, in the model: 1.6-1.8 -> 1.0-1.3 ms).
+  int64_t u_bytes = int64_t(36) * st.stage(w.v).op->shape[1] * g.kdim * 4;
+  if (u_bytes > kLargeWeightBytes && g.tiles_h * g.row <= kMaxBlockTiles && g.n == 1 &&
+      (g.kdim / kv) % (2 * b.tile_k) == 0) {
+    b.rows = g.tiles_h;
+    b.k_parts = 2;
+  }
   return b;
 }
 
@@ -61,7 +73,7 @@ std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradSta
   for (int64_t r = 1; r <= g.tiles_h; ++r) {
     int64_t blocks = (g.tiles_h + r - 1) / r;
     if (blocks == last_blocks) continue;  // the same blocks, only more padding
-    if (r > 1 && (g.n * blocks < 2 || r * g.row > kMaxBlockTiles)) break;
+    if (r > 1 && r * g.row > kMaxBlockTiles) break;  // one block is fine: k_parts share it
     out.push_back(r);
     last_blocks = blocks;
   }
@@ -78,18 +90,36 @@ std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradS
   return out;
 }
 
-std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
-                                                int lanes, int registers) {
+std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t rows,
+                                                int64_t tile_p, int lanes, int registers) {
   Geometry g = geometry(st, w);
   int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
+  // One block: the tile must leave at least two parts of the channels for the threads.
+  bool one_block = g.n * ((g.tiles_h + rows - 1) / rows) < 2;
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= vectors; ++k)
-    if (vectors % k == 0 && (k == 1 || tile_p * k <= max_accumulators(registers))) out.push_back(k);
+    if (vectors % k == 0 && (k == 1 || tile_p * k <= max_accumulators(registers)) &&
+        (!one_block || vectors % (2 * k) == 0))
+      out.push_back(k);
+  if (out.empty()) out.push_back(1);  // an odd count of vectors: no parts
   return out;
 }
 
-// Output: [n, h.o] parallel, [k.o, w.o, w.m], h.i and w.i unrolled, k.i vectorized; w is
-// split by a whole padded row so M covers the row's tiles as whole vectors.
+std::vector<int64_t> winograd_k_parts_candidates(const State& st, const WinogradStages& w, int64_t rows,
+                                                 int64_t tile_k, int lanes) {
+  Geometry g = geometry(st, w);
+  int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
+  int64_t blocks = g.n * ((g.tiles_h + rows - 1) / rows);
+  std::vector<int64_t> out;
+  for (int64_t p : {1, 2, 4})
+    if (vectors % (p * tile_k) == 0 && blocks * p >= 2) out.push_back(p);
+  if (out.empty()) out.push_back(1);  // one block and one vector of channels: nothing to share
+  return out;
+}
+
+// Output: [k.p, n, h.o] parallel, [k.o, w.o, w.m], h.i and w.i unrolled, k.i vectorized; w is
+// split by a whole padded row so M covers the row's tiles as whole vectors. The parts of k
+// go outermost: a thread's iterations then share its part of the transformed weight.
 // M: [p.o (one), e, k.o, p.m, c, p.i, k.m] with a p.i x k.m register tile of vectors.
 // V at M's p.o: [c, p.o, e, p.i], e unrolled, p.i vectorized; its tile copy at V's p.o,
 // with the zero padding inlined there.
@@ -97,15 +127,15 @@ std::vector<std::string> schedule_winograd_conv(Schedule& s, const WinogradStage
                                                 int lanes) {
   Geometry g = geometry(s.state(), w);
   int64_t kv = largest_divisor_leq(g.kdim, lanes);
-  auto k = s.split(w.out, 1, {kv});
+  auto k = s.split(w.out, 1, {g.kdim / (kv * b.k_parts), kv});
   auto h = s.split(w.out, 2, {b.rows, 4});
   auto wi = s.split(w.out, 3, {g.row, 4});
-  s.reorder(w.out, {0, h[0], k[0], h[1], wi[0], wi[1], h[2], wi[2], k[1]});
-  int f = s.fuse(w.out, {0, h[0]});
+  s.reorder(w.out, {k[0], 0, h[0], k[1], h[1], wi[0], wi[1], h[2], wi[2], k[2]});
+  int f = s.fuse(w.out, {k[0], 0, h[0]});
   s.parallel(w.out, f);
   s.unroll(w.out, h[2]);
   s.unroll(w.out, wi[2]);
-  if (kv > 1) s.vectorize(w.out, k[1]);
+  if (kv > 1) s.vectorize(w.out, k[2]);
   s.compute_at(w.m, w.out, f);
 
   auto mp = s.split(w.m, 1, {b.rows * g.row / b.tile_p, b.tile_p});

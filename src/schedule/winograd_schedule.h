@@ -24,6 +24,10 @@ struct WinogradBlock {
   int64_t rows = 1;    ///< rows of output tiles per block (a block is one parallel iteration)
   int64_t tile_p = 1;  ///< tiles in the products' register tile
   int64_t tile_k = 1;  ///< vectors of output channels in the products' register tile
+  /// Parallel parts of the output channels: each block's products for 1/k_parts of them (the
+  /// input transform computed once per part), so a layer with few blocks and a large
+  /// transformed weight shares both the work and the weight's reads among the threads.
+  int64_t k_parts = 1;
 };
 
 /// The fallback's sizes: blocks of at least 16 tiles (each transformed weight read is reused
@@ -32,16 +36,19 @@ struct WinogradBlock {
 WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes, int registers);
 
 /// The sizes the search draws from (each list holds the fallback's choice, so the search's
-/// starting point is the fallback): rows leaving at least two blocks and at most 64 tiles per
-/// block, and register tiles of at most 3/4 of the vector registers in accumulators.
+/// starting point is the fallback): rows of at most 64 tiles per block, register tiles of at
+/// most 3/4 of the vector registers in accumulators, and parts of the output channels that
+/// leave at least two parallel iterations.
 std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradStages& w);
 std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradStages& w, int64_t rows);
-std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t tile_p,
-                                                int lanes, int registers);
+std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t rows,
+                                                int64_t tile_p, int lanes, int registers);
+std::vector<int64_t> winograd_k_parts_candidates(const State& st, const WinogradStages& w, int64_t rows,
+                                                 int64_t tile_k, int lanes);
 
-/// The one-kernel schedule: per block of tile rows (parallel), M computed into a local buffer,
-/// V at M's block loop, the tile copy at V's (see schedule/winograd_schedule.cc). Returns the
-/// stages it scheduled.
+/// The one-kernel schedule: per part of the output channels and block of tile rows
+/// (parallel), M computed into a local buffer, V at M's block loop, the tile copy at V's (see
+/// schedule/winograd_schedule.cc). Returns the stages it scheduled.
 std::vector<std::string> schedule_winograd_conv(Schedule& s, const WinogradStages& w, const WinogradBlock& b,
                                                 int lanes);
 

@@ -23,8 +23,11 @@ std::vector<std::string> rule_winograd(Schedule& s, const schedule::WinogradStag
   schedule::WinogradBlock b;
   b.rows = choose(schedule::winograd_rows_candidates(s.state(), w), fb ? fb->rows : 0);
   b.tile_p = choose(schedule::winograd_tile_p_candidates(s.state(), w, b.rows), fb ? fb->tile_p : 0);
-  b.tile_k = choose(schedule::winograd_tile_k_candidates(s.state(), w, b.tile_p, o.vector_lanes, o.vector_registers),
+  b.tile_k = choose(schedule::winograd_tile_k_candidates(s.state(), w, b.rows, b.tile_p, o.vector_lanes, o.vector_registers),
                     fb ? fb->tile_k : 0);
+  // Drawn last: traces from before it existed replay their decisions unchanged.
+  b.k_parts = choose(schedule::winograd_k_parts_candidates(s.state(), w, b.rows, b.tile_k, o.vector_lanes),
+                     fb ? fb->k_parts : 0);
   return schedule::schedule_winograd_conv(s, w, b, o.vector_lanes);
 }
 

@@ -230,7 +230,8 @@ TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {
 }
 
 // A Winograd conv in one kernel: the search's starting point is the fallback's schedule, and
-// its other points vary the block rows and the products' register tile within their bounds.
+// its other points vary the block rows, the products' register tile and the parts of the
+// output channels within their bounds.
 TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
   auto& def = ops::find_op("winograd_conv");
   auto dag = def.build(ops::parse_params(def, {"c=64", "h=28", "w=28", "k=128"}));
@@ -239,31 +240,36 @@ TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
   auto start = generate_schedule(dag, like, 1);
   auto fallback = schedule::fallback_schedule(dag);
   EXPECT_EQ(schedule::lower(start.state(), "k").str(), schedule::lower(fallback.state(), "k").str());
-  // 7 tile rows of 8 tiles, 128 output channels (8 vectors): the fallback takes blocks of 2
-  // rows, 4 tiles x 4 vectors in registers.
-  EXPECT_EQ(decisions_of(start.trace()), (Decisions{{1}, {2}, {2}}));
+  // 7 tile rows of 8 tiles, 128 output channels (8 vectors), U 1.2 MB: the fallback takes the
+  // whole image as one block (rows 1, 2, 3, 4, 7), 4 tiles x 4 vectors in registers, and the
+  // channels in two parts for the threads.
+  EXPECT_EQ(decisions_of(start.trace()), (Decisions{{4}, {2}, {2}, {0}}));  // parts: 2 or 4
 
   SpaceOptions o;
   std::set<std::string> states;
-  std::set<int64_t> rows, tile_p, tile_k;
+  std::set<int64_t> rows, tile_p, tile_k, parts;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     auto s = generate_schedule(dag, o, seed);
     auto cats = sampling_of(s.trace(), schedule::InstKind::SampleCategorical);
-    ASSERT_EQ(cats.size(), 3u) << s.trace().pretty();
+    ASSERT_EQ(cats.size(), 4u) << s.trace().pretty();
     int64_t r = cats[0].first->args[size_t(cats[0].first->decision[0])];
     int64_t p = cats[1].first->args[size_t(cats[1].first->decision[0])];
     int64_t k = cats[2].first->args[size_t(cats[2].first->decision[0])];
+    int64_t kp = cats[3].first->args[size_t(cats[3].first->decision[0])];
     rows.insert(r);
     tile_p.insert(p);
     tile_k.insert(k);
+    parts.insert(kp);
     EXPECT_LE(p * k, 24) << "register tile of " << p << " x " << k << " vectors";
-    EXPECT_GE((7 + r - 1) / r, 2) << "a block of " << r << " rows leaves one block for two threads";
+    EXPECT_EQ(8 % (k * kp), 0) << kp << " parts of " << k << "-vector tiles";
+    EXPECT_GE((7 + r - 1) / r * kp, 2) << r << " rows in " << kp << " parts leave one iteration for two threads";
     EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << s.trace().pretty();
     states.insert(s.state().str());
   }
-  EXPECT_EQ(rows, (std::set<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(rows, (std::set<int64_t>{1, 2, 3, 4, 7}));
   EXPECT_EQ(tile_p, (std::set<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(tile_k, (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(parts, (std::set<int64_t>{1, 2, 4}));
   EXPECT_GT(states.size(), 30u);
 
   // AVX2 (8 lanes, 16 registers): the fallback's tile is 4 tiles x 2 vectors, and no sampled
@@ -274,18 +280,32 @@ TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
   EXPECT_EQ(schedule::lower(start2.state(), "k").str(),
             schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str());
   auto cats2 = sampling_of(start2.trace(), schedule::InstKind::SampleCategorical);
-  ASSERT_EQ(cats2.size(), 3u);
+  ASSERT_EQ(cats2.size(), 4u);
   EXPECT_EQ(cats2[1].first->args[size_t(cats2[1].first->decision[0])], 4);
   EXPECT_EQ(cats2[2].first->args[size_t(cats2[2].first->decision[0])], 2);
   avx2.like_fallback = false;
   for (uint64_t seed = 0; seed < 100; ++seed) {
     auto s = generate_schedule(dag, avx2, seed);  // sampling_of points into its trace
     auto c = sampling_of(s.trace(), schedule::InstKind::SampleCategorical);
-    ASSERT_EQ(c.size(), 3u);
+    ASSERT_EQ(c.size(), 4u);
     int64_t p = c[1].first->args[size_t(c[1].first->decision[0])];
     int64_t k = c[2].first->args[size_t(c[2].first->decision[0])];
     EXPECT_TRUE(k == 1 || p * k <= 12) << p << " x " << k;
   }
+}
+
+// A transformed weight that fits a core's L2 (64 -> 64 channels, 0.6 MB) keeps the fallback's
+// blocks of tile rows, all channels in one part.
+TEST(Space, WinogradFallbackSplitsChannelsOnlyForLargeWeights) {
+  auto& def = ops::find_op("winograd_conv");
+  auto dag = def.build(ops::parse_params(def, {"c=64", "h=28", "w=28", "k=64"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  auto start = generate_schedule(dag, like, 1);  // sampling_of points into its trace
+  auto cats = sampling_of(start.trace(), schedule::InstKind::SampleCategorical);
+  ASSERT_EQ(cats.size(), 4u);
+  EXPECT_EQ(cats[0].first->args[size_t(cats[0].first->decision[0])], 2);  // rows: 4 blocks
+  EXPECT_EQ(cats[3].first->args[size_t(cats[3].first->decision[0])], 1);  // k parts
 }
 
 // The options builders carry the target's SIMD unit: lanes and registers.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/target.h"
+#include "compile/record_lookup.h"
 #include "db/jsonl.h"
 
 #include "server/wire.h"
@@ -246,10 +247,11 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
                     rpc::TopKReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
     try {
-      auto w = db_.find_workload(req->workload());
-      if (!w) return {grpc::StatusCode::NOT_FOUND, "no workload " + req->workload()};
-      std::string target = codegen::Target::parse(req->target()).str();
-      for (const auto& r : db_.top_k(w->id, target, std::clamp(req->k(), 1, 1000))) {
+      // The spellings `tuner db best` takes locally: hash, prefix or op name; a target's
+      // string or its start, empty for the workload's only target.
+      db::Workload w = compile::resolve_workload(db_, req->workload());
+      std::string target = compile::resolve_target(db_, w, req->target());
+      for (const auto& r : db_.top_k(w.id, target, std::clamp(req->k(), 1, 1000))) {
         auto* o = rep->add_records();
         o->set_id(r.id);
         o->set_trace(r.trace);

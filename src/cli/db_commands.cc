@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "codegen/target.h"
+#include "compile/record_lookup.h"
 #include "db/jsonl.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
@@ -98,50 +99,6 @@ std::string num_or_dash(std::optional<double> v) {
 
 Json opt_json(std::optional<double> v) { return v ? Json(*v) : Json(nullptr); }
 
-/// A workload by full hash, unique hash prefix (4+ digits) or unique op name.
-db::Workload resolve_workload(db::Database& d, const std::string& what) {
-  if (auto w = d.find_workload(what)) return *w;
-  std::vector<db::Workload> hits;
-  for (auto& w : d.workloads())
-    if ((what.size() >= 4 && w.hash.rfind(what, 0) == 0) || w.op == what) hits.push_back(w);
-  USER_CHECK(!hits.empty()) << "no workload '" << what
-                            << "' in the database (`tuner db list` shows them)";
-  std::vector<std::string> names;
-  for (auto& w : hits) names.push_back(w.hash + " (" + w.op + " " + w.params + ")");
-  USER_CHECK(hits.size() == 1) << "'" << what << "' matches " << hits.size()
-                               << " workloads: " << fmt::format("{}", fmt::join(names, ", "));
-  return hits[0];
-}
-
-/// A target by its canonical string, or a unique one whose string starts with `what` + " "
-/// (an emulated one only when `what` is emulated: emulated records are asked for explicitly).
-/// Empty `what`: the one target with records of `w`.
-std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what) {
-  std::vector<std::string> known, hits;
-  if (what.empty()) {
-    for (auto& s : d.summaries())
-      if (s.workload_id == w.id) hits.push_back(s.target);
-    USER_CHECK(!hits.empty()) << "workload " << w.hash << " has no records";
-    USER_CHECK(hits.size() == 1) << "workload " << w.hash << " has records of " << hits.size()
-                                 << " targets; pick one with --target: "
-                                 << fmt::format("{}", fmt::join(hits, " | "));
-    return hits[0];
-  }
-  for (auto& t : d.targets()) {
-    if (t.name == what) return what;
-    known.push_back(t.name);
-    if (t.name.rfind(what + " ", 0) == 0 &&
-        (!codegen::is_emulated_target(t.name) || codegen::is_emulated_target(what)))
-      hits.push_back(t.name);
-  }
-  USER_CHECK(!hits.empty()) << "no target '" << what << "' in the database (known: "
-                            << (known.empty() ? "none" : fmt::format("{}", fmt::join(known, " | ")))
-                            << ")";
-  USER_CHECK(hits.size() == 1) << "target '" << what
-                               << "' is ambiguous: " << fmt::format("{}", fmt::join(hits, " | "));
-  return hits[0];
-}
-
 Json record_json(const db::Workload& w, const db::Record& r) {
   Json j = Json::object();
   j["id"] = r.id;
@@ -226,8 +183,8 @@ void cmd_best(const DbOptions& o) {
   USER_CHECK(o.top >= 1) << "--top must be at least 1";
   if (on_server("best", o)) return;
   auto d = open_db(o, db::OpenMode::ReadOnly);
-  db::Workload w = resolve_workload(*d, o.workload);
-  std::string target = resolve_target(*d, w, o.target);
+  db::Workload w = compile::resolve_workload(*d, o.workload);
+  std::string target = compile::resolve_target(*d, w, o.target);
   auto top = d->top_k(w.id, target, o.top);
   if (o.json) {
     Json recs = Json::array();

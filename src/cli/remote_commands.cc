@@ -192,7 +192,7 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
   if (command == "best") {
     rpc::TopKRequest req;
     req.set_workload(a.workload);
-    req.set_target(a.target.empty() ? "llvm" : a.target);
+    req.set_target(a.target);  // empty: the server takes the workload's only target
     req.set_k(a.top);
     rpc::TopKReply rep;
     auto ctx = context(token, 30);

@@ -10,10 +10,12 @@
 
 #include "codegen/nvrtc.h"
 #include "codegen/target.h"
+#include "db/sqlite_database.h"
 #include "server/remote_runner.h"
 #include "server/server.h"
 #include "server/wire.h"
 #include "service/service_util.h"
+#include "unit/db/db_test_util.h"
 #include "unit/measure/measure_test_util.h"
 
 namespace tuner::server {
@@ -125,6 +127,48 @@ TEST(ServiceAuth, RefusesABoardWhoseCpuLacksTheTargetsFeatures) {
 
 // grpc.health.v1.Health/Check through a generic stub (no generated health code needed): an
 // empty request, the reply {status: SERVING} is the bytes 08 01. No token required.
+// The database service finds workloads and targets by the spellings `tuner db best` takes:
+// hash prefix or op name, a target's start or nothing for the only one.
+TEST(ServiceDatabase, TopKTakesPrefixesOpNamesAndTargetStarts) {
+  InProcess s;
+  {
+    auto d = db::SqliteDatabase::open(s.scratch.path("tuning.db"));  // a second connection
+    int64_t w0 = d->commit_workload(db::test::test_workload(0));
+    std::vector<db::Record> round;
+    for (int i = 0; i < 3; ++i) round.push_back(db::test::test_record(w0, db::test::kX86, 1e-3 * (i + 1), i));
+    d->commit_round(round);
+    for (int i : {1, 2}) {  // two more workloads, both named dense, no records
+      db::Workload w = db::test::test_workload(i);
+      w.op = "dense";
+      d->commit_workload(w);
+    }
+  }
+  auto db = rpc::DatabaseService::NewStub(channel(s.port()));
+  const std::string hash = db::test::test_workload(0).hash;
+  auto top = [&](const std::string& workload, const std::string& target, rpc::TopKReply* rep) {
+    rpc::TopKRequest req;
+    req.set_workload(workload);
+    req.set_target(target);
+    req.set_k(2);
+    return db->TopK(ctx(kClientToken).get(), req, rep);
+  };
+  for (const auto& [workload, target] : std::vector<std::pair<std::string, std::string>>{
+           {hash, ""}, {"matmul", ""}, {hash.substr(0, 6), "llvm"}, {hash, db::test::kX86}}) {
+    rpc::TopKReply rep;
+    ASSERT_TRUE(top(workload, target, &rep).ok()) << workload << " on '" << target << "'";
+    ASSERT_EQ(rep.records_size(), 2);
+    EXPECT_DOUBLE_EQ(rep.records(0).median_seconds(), 1e-3);
+  }
+  rpc::TopKReply rep;
+  auto ambiguous = top("dense", "", &rep);
+  EXPECT_EQ(ambiguous.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(ambiguous.error_message().find("matches 2 workloads"), std::string::npos) << ambiguous.error_message();
+  auto other = top(hash, "llvm -mtriple=aarch64-linux-gnu", &rep);
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(other.error_message().find("no target"), std::string::npos) << other.error_message();
+  EXPECT_EQ(top("feedface", "", &rep).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST(ServiceHealth, ReportsServingWithoutAToken) {
   InProcess s;
   grpc::GenericStub stub(channel(s.port()));

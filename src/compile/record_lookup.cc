@@ -1,0 +1,53 @@
+#include "compile/record_lookup.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "codegen/target.h"
+#include "support/error.h"
+
+namespace tuner::compile {
+
+db::Workload resolve_workload(db::Database& d, const std::string& what) {
+  if (auto w = d.find_workload(what)) return *w;
+  std::vector<db::Workload> hits;
+  for (auto& w : d.workloads())
+    if ((what.size() >= 4 && w.hash.rfind(what, 0) == 0) || w.op == what) hits.push_back(w);
+  USER_CHECK(!hits.empty()) << "no workload '" << what
+                            << "' in the database (`tuner db list` shows them)";
+  std::vector<std::string> names;
+  for (auto& w : hits) names.push_back(w.hash + " (" + w.op + " " + w.params + ")");
+  USER_CHECK(hits.size() == 1) << "'" << what << "' matches " << hits.size()
+                               << " workloads: " << fmt::format("{}", fmt::join(names, ", "));
+  return hits[0];
+}
+
+std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what) {
+  std::vector<std::string> known, hits;
+  if (what.empty()) {
+    for (auto& s : d.summaries())
+      if (s.workload_id == w.id) hits.push_back(s.target);
+    USER_CHECK(!hits.empty()) << "workload " << w.hash << " has no records";
+    USER_CHECK(hits.size() == 1) << "workload " << w.hash << " has records of " << hits.size()
+                                 << " targets; pick one with --target: "
+                                 << fmt::format("{}", fmt::join(hits, " | "));
+    return hits[0];
+  }
+  for (auto& t : d.targets()) {
+    if (t.name == what) return what;
+    known.push_back(t.name);
+    if (t.name.rfind(what + " ", 0) == 0 &&
+        (!codegen::is_emulated_target(t.name) || codegen::is_emulated_target(what)))
+      hits.push_back(t.name);
+  }
+  USER_CHECK(!hits.empty()) << "no target '" << what << "' in the database (known: "
+                            << (known.empty() ? "none" : fmt::format("{}", fmt::join(known, " | ")))
+                            << ")";
+  USER_CHECK(hits.size() == 1) << "target '" << what
+                               << "' is ambiguous: " << fmt::format("{}", fmt::join(hits, " | "));
+  return hits[0];
+}
+
+}  // namespace tuner::compile

@@ -1,0 +1,21 @@
+// Finding a workload and a target in a tuning database from what a user typed: a hash, a
+// hash prefix or an op name; a target string or the start of one. Shared by `tuner db` and
+// the server's database service, so both accept the same spellings.
+#pragma once
+
+#include <string>
+
+#include "db/database.h"
+
+namespace tuner::compile {
+
+/// A workload by full hash, unique hash prefix (4+ digits) or unique op name; a UserError
+/// naming the candidates otherwise.
+db::Workload resolve_workload(db::Database& d, const std::string& what);
+
+/// A target by its canonical string, or a unique one whose string starts with `what` + " "
+/// (an emulated one only when `what` is emulated: emulated records are asked for explicitly).
+/// Empty `what`: the one target with records of `w`.
+std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what);
+
+}  // namespace tuner::compile

@@ -127,15 +127,24 @@ std::vector<std::string> schedule_winograd_conv(Schedule& s, const WinogradStage
                                                 int lanes) {
   Geometry g = geometry(s.state(), w);
   int64_t kv = largest_divisor_leq(g.kdim, lanes);
-  auto k = s.split(w.out, 1, {g.kdim / (kv * b.k_parts), kv});
+  // One part: no split for it, so the schedule (and its trace) is the one before parts
+  // existed, and in-model choices timed against it stay current.
+  std::vector<int64_t> kf{kv};
+  if (b.k_parts > 1) kf.insert(kf.begin(), g.kdim / (kv * b.k_parts));
+  auto k = s.split(w.out, 1, kf);  // [k.p,] k.o, k.i
+  int k_out = k[k.size() - 2], k_vec = k.back();
   auto h = s.split(w.out, 2, {b.rows, 4});
   auto wi = s.split(w.out, 3, {g.row, 4});
-  s.reorder(w.out, {k[0], 0, h[0], k[1], h[1], wi[0], wi[1], h[2], wi[2], k[2]});
-  int f = s.fuse(w.out, {k[0], 0, h[0]});
+  std::vector<int> parallel{0, h[0]};
+  if (b.k_parts > 1) parallel.insert(parallel.begin(), k[0]);
+  std::vector<int> order = parallel;
+  for (int i : {k_out, h[1], wi[0], wi[1], h[2], wi[2], k_vec}) order.push_back(i);
+  s.reorder(w.out, order);
+  int f = s.fuse(w.out, parallel);
   s.parallel(w.out, f);
   s.unroll(w.out, h[2]);
   s.unroll(w.out, wi[2]);
-  if (kv > 1) s.vectorize(w.out, k[2]);
+  if (kv > 1) s.vectorize(w.out, k_vec);
   s.compute_at(w.m, w.out, f);
 
   auto mp = s.split(w.m, 1, {b.rows * g.row / b.tile_p, b.tile_p});

@@ -35,6 +35,14 @@ constexpr int64_t kLargeWeightBytes = int64_t(1) << 20;
 // two blocks per image are left for the threads.
 int64_t fallback_rows(const Geometry& g) { return std::max<int64_t>(1, std::min(16 / g.row, g.tiles_h / 2)); }
 
+// Blocks (parallel iterations before the parts of k) of `rows` tile rows each.
+int64_t num_blocks(const Geometry& g, int64_t rows) { return g.n * ((g.tiles_h + rows - 1) / rows); }
+
+// Vectors of output channels.
+int64_t channel_vectors(const Geometry& g, int lanes) { return g.kdim / largest_divisor_leq(g.kdim, lanes); }
+
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
 }  // namespace
 
 std::optional<WinogradStages> winograd_conv_stages(const State& st, const std::string& stage) {
@@ -49,17 +57,19 @@ std::optional<WinogradStages> winograd_conv_stages(const State& st, const std::s
 
 WinogradBlock fallback_winograd_block(const State& st, const WinogradStages& w, int lanes, int registers) {
   Geometry g = geometry(st, w);
-  int64_t kv = largest_divisor_leq(g.kdim, lanes);
   WinogradBlock b;
   b.rows = fallback_rows(g);
   b.tile_p = std::min<int64_t>(g.row, 4);
-  b.tile_k = largest_divisor_leq(g.kdim / kv, std::max<int64_t>(1, fallback_accumulators(registers) / b.tile_p));
+  b.tile_k = largest_divisor_leq(channel_vectors(g, lanes),
+                                 std::max<int64_t>(1, fallback_accumulators(registers) / b.tile_p));
   // A large transformed weight is read once per block, from memory in a whole model: one
   // block per image then, its channels in two parts for the threads (resnet18's 128-channel
-  // layers at 28x28, U 2.4 MB, in the model: 1.6-1.8 -> 1.0-1.3 ms).
-  int64_t u_bytes = int64_t(36) * st.stage(w.v).op->shape[1] * g.kdim * 4;
-  if (u_bytes > kLargeWeightBytes && g.tiles_h * g.row <= kMaxBlockTiles && g.n == 1 &&
-      (g.kdim / kv) % (2 * b.tile_k) == 0) {
+  // layers at 28x28, U 2.4 MB, in the model: 1.6-1.8 -> 1.0-1.3 ms). Taken only where the
+  // search's space holds it (the fallback is the search's starting point).
+  const te::OperationNode& v = *st.stage(w.v).op;  // V [36, C, P]; U is [36, C, K]
+  int64_t u_bytes = v.shape[0] * v.shape[1] * g.kdim * v.dtype.bytes();
+  if (u_bytes > kLargeWeightBytes && g.n == 1 && contains(winograd_rows_candidates(st, w), g.tiles_h) &&
+      contains(winograd_k_parts_candidates(st, w, g.tiles_h, b.tile_k, lanes), 2)) {
     b.rows = g.tiles_h;
     b.k_parts = 2;
   }
@@ -71,14 +81,14 @@ std::vector<int64_t> winograd_rows_candidates(const State& st, const WinogradSta
   std::vector<int64_t> out;
   int64_t last_blocks = 0;
   for (int64_t r = 1; r <= g.tiles_h; ++r) {
-    int64_t blocks = (g.tiles_h + r - 1) / r;
+    int64_t blocks = num_blocks(g, r);
     if (blocks == last_blocks) continue;  // the same blocks, only more padding
     if (r > 1 && r * g.row > kMaxBlockTiles) break;  // one block is fine: k_parts share it
     out.push_back(r);
     last_blocks = blocks;
   }
   // The fallback's rows may give the same blocks as a smaller count (kept above).
-  if (std::find(out.begin(), out.end(), fallback_rows(g)) == out.end()) out.push_back(fallback_rows(g));
+  if (!contains(out, fallback_rows(g))) out.push_back(fallback_rows(g));
   return out;
 }
 
@@ -93,9 +103,9 @@ std::vector<int64_t> winograd_tile_p_candidates(const State& st, const WinogradS
 std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradStages& w, int64_t rows,
                                                 int64_t tile_p, int lanes, int registers) {
   Geometry g = geometry(st, w);
-  int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
+  int64_t vectors = channel_vectors(g, lanes);
   // One block: the tile must leave at least two parts of the channels for the threads.
-  bool one_block = g.n * ((g.tiles_h + rows - 1) / rows) < 2;
+  bool one_block = num_blocks(g, rows) < 2;
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= vectors; ++k)
     if (vectors % k == 0 && (k == 1 || tile_p * k <= max_accumulators(registers)) &&
@@ -108,11 +118,10 @@ std::vector<int64_t> winograd_tile_k_candidates(const State& st, const WinogradS
 std::vector<int64_t> winograd_k_parts_candidates(const State& st, const WinogradStages& w, int64_t rows,
                                                  int64_t tile_k, int lanes) {
   Geometry g = geometry(st, w);
-  int64_t vectors = g.kdim / largest_divisor_leq(g.kdim, lanes);
-  int64_t blocks = g.n * ((g.tiles_h + rows - 1) / rows);
+  int64_t vectors = channel_vectors(g, lanes);
   std::vector<int64_t> out;
   for (int64_t p : {1, 2, 4})
-    if (vectors % (p * tile_k) == 0 && blocks * p >= 2) out.push_back(p);
+    if (vectors % (p * tile_k) == 0 && num_blocks(g, rows) * p >= 2) out.push_back(p);
   if (out.empty()) out.push_back(1);  // one block and one vector of channels: nothing to share
   return out;
 }

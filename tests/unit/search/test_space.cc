@@ -263,8 +263,9 @@ TEST(Space, WinogradConvStartsAtTheFallbackAndVariesItsBlocks) {
     EXPECT_LE(p * k, 24) << "register tile of " << p << " x " << k << " vectors";
     EXPECT_EQ(8 % (k * kp), 0) << kp << " parts of " << k << "-vector tiles";
     EXPECT_GE((7 + r - 1) / r * kp, 2) << r << " rows in " << kp << " parts leave one iteration for two threads";
-    if (states.insert(s.state().str()).second)  // each distinct point lowered once
+    if (states.insert(s.state().str()).second) {  // each distinct point lowered once
       EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << s.trace().pretty();
+    }
   }
   EXPECT_EQ(rows, (std::set<int64_t>{1, 2, 3, 4, 7}));
   EXPECT_EQ(tile_p, (std::set<int64_t>{1, 2, 4, 8}));

@@ -17,6 +17,7 @@
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::cli {
 
@@ -118,7 +119,7 @@ Json record_json(const db::Workload& w, const db::Record& r) {
   j["created"] = db::format_time(r.created_ms);
   j["key"] = r.key;
   j["trace_version"] = r.trace_version;
-  j["trace"] = Json::parse(r.trace);
+  j["trace"] = parse_json(r.trace);
   return j;
 }
 
@@ -236,7 +237,7 @@ void cmd_show(const DbOptions& o) {
   fmt::print("created          {}\n", db::format_time(r->created_ms));
   if (r->run_id) fmt::print("tuning run       {}\n", *r->run_id);
   fmt::print("key              {}\ntrace (v{})\n{}\n", r->key, r->trace_version,
-             pretty_trace(Json::parse(r->trace)));
+             pretty_trace(parse_json(r->trace)));
 }
 
 void cmd_stats(const DbOptions& o) {

@@ -7,6 +7,7 @@
 
 #include "costmodel/random_model.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::cli {
 
@@ -61,11 +62,12 @@ namespace tuner::cli {
 ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string& path) {
   std::ifstream f(path);
   USER_CHECK(f) << "cannot read trace file " << path;
-  Json j = Json::parse(f, nullptr, false);
-  USER_CHECK(!j.is_discarded()) << "trace file " << path << " is not valid JSON";
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Json j = parse_json(text, false);
+  USER_CHECK(!j.is_discarded()) << "trace file " << path << " is not valid JSON (or nested too deeply)";
   // Accept a bare trace or an exported record line carrying one.
   if (j.is_object() && j.contains("trace") && !j.contains("insts")) {
-    j = j["trace"].is_string() ? Json::parse(j["trace"].get<std::string>(), nullptr, false) : j["trace"];
+    j = j["trace"].is_string() ? parse_json(j["trace"].get<std::string>(), false) : j["trace"];
   }
   schedule::Trace t = schedule::Trace::from_json(j);
   try {

@@ -201,7 +201,7 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
       Json recs = Json::array();
       for (const auto& r : rep.records())
         recs.push_back({{"id", r.id()}, {"median", r.median_seconds()}, {"worker", r.worker()},
-                        {"trace", Json::parse(r.trace(), nullptr, false)}});
+                        {"trace", parse_json(r.trace(), false)}});
       fmt::print("{}\n", Json{{"workload", a.workload}, {"records", recs}}.dump(2));
       return;
     }

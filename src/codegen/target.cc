@@ -101,7 +101,17 @@ Target Target::parse(const std::string& s) {
   USER_CHECK(sti && (t.cpu == "generic" || sti->isCPUStringValid(t.cpu)))
       << "unknown CPU '" << t.cpu << "' for " << t.triple;
   if (host && t.cpu == llvm::sys::getHostCPUName().str()) t.features = host_features();
-  if (!t.mattr.empty()) t.features += (t.features.empty() ? "" : ",") + t.mattr;
+  if (!t.mattr.empty()) {
+    // LLVM would warn on every compile and ignore an unknown feature: refuse it once here.
+    std::set<std::string> known;
+    for (const auto& kv : sti->getAllProcessorFeatures()) known.insert(kv.Key);
+    std::stringstream list(t.mattr);
+    for (std::string f; std::getline(list, f, ',');)
+      USER_CHECK((f.size() > 1 && (f[0] == '+' || f[0] == '-') && known.count(f.substr(1))))
+          << "bad -mattr entry '" << f << "' for " << t.triple
+          << " (expected +feature or -feature, e.g. +avx2, -avx512f)";
+    t.features += (t.features.empty() ? "" : ",") + t.mattr;
+  }
   return t;
 }
 

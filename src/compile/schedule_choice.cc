@@ -9,6 +9,7 @@
 
 #include "codegen/default_schedule.h"
 #include "db/sqlite_database.h"
+#include "support/json.h"
 
 namespace tuner::compile {
 
@@ -55,7 +56,7 @@ std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
   for (auto& [median, trace] : ranked) {
     if (out.size() >= limit) break;
     try {
-      auto t = schedule::Trace::from_json(Json::parse(*trace));
+      auto t = schedule::Trace::from_json(parse_json(*trace));
       out.push_back({median,
                      {schedule::Schedule::replay(dag, t),
                       "database record #" + std::to_string(by_trace[*trace].first_id) + " (" +
@@ -125,7 +126,7 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
       auto top = db->top_k(w->id, target.str(), 3);
       for (auto& r : top) {
         try {
-          auto trace = schedule::Trace::from_json(Json::parse(r.trace));
+          auto trace = schedule::Trace::from_json(parse_json(r.trace));
           return {schedule::Schedule::replay(dag, trace),
                   "database record #" + std::to_string(r.id), true};
         } catch (const std::exception&) {

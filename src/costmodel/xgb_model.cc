@@ -262,7 +262,7 @@ std::string XGBModel::save() const {
 void XGBModel::load(const std::string& blob) {
   auto nl = blob.find('\n');
   USER_CHECK(nl != std::string::npos) << "not a saved cost model";
-  Json header = Json::parse(blob.substr(0, nl), nullptr, false);
+  Json header = parse_json(blob.substr(0, nl), false);
   USER_CHECK(header.is_object() && header.value("kind", "") == "xgboost") << "not a saved XGBoost cost model";
   int v = header.value("feature_version", -1);
   USER_CHECK(v == kFeatureVersion) << "the cost model was trained on features of version " << v

@@ -6,6 +6,7 @@
 
 #include "db/timestamp.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::db {
 
@@ -48,7 +49,7 @@ std::string record_to_line(const Workload& w, const Record& r) {
   j["workload"] = std::move(wl);
   j["target"] = r.target;
   j["trace_version"] = r.trace_version;
-  j["trace"] = Json::parse(r.trace);
+  j["trace"] = parse_json(r.trace);
   j["status"] = status_name(r.status);
   j["times"] = r.times;
   j["median"] = r.median ? Json(*r.median) : Json(nullptr);
@@ -63,7 +64,8 @@ std::string record_to_line(const Workload& w, const Record& r) {
 }
 
 ParsedLine record_from_line(const std::string& line) {
-  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  USER_CHECK(json_nesting(line) <= kMaxJsonNesting) << "JSON nested deeper than " << kMaxJsonNesting << " levels";
+  Json j = parse_json(line, false);
   USER_CHECK(!j.is_discarded()) << "not valid JSON";
   USER_CHECK(j.is_object()) << "not a JSON object";
   USER_CHECK(j.value("format", "") == kFormat)

@@ -42,8 +42,8 @@ void check_record(const Record& r) {
 }
 
 std::string compact_trace(std::string_view trace_json) {
-  Json j = Json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
-  USER_CHECK(!j.is_discarded()) << "record trace is not valid JSON";
+  Json j = parse_json(trace_json, false);
+  USER_CHECK(!j.is_discarded()) << "record trace is not valid JSON (or nested deeper than " << kMaxJsonNesting << " levels)";
   return j.dump();
 }
 

@@ -11,6 +11,7 @@
 #include "db/sqlite_rows.h"
 #include "db/timestamp.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::db {
 
@@ -261,7 +262,7 @@ std::vector<Target> SqliteDatabase::targets() {
   return read([&](Connection& c) {
     std::vector<Target> out;
     auto q = c.query("SELECT id, name, hardware FROM targets ORDER BY name");
-    while (q.step()) out.push_back({q.i64(0), q.text(1), Json::parse(q.text(2))});
+    while (q.step()) out.push_back({q.i64(0), q.text(1), parse_json(q.text(2))});
     return out;
   });
 }

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::db::sqlite {
 
@@ -13,8 +14,8 @@ namespace {
 template <class F>
 auto json_field(const Stmt& q, int col, const std::string& row, const char* field, F&& get) {
   try {
-    return get(Json::parse(q.text(col)));
-  } catch (const Json::exception&) {
+    return get(parse_json(q.text(col)));
+  } catch (const std::exception&) {  // invalid JSON, nested too deeply, or of the wrong form
     throw BadRow(fmt::format("{} has a malformed {} field", row, field));
   }
 }
@@ -54,6 +55,9 @@ Record record_row(const Stmt& q) {
   r.trace = q.text(3);
   r.trace_version = int(q.i64(4));
   std::string row = "record " + std::to_string(r.id);
+  if (json_nesting(r.trace) > kMaxJsonNesting)  // printing it would overflow the stack
+    throw BadRow(fmt::format("{} has a malformed trace field (nested deeper than {} levels)", row,
+                             kMaxJsonNesting));
   auto status = parse_status(q.text(5));
   if (!status) throw BadRow(fmt::format("{} has an unknown status '{}'", row, q.text(5)));
   r.status = *status;

@@ -1,6 +1,7 @@
 // Conv, ConvTranspose and pooling. The op library is 2-D (NCHW); 1-D operators (data
 // [N, C, L]) run as 2-D over a height of 1, with a leading 1 (or 0 for pads) added to
 // every per-axis attribute.
+#include <algorithm>
 #include <array>
 
 #include "graph/converters_impl.h"
@@ -168,6 +169,10 @@ std::vector<ConvertOutput> conv_transpose(const ConvertContext& c) {
   Spatial sp(c, c.input(0));
   auto [x, w, strides, dil] = conv_args(c, sp);
   std::vector<int64_t> out_pad = sp.ints("output_padding", 0, 0);
+  for (size_t d = 0; d < 2; ++d)  // ONNX: less than the stride or the dilation
+    if (out_pad[d] >= std::max(strides[d], dil[d]))
+      c.fail("output_padding " + std::to_string(out_pad[d]) + " must be less than the stride (" +
+             std::to_string(strides[d]) + ") or the dilation (" + std::to_string(dil[d]) + ")");
   ops::Shape kernel = {w.shape()[2], w.shape()[3]};
   auto p = conv_transpose_pads(c, sp, x.shape(), kernel, strides, dil, out_pad);
   ops::ConvTranspose2dAttrs a;

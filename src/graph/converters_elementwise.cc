@@ -159,20 +159,18 @@ std::vector<ConvertOutput> mod(const ConvertContext& c) {
   bool fmod = c.attr_int("fmod", 0) != 0;
   te::DataType t = c.input(0).dtype();
   if (t.is_float() && !fmod) c.fail("floating-point Mod needs fmod = 1");
+  if (t.is_bool()) c.fail("Mod needs numbers, got bool");
   return one(ops::map_binary(
       c.input(0), c.input(1),
       [&](const Expr& a, const Expr& b) {
-        Expr zero = te::make_const(t, 0);
         if (t.is_float()) {
+          Expr zero = te::make_const(t, 0);
           Expr q = a / b;
           Expr trunc = te::select(q < zero, te::call(te::Intrinsic::Ceil, {q}),
                                   te::call(te::Intrinsic::Floor, {q}));
           return a - b * trunc;
         }
-        Expr r = te::floormod(a, b);
-        if (!fmod) return r;
-        Expr signs_differ = te::ne(a < zero, b < zero);
-        return te::select(te::logical_and(te::ne(r, zero), signs_differ), r - b, r);
+        return ops::integer_mod(a, b, fmod);
       },
       c.name()));
 }
@@ -453,6 +451,7 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                  {}});
   out.push_back({"Not",
                  [](const ConvertContext& c) {
+                   if (!c.input(0).dtype().is_bool()) c.fail("Not needs a bool input, got " + c.input(0).dtype().str());
                    return one(ops::map_unary(c.input(0), [](const Expr& v) { return te::logical_not(v); },
                                              c.name()));
                  },

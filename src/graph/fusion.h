@@ -30,6 +30,9 @@ struct Group {
 struct FuseOptions {
   /// Off: one group per node (for debugging and the unfused baseline).
   bool enabled = true;
+  /// A group takes at most this many nodes: its ops are inlined into one expression, and the
+  /// passes over expressions recurse once per level (a 20,000-node chain overflowed the stack).
+  size_t max_nodes = 64;
 };
 
 /// Groups of the live nodes, in an order where every group's inputs are computed earlier.

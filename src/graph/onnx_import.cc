@@ -4,6 +4,8 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +206,55 @@ Attr convert_attr(const onnx::AttributeProto& a, const std::string& where) {
   return out;
 }
 
+// Whether s is UTF-8 text without control characters: names end up in JSON (tasks, records,
+// the artifact's plan) and in one-line error messages.
+bool printable_utf8(const std::string& s) {
+  auto byte = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  for (size_t i = 0; i < s.size();) {
+    unsigned c = byte(i);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    // The second byte's range rules out overlong forms, surrogates and code points > U+10FFFF.
+    int extra = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (extra == 0) return false;
+    unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (byte(i + 1) < lo || byte(i + 1) > hi) return false;
+    for (int k = 2; k <= extra; ++k)
+      if ((byte(i + size_t(k)) & 0xc0) != 0x80) return false;
+    i += size_t(extra) + 1;
+  }
+  return true;
+}
+
+// Every name of the graph (values, nodes, operators) as printable UTF-8.
+void check_names(const onnx::GraphProto& gp, const std::string& path) {
+  auto check = [&](const std::string& name, const std::string& what) {
+    USER_CHECK(printable_utf8(name)) << path << ": " << what
+                                     << " is not printable UTF-8 text (a corrupt or hand-edited model?)";
+  };
+  check(gp.name(), "the graph's name");
+  auto values = [&](const auto& list, const char* what) {
+    for (int i = 0; i < list.size(); ++i) check(list[i].name(), fmt::format("{} {}'s name", what, i));
+  };
+  values(gp.input(), "graph input");
+  values(gp.output(), "graph output");
+  values(gp.initializer(), "initializer");
+  values(gp.value_info(), "value_info");
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& n = gp.node(i);
+    std::string where = fmt::format("node {}", i);
+    check(n.name(), where + "'s name");
+    check(n.op_type(), where + "'s operator type");
+    check(n.domain(), where + "'s domain");
+    for (int k = 0; k < n.input_size(); ++k) check(n.input(k), fmt::format("{}'s input {}", where, k));
+    for (int k = 0; k < n.output_size(); ++k) check(n.output(k), fmt::format("{}'s output {}", where, k));
+  }
+}
+
 // ONNX's own shape inference, as a cross-check of the converters' shapes.
 void check_against_onnx_shapes(onnx::ModelProto& m, const Graph& g, const std::string& path) {
   try {
@@ -254,6 +305,8 @@ void parse_input_shape(const std::string& spec, ImportOptions& opts) {
 
 Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   onnx::ModelProto m = read_model(path);
+  check_names(m.graph(), path);
+  USER_CHECK(m.graph().output_size() > 0) << path << ": the model has no outputs";
   Graph g;
   g.opset = default_opset(m, path);
   g.name = m.graph().name().empty() ? fs::path(path).stem().string() : m.graph().name();
@@ -352,6 +405,12 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
     g.outputs.push_back(it->second);
   }
   infer_and_fold(g);
+  // The converters also take a packed rank-5 conv weight (the layout passes make those later);
+  // from the model it is an error, and libonnx's conv inference would crash on it.
+  for (const Node& n : g.nodes)
+    if ((n.op == "Conv" || n.op == "ConvTranspose") && n.inputs.size() >= 2 && n.inputs[1] >= 0)
+      USER_CHECK(g.values[size_t(n.inputs[1])].shape.size() == g.values[size_t(n.inputs[0])].shape.size())
+          << path << ": " << describe(n) << ": weight W must have the rank of X";
   // libonnx's inference has no opset 18 schemas (it would reduce over every axis where axes
   // became an input): opset 18 models rely on the converters' shapes alone.
   if (g.opset <= 17) check_against_onnx_shapes(m, g, path);

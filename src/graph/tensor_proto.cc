@@ -166,6 +166,9 @@ ops::HostTensor load_tensor_file(const std::string& path) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   onnx::TensorProto t;
   USER_CHECK(t.ParseFromString(bytes)) << path << ": not a serialized ONNX TensorProto";
+  // An empty file parses as a TensorProto with no fields.
+  USER_CHECK(t.has_data_type()) << path << ": not a serialized ONNX TensorProto (no data type"
+                                << (bytes.empty() ? "; the file is empty)" : ")");
   return tensor_from_proto(t, "", path);
 }
 

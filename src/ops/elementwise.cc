@@ -157,19 +157,44 @@ te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name
   detail::check_numeric(a, name);
   if (a.dtype().is_float())
     return map_binary(a, b, [](const Expr& x, const Expr& y) { return x / y; }, name);
-  bool is_signed = a.dtype().is_int();
-  return map_binary(
-      a, b,
-      [&](const Expr& x, const Expr& y) {
-        Expr q = te::floordiv(x, y);
-        if (!is_signed) return q;
-        // Floor division rounds down; truncation differs when inexact with mixed signs.
-        Expr zero = te::make_const(x.type(), 0);
-        Expr round_up = te::logical_and(te::ne(te::floormod(x, y), zero),
-                                        te::ne(x < zero, y < zero));
-        return te::select(round_up, q + te::make_const(x.type(), 1), q);
-      },
-      name);
+  return map_binary(a, b, integer_div, name);
+}
+
+namespace {
+
+// The divisor with 0 (and for signed types -1) replaced by 1, so that no lane traps; the
+// callers choose those lanes' results.
+Expr safe_divisor(const Expr& b) {
+  te::DataType t = b.type();
+  Expr bad = te::eq(b, te::make_const(t, 0));
+  if (t.is_int()) bad = te::logical_or(bad, te::eq(b, te::make_const(t, -1)));
+  return te::select(bad, te::make_const(t, 1), b);
+}
+
+}  // namespace
+
+Expr integer_div(const Expr& a, const Expr& b) {
+  te::DataType t = a.type();
+  Expr zero = te::make_const(t, 0);
+  Expr d = safe_divisor(b);
+  Expr q = te::floordiv(a, d);
+  if (t.is_int()) {
+    // Floor division rounds down; truncation differs when inexact with mixed signs.
+    Expr round_up = te::logical_and(te::ne(te::floormod(a, d), zero), te::ne(a < zero, d < zero));
+    q = te::select(round_up, q + te::make_const(t, 1), q);
+    q = te::select(te::eq(b, te::make_const(t, -1)), zero - a, q);  // wraps for INT_MIN
+  }
+  return te::select(te::eq(b, zero), zero, q);
+}
+
+Expr integer_mod(const Expr& a, const Expr& b, bool sign_of_dividend) {
+  // Where b is 0 or -1 the divisor is 1 and the remainder 0: a mod 0 is 0, a mod -1 is 0.
+  Expr d = safe_divisor(b);
+  Expr r = te::floormod(a, d);
+  if (!sign_of_dividend || !a.type().is_int()) return r;
+  Expr zero = te::make_const(a.type(), 0);
+  Expr signs_differ = te::ne(a < zero, d < zero);
+  return te::select(te::logical_and(te::ne(r, zero), signs_differ), r - d, r);
 }
 
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {

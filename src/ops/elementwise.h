@@ -68,8 +68,13 @@ te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name
 te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name = "sub");
 /// a * b.
 te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "mul");
-/// a / b; integers truncate toward zero (like C and ONNX).
+/// a / b; integers truncate toward zero (like C and ONNX), and divide by 0 into 0.
 te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name = "div");
+/// Integer a / b rounded toward zero. Total: a / 0 is 0 (as in NumPy), INT_MIN / -1 wraps;
+/// neither traps (x86 faults on both, killing the process running the kernel).
+te::Expr integer_div(const te::Expr& a, const te::Expr& b);
+/// Integer a mod b with the sign of b (ONNX Mod, fmod 0) or of a (fmod 1); a mod 0 is 0.
+te::Expr integer_mod(const te::Expr& a, const te::Expr& b, bool sign_of_dividend);
 /// a ** b (floating point only).
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name = "pow");
 /// max(a, b).

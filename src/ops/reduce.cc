@@ -53,6 +53,9 @@ te::Tensor reduce(const te::Tensor& x, ReduceOp op, const std::vector<int64_t>& 
   if (op == ReduceOp::Mean) detail::check_float(x, name);
   std::vector<int> ax = normalize_axes(axes, x.ndim(), name);
   Shape out = reduce_shape(x.shape(), ax, keepdims);
+  // Nothing to reduce (a 0-d input): every reduction is the identity.
+  if (ax.empty())
+    return te::compute(out, [&](const std::vector<Var>& o) { return x(detail::exprs(o)); }, name);
   te::ReduceKind kind = op == ReduceOp::Max    ? te::ReduceKind::Max
                         : op == ReduceOp::Min  ? te::ReduceKind::Min
                         : op == ReduceOp::Prod ? te::ReduceKind::Prod

@@ -201,8 +201,8 @@ Shape transpose_shape(const Shape& s, const std::vector<int64_t>& perm, const st
   USER_CHECK(perm.size() == s.size())
       << op << ": permutation " << list_string(perm) << " does not match shape " << shape_string(s);
   std::set<int64_t> seen(perm.begin(), perm.end());
-  USER_CHECK(seen.size() == perm.size() && *seen.begin() == 0 &&
-             *seen.rbegin() == int64_t(s.size()) - 1)
+  USER_CHECK(seen.size() == perm.size() &&
+             (perm.empty() || (*seen.begin() == 0 && *seen.rbegin() == int64_t(s.size()) - 1)))
       << op << ": " << list_string(perm) << " is not a permutation of the " << s.size()
       << " axes of " << shape_string(s);
   Shape out;

@@ -42,6 +42,7 @@ int64_t trunc_to_int(double v) {
 
 int64_t floor_div(int64_t a, int64_t b) {
   INTERNAL_CHECK(b != 0) << "integer division by zero in a compute definition";
+  if (b == -1) return int64_t(0 - uint64_t(a));  // INT64_MIN / -1 traps; wrap as compiled code does
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -154,7 +155,7 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       case NodeKind::Sub: r = int64_t(uint64_t(x) - uint64_t(y)); break;
       case NodeKind::Mul: r = int64_t(uint64_t(x) * uint64_t(y)); break;
       case NodeKind::FloorDiv: r = floor_div(x, y); break;
-      case NodeKind::FloorMod: r = x - floor_div(x, y) * y; break;
+      case NodeKind::FloorMod: r = y == -1 ? 0 : x - floor_div(x, y) * y; break;
       case NodeKind::Min: r = std::min(x, y); break;
       case NodeKind::Max: r = std::max(x, y); break;
       case NodeKind::And: r = x && y; break;

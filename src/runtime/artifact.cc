@@ -8,13 +8,21 @@
 
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/hash.h"
+#include "support/json.h"
 
 namespace tuner::runtime {
 
 namespace {
 
 constexpr char kMagic[8] = {'T', 'U', 'N', 'E', 'R', 'M', 'D', 'L'};
-constexpr uint32_t kVersion = 1;
+// 2: a checksum ends the file (a corrupt kernel library would crash the loading process).
+// Version 1 files (no checksum) still load.
+constexpr uint32_t kVersion = 2;
+
+uint64_t sections_checksum(const std::string& plan, const std::string& so, const std::string& weights) {
+  return checksum64(weights, checksum64(so, checksum64(plan)));
+}
 
 const char* storage_name(Storage s) {
   switch (s) {
@@ -125,9 +133,12 @@ void Artifact::save(const std::string& path) const {
       out.write(reinterpret_cast<const char*>(&n), sizeof n);
       out.write(s.data(), std::streamsize(n));
     };
-    section(plan.to_json().dump());
+    std::string plan_text = plan.to_json().dump();
+    section(plan_text);
     section(shared_object);
     section(weights);
+    uint64_t sum = sections_checksum(plan_text, shared_object, weights);
+    out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
   });
 }
 
@@ -143,8 +154,9 @@ Artifact Artifact::load(const std::string& path) {
   in.read(reinterpret_cast<char*>(&version), sizeof version);
   USER_CHECK(in && std::memcmp(magic, kMagic, sizeof kMagic) == 0)
       << path << ": not a Tuner model artifact (compile one with `tuner compile`)";
-  USER_CHECK(version == kVersion) << path << ": artifact format version " << version
-                                  << ", this Tuner reads version " << kVersion;
+  USER_CHECK(version == kVersion || version == 1)
+      << path << ": artifact format version " << version << ", this Tuner reads versions 1 to "
+      << kVersion;
   uint64_t pos = sizeof kMagic + sizeof version;
   auto section = [&](const char* what) {
     uint64_t n = 0;
@@ -159,11 +171,20 @@ Artifact Artifact::load(const std::string& path) {
   };
   Artifact a;
   std::string plan_text = section("plan");
-  Json j = Json::parse(plan_text, nullptr, false);
-  USER_CHECK(!j.is_discarded()) << path << ": the model plan is not valid JSON";
-  a.plan = Plan::from_json(j);
   a.shared_object = section("kernels");
   a.weights = section("weights");
+  if (version >= 2) {
+    uint64_t sum = 0;
+    in.read(reinterpret_cast<char*>(&sum), sizeof sum);
+    USER_CHECK(in) << path << ": truncated artifact (checksum)";
+    USER_CHECK(pos + sizeof sum == size) << path << ": " << size - pos - sizeof sum
+                                         << " unexpected bytes after the artifact's end";
+    USER_CHECK(sum == sections_checksum(plan_text, a.shared_object, a.weights))
+        << path << ": the artifact is corrupt (its checksum does not match); compile it again";
+  }
+  Json j = parse_json(plan_text, false);
+  USER_CHECK(!j.is_discarded()) << path << ": the model plan is not valid JSON";
+  a.plan = Plan::from_json(j);
   for (const auto& b : a.plan.buffers) {
     if (b.storage != Storage::Weight) continue;
     USER_CHECK(uint64_t(b.offset) + uint64_t(b.bytes) <= a.weights.size())

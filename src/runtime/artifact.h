@@ -1,6 +1,7 @@
 // The compiled-model artifact: one file holding the execution plan (JSON), the kernels'
 // shared object and the weights. Layout: "TUNERMDL", u32 version, then three length-prefixed
-// (u64) sections: plan JSON, shared object, weights.
+// (u64) sections: plan JSON, shared object, weights; from version 2 a u64 checksum of the three
+// (checksum64, chained) ends the file.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include "codegen/default_schedule.h"
 #include "costmodel/features.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::search {
 
@@ -56,7 +57,7 @@ std::vector<ReplayedWorkload> replay_records(
     for (auto& r : recs) {
       try {
         rw.schedules.push_back(
-            schedule::Schedule::replay(*dag, schedule::Trace::from_json(Json::parse(r.trace))));
+            schedule::Schedule::replay(*dag, schedule::Trace::from_json(parse_json(r.trace))));
         rw.costs.push_back(*r.median);
       } catch (const std::exception&) {
         // A record of an older trace format or workload definition: not usable here.
@@ -111,7 +112,7 @@ void start_search(TaskSearchState& st, const TuneTask& task, const TuneOptions& 
     double cost = r.status == db::MeasureStatus::Ok && r.median
                       ? *r.median : std::numeric_limits<double>::infinity();
     try {
-      auto trace = schedule::Trace::from_json(Json::parse(r.trace));
+      auto trace = schedule::Trace::from_json(parse_json(r.trace));
       st.search->add_measured(trace, cost);
       if (cost < st.best) {
         st.best = cost;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "codegen/default_schedule.h"
+#include "support/json.h"
 
 namespace tuner::search {
 
@@ -25,7 +26,7 @@ int validate_best(const std::vector<TuneTask>& tasks, const ValidateOptions& opt
       if (int(traces.size()) == opts.top) break;
       if (!seen.insert(r.trace).second) continue;
       try {
-        traces.push_back(schedule::Trace::from_json(Json::parse(r.trace)));
+        traces.push_back(schedule::Trace::from_json(parse_json(r.trace)));
       } catch (const std::exception&) {
         // Written by another Tuner version: not a candidate here.
       }

@@ -55,6 +55,21 @@ damage badshapes "UPDATE workloads SET shapes='{{';"
 expect badshapes "is damaged: workload 1 has a malformed shapes field" db list
 damage badrun "UPDATE tuning_runs SET progress='{{';"
 expect badrun "is damaged: tuning run 1 has a malformed progress field" report --list
+# A trace of 100,000 nested brackets (printing it recursed until the stack overflowed).
+damage deeptrace "UPDATE records SET trace = replace(printf('%.*c', 100000, 'x'), 'x', '[') ||
+  replace(printf('%.*c', 100000, 'x'), 'x', ']') WHERE id=1;"
+for cmd in "db show 1" "db export -o $dir/x.jsonl"; do
+  # shellcheck disable=SC2086
+  expect deeptrace "is damaged: record 1 has a malformed trace field \(nested deeper than 256 levels\)" $cmd
+done
+"$tuner" db verify --db "$dir/deeptrace.db" > "$dir/out" 2> "$dir/err"
+if [ $? -eq 1 ] && grep -q "^record 1: cannot be read: .*nested deeper than 256 levels" "$dir/out" &&
+   grep -q "^error: verify found 1 problem" "$dir/err"; then
+  echo "ok: deeptrace: db verify reports the record"
+else
+  echo "FAIL: deeptrace: db verify: $(cat "$dir/out" "$dir/err")"
+  status=1
+fi
 # The best records cannot be read: op run falls back to the default schedule.
 if "$tuner" op run matmul m=8 n=8 k=8 --repeat 1 --db "$dir/badtimes.db" > "$dir/out" 2> "$dir/err" &&
    grep -q "schedule: fallback" "$dir/out"; then

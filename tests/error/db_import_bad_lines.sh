@@ -22,16 +22,20 @@ line() { record_line "$@"; }
   line ok '[]' 2026-01-01T00:00:03.000Z                    # 5 ok without times
   line ok '[0.005]' yesterday                              # 6 bad time
   line ok '[0.006]' 2026-01-01T00:00:04.000Z | sed 's/"target":"llvm"/"target":"garbage"/'  # 7
+  deep=$(printf '%*s' 100000 '' | tr ' ' '[')$(printf '%*s' 100000 '' | tr ' ' ']')
+  l=$(line ok '[0.007]' 2026-01-01T00:00:05.000Z)
+  echo "${l/'{"insts":[]}'/$deep}"                             # 8 a trace nested 100,000 deep
 } > "$dir/in.jsonl"
 
 "$tuner" db import "$dir/in.jsonl" --db "$db" > "$dir/out" 2> "$dir/err" || fail "exit code $?"
 grep -q "imported 2 new records" "$dir/out" || fail "summary: $(cat "$dir/out")"
-[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 5 ] || fail "warnings: $(cat "$dir/err")"
-for n in 2 3 5 6 7; do
+[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 6 ] || fail "warnings: $(cat "$dir/err")"
+for n in 2 3 5 6 7 8; do
   grep -q "^warning: $dir/in.jsonl:$n: " "$dir/err" || fail "line $n not reported"
 done
 grep -q "in.jsonl:3: unknown status \"FAST\"" "$dir/err" || fail "line 3 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:7: unknown target kind 'garbage'" "$dir/err" || fail "line 7 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:8: JSON nested deeper than 256 levels" "$dir/err" || fail "line 8 reason: $(cat "$dir/err")"
 
 # Nothing but bad lines: the warnings, then an error and a non-zero exit.
 sed -n '2,3p' "$dir/in.jsonl" > "$dir/bad.jsonl"

@@ -156,3 +156,49 @@ good_with(external("w_short.bin", offset=0, length=24), ext, "ext_short_length.o
 good_with(external("w_ok.bin", offset=16, length=24), ext, "ext_offset_past_end.onnx")
 good_with(external("w_ok.bin", offset="abc"), ext, "ext_bad_offset.onnx")
 good_with(external("nothere.bin"), ext, "ext_missing.onnx")
+
+# Found by fuzzing (session 42): each of these once crashed (a signal) or blamed Tuner.
+# A 5-D conv weight on a 4-D input: libonnx's shape inference crashed on it.
+save(model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
+           [tensor_info("x", [1, 3, 8, 8])], [tensor_info("y", None)],
+           [numpy_helper.from_array(np.ones((4, 3, 3, 3, 1), np.float32), "w")]), "conv_w_rank5.onnx")
+# Transpose and ReduceSum of a 0-d tensor: identities.
+save(model([helper.make_node("Transpose", ["x"], ["t"], name="t0"),
+            helper.make_node("ReduceSum", ["t"], ["y"], name="r0", keepdims=0)],
+           [tensor_info("x", [])], [tensor_info("y", [])]), "scalar_ops.onnx")
+# Integer division and modulo by 0 and -1 (x86 traps on x / 0 and INT_MIN / -1): 0, and a
+# wrapped quotient. Inputs and expected outputs as .pb files.
+ints = [tensor_info(n, [2, 3], TensorProto.INT32) for n in ("a", "b")]
+save(model([helper.make_node("Div", ["a", "b"], ["q"], name="div0"),
+            helper.make_node("Mod", ["a", "b"], ["r"], name="mod0")],
+           ints, [tensor_info(n, [2, 3], TensorProto.INT32) for n in ("q", "r")]), "int_div.onnx")
+imin = np.iinfo(np.int32).min
+save_tensor(np.array([[7, -7, 5], [imin, 3, 0]], np.int32), "int_a.pb", "a")
+save_tensor(np.array([[0, 2, -1], [-1, 0, 0]], np.int32), "int_b.pb", "b")
+save_tensor(np.array([[0, -3, -5], [imin, 0, 0]], np.int32), "int_q.pb", "q")
+save_tensor(np.array([[0, 1, 0], [0, 0, 0]], np.int32), "int_r.pb", "r")
+# The same folded at compile time, INT64_MIN / -1 among them.
+i64 = [numpy_helper.from_array(np.array([np.iinfo(np.int64).min, 6], np.int64), "c"),
+       numpy_helper.from_array(np.array([-1, 0], np.int64), "d")]
+save(model([helper.make_node("Div", ["c", "d"], ["y"], name="div1")], [],
+           [tensor_info("y", [2], TensorProto.INT64)], i64), "int_div_folded.onnx")
+# Operators on types they do not take.
+save(model([helper.make_node("Not", ["a"], ["y"], name="not0")], ints[:1],
+           [tensor_info("y", [2, 3], TensorProto.INT32)]), "not_int.onnx")
+bools = [tensor_info(n, [2], TensorProto.BOOL) for n in ("a", "b")]
+save(model([helper.make_node("Mod", ["a", "b"], ["y"], name="mod1")], bools,
+           [tensor_info("y", [2], TensorProto.BOOL)]), "mod_bool.onnx")
+# Names that are not printable UTF-8 (an output named pr\xffbs; an operator type with a newline).
+nodes = [helper.make_node("Relu", ["x"], ["prXbs"], name="relu")]
+raw = model(nodes, [tensor_info("x", [2, 3])], [tensor_info("prXbs", [2, 3])]).SerializeToString()
+with open(path("name_not_utf8.onnx"), "wb") as f:
+    f.write(raw.replace(b"prXbs", b"pr\xffbs"))
+save(model([helper.make_node("Re\nlu", ["x"], ["y"], name="relu")], [tensor_info("x", [2, 3])],
+           [tensor_info("y", [2, 3])]), "op_type_newline.onnx")
+# A graph with no outputs; a ConvTranspose whose output_padding reaches its stride.
+save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [tensor_info("x", [2, 3])], []),
+     "no_outputs.onnx")
+save(model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="ct0", strides=[2, 2],
+                             output_padding=[2, 0])],
+           [tensor_info("x", [1, 2, 4, 4])], [tensor_info("y", None)],
+           [numpy_helper.from_array(np.ones((2, 3, 3, 3), np.float32), "w")]), "conv_transpose_outpad.onnx")

@@ -146,6 +146,23 @@ expect_model "Gather .gather0.: index 5 \(element 1 of the constant indices\) is
 expect_model "GatherElements .ge0.: index -4 \(element 1 of the constant indices\) is out of range for a dimension of size 3" \
   "$m/gather_elements_oob.onnx"
 
+# --- found by fuzzing: crashes (signals) and internal errors once
+expect_model "Conv 'conv0': weight W must have the rank of X" "$m/conv_w_rank5.onnx"
+expect_model "Not 'not0': Not needs a bool input, got int32" "$m/not_int.onnx"
+expect_model "Mod 'mod1': Mod needs numbers, got bool" "$m/mod_bool.onnx"
+expect_model "graph output 0's name is not printable UTF-8 text" "$m/name_not_utf8.onnx"
+expect_model "node 0's operator type is not printable UTF-8 text" "$m/op_type_newline.onnx"
+expect_model "no_outputs.onnx: the model has no outputs" "$m/no_outputs.onnx"
+expect_model "ConvTranspose 'ct0': output_padding 2 must be less than the stride \(2\) or the dilation \(1\)" \
+  "$m/conv_transpose_outpad.onnx"
+expect_ok "Transpose and ReduceSum of a 0-d tensor compile" compile "$m/scalar_ops.onnx" --db "" \
+  -o "$tmp/scalar.tuner"
+expect_ok "... and run" run "$tmp/scalar.tuner" --repeat 1
+expect_ok "INT64_MIN / -1 and 6 / 0 fold" compile "$m/int_div_folded.onnx" --db "" -o "$tmp/fold.tuner"
+expect_ok "integer Div and Mod compile" compile "$m/int_div.onnx" --db "" -o "$tmp/int_div.tuner"
+expect_ok "... and divide by 0 into 0, INT_MIN / -1 wrapping, without a trap" run "$tmp/int_div.tuner" \
+  --input "$m/int_a.pb" --input "$m/int_b.pb" --compare "$m/int_q.pb" --compare "$m/int_r.pb" --repeat 1
+
 # --- unsupported operators (all named at once) and opsets
 expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \
   "$m/unsupported.onnx"
@@ -183,6 +200,8 @@ expect_model "unknown target kind 'vulkan'" "$m/good.onnx" --target vulkan
 expect_model "unknown CPU 'notacpu'" "$m/good.onnx" --target "llvm -mcpu=notacpu"
 expect_model "unknown option '-mfoo'" "$m/good.onnx" --target "llvm -mfoo=1"
 expect_model "empty target string" "$m/good.onnx" --target ""
+expect_model "bad -mattr entry '\+nonsense'" "$m/good.onnx" --target "llvm -mattr=+avx2,+nonsense"
+expect_model "bad -mattr entry 'avx2'" "$m/good.onnx" --target "llvm -mattr=avx2"
 expect "cuda.*not supported" compile "$m/good.onnx" --db "" -o "$work/never.tuner" --target "cuda -arch=sm_90"
 mkdir "$work/folder"
 expect "cannot write $work/folder: Is a directory" compile "$m/good.onnx" --db "" -o "$work/folder"
@@ -200,11 +219,17 @@ head -c 4 "$art" >"$tmp/cut4.tuner"
 expect "cut4.tuner: not a Tuner model artifact" run "$tmp/cut4.tuner"
 for n in 12 30 $((asize / 2)) $((asize - 1)); do
   head -c "$n" "$art" >"$tmp/cut$n.tuner"
-  expect "cut$n.tuner: truncated artifact \((plan|kernels|weights)\)" run "$tmp/cut$n.tuner"
+  expect "cut$n.tuner: truncated artifact \((plan|kernels|weights|checksum)\)" run "$tmp/cut$n.tuner"
 done
 cp "$art" "$tmp/badplan.tuner"
 printf 'X' | dd of="$tmp/badplan.tuner" bs=1 seek=20 conv=notrunc status=none  # the plan's first byte
-expect "badplan.tuner: the model plan is not valid JSON" run "$tmp/badplan.tuner"
+expect "badplan.tuner: the artifact is corrupt \(its checksum does not match\)" run "$tmp/badplan.tuner"
+cp "$art" "$tmp/flip.tuner"  # one byte of the kernels' shared object (dlopen'ed: a crash before)
+printf '\x5a' | dd of="$tmp/flip.tuner" bs=1 seek=$((asize / 3)) conv=notrunc status=none
+expect "flip.tuner: the artifact is corrupt \(its checksum does not match\); compile it again" \
+  run "$tmp/flip.tuner"
+{ cat "$art"; printf 'tail'; } >"$tmp/tail.tuner"
+expect "tail.tuner: 4 unexpected bytes after the artifact's end" run "$tmp/tail.tuner"
 
 # --- tuner run: an artifact for another architecture or for CPU features this one lacks
 # (compiling for them works; running would be SIGILL or a failed dlopen)
@@ -224,6 +249,9 @@ expect "x_int64.pb: int64\[2x3\] does not match input 'x' float32\[2x3\]" run "$
 expect "the model has 1 inputs, 2 given" run "$art" --input "$m/x.pb" --input "$m/x.pb"
 expect "text.onnx: not a serialized ONNX TensorProto" run "$art" --input "$tmp/text.onnx"
 expect "missing.pb: no such file" run "$art" --input "$tmp/missing.pb"
+: >"$tmp/empty.pb"
+expect "empty.pb: not a serialized ONNX TensorProto \(no data type; the file is empty\)" run "$art" \
+  --input "$tmp/empty.pb"
 expect "big.onnx: larger than 2 GiB" run "$art" --input "$tmp/big.onnx"
 expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb" \
   --compare "$m/y.pb" --compare "$m/y.pb"

@@ -110,4 +110,31 @@ TEST(Elementwise, IntegerDivisionTruncatesTowardZero) {
             1);
 }
 
+// Integer a / b and a mod b are total (x86 traps on x / 0 and INT_MIN / -1, killing the
+// process running the kernel): 0 for b = 0, -a wrapped for a / -1, else C's and ONNX's rules.
+TEST(Elementwise, IntegerDivisionAndModuloAreTotal) {
+  std::vector<double> vals = {-128, -7, -1, 0, 1, 2, 7, 127};
+  std::vector<double> xs, ys;
+  for (double x : vals)
+    for (double y : vals) xs.push_back(x), ys.push_back(y);
+  int64_t n = int64_t(xs.size());
+  te::DataType t = te::DataType::i8();
+  te::Tensor a = te::placeholder({n}, t, "a"), b = te::placeholder({n}, t, "b");
+  auto binary = [&](auto f, const char* name) {
+    return te::compute({n}, [&](const std::vector<te::Var>& i) { return f(a(i[0]), b(i[0])); }, name);
+  };
+  te::ComputeDAG dag({a, b}, {div(a, b), binary([](auto x, auto y) { return integer_mod(x, y, false); }, "mod"),
+                              binary([](auto x, auto y) { return integer_mod(x, y, true); }, "fmod")});
+  auto out = evaluate_dag(dag, {HostTensor::from_values({n}, t, xs), HostTensor::from_values({n}, t, ys)});
+  for (int64_t i = 0; i < n; ++i) {
+    auto x = int64_t(xs[size_t(i)]), y = int64_t(ys[size_t(i)]);
+    int64_t q = y == 0 ? 0 : y == -1 ? int64_t(int8_t(-x)) : x / y;
+    int64_t fmod = y == 0 || y == -1 ? 0 : x % y;
+    int64_t mod = fmod != 0 && (fmod < 0) != (y < 0) ? fmod + y : fmod;
+    EXPECT_EQ(out[0].get_int(i), q) << x << " / " << y;
+    EXPECT_EQ(out[1].get_int(i), mod) << x << " mod " << y;
+    EXPECT_EQ(out[2].get_int(i), fmod) << x << " fmod " << y;
+  }
+}
+
 }  // namespace tuner::ops::testing

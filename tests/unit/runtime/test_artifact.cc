@@ -32,6 +32,11 @@ Artifact sample() {
   return a;
 }
 
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
 std::string temp_path(const char* name) {
   return (std::filesystem::temp_directory_path() / name).string();
 }
@@ -51,11 +56,7 @@ TEST(Artifact, RoundTrip) {
 TEST(Artifact, DamagedFilesAreUserErrors) {
   std::string p = temp_path("tuner_artifact_bad.tuner");
   sample().save(p);
-  std::string bytes;
-  {
-    std::ifstream in(p, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string bytes = read_bytes(p);
   // Every truncation point is refused with a message, never a crash.
   for (size_t cut = 0; cut < bytes.size(); cut += 7) {
     std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(cut));
@@ -70,6 +71,23 @@ TEST(Artifact, DamagedFilesAreUserErrors) {
   }
   std::filesystem::remove(p);
   EXPECT_THROW(Artifact::load(p), UserError);
+}
+
+TEST(Artifact, ChecksumCatchesAnyFlippedByte) {
+  std::string p = temp_path("tuner_artifact_flip.tuner");
+  sample().save(p);
+  std::string bytes = read_bytes(p);
+  // Past the magic and version: one changed byte anywhere (lengths, plan, kernels, weights,
+  // the checksum itself) is refused, never loaded (a damaged kernel library would crash).
+  for (size_t i = 12; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = char(bad[i] ^ 0x10);
+    std::ofstream(p, std::ios::binary | std::ios::trunc).write(bad.data(), std::streamsize(bad.size()));
+    EXPECT_THROW(Artifact::load(p), UserError) << "byte " << i;
+  }
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes << "x";
+  EXPECT_THROW(Artifact::load(p), UserError) << "a trailing byte";
+  std::filesystem::remove(p);
 }
 
 TEST(Artifact, InconsistentPlanIsRefused) {

@@ -107,7 +107,8 @@ Target Target::parse(const std::string& s) {
     for (const auto& kv : sti->getAllProcessorFeatures()) known.insert(kv.Key);
     std::stringstream list(t.mattr);
     for (std::string f; std::getline(list, f, ',');)
-      USER_CHECK((f.size() > 1 && (f[0] == '+' || f[0] == '-') && known.count(f.substr(1))))
+      USER_CHECK(f.empty() || (f.size() > 1 && (f[0] == '+' || f[0] == '-') &&
+                               known.count(llvm::StringRef(f).substr(1).lower())))
           << "bad -mattr entry '" << f << "' for " << t.triple
           << " (expected +feature or -feature, e.g. +avx2, -avx512f)";
     t.features += (t.features.empty() ? "" : ",") + t.mattr;

@@ -12,6 +12,7 @@
 #include "db/timestamp.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/log.h"
 
 namespace tuner::db {
 
@@ -326,6 +327,17 @@ CommitResult SqliteDatabase::commit_round(std::span<const Record> round) {
   });
 }
 
+void SqliteDatabase::warn_skipped(const std::exception& bad_row) {
+  constexpr size_t kShown = 3;  // then one line for the rest
+  std::lock_guard<std::mutex> lock(warned_mu_);
+  if (warned_.size() > kShown || !warned_.insert(bad_row.what()).second) return;
+  if (warned_.size() <= kShown)
+    log(LogLevel::Info, "warning: tuning database '{}' is damaged: {}; skipped (`tuner db verify` lists every damaged row)",
+        path_, bad_row.what());
+  else
+    log(LogLevel::Info, "warning: tuning database '{}': more damaged rows skipped", path_);
+}
+
 std::vector<Record> SqliteDatabase::top_k(int64_t workload_id, std::string_view target, int k) {
   if (k <= 0) return {};
   return read([&](Connection& c) {
@@ -339,8 +351,8 @@ std::vector<Record> SqliteDatabase::top_k(int64_t workload_id, std::string_view 
     while (q.step()) {
       try {
         out.push_back(record_row(q));
-      } catch (const sqlite::BadRow&) {
-        // Skipped, like a trace another version wrote: the next best still compiles.
+      } catch (const sqlite::BadRow& e) {
+        warn_skipped(e);  // the next best still compiles
       }
     }
     return out;
@@ -399,8 +411,9 @@ void SqliteDatabase::for_each_record(
           std::optional<Record> r;
           try {
             r = record_row(q);
-          } catch (const sqlite::BadRow&) {
+          } catch (const sqlite::BadRow& e) {
             if (!f.skip_unreadable) throw;
+            warn_skipped(e);
             continue;
           }
           visit(ws.at(r->workload_id), *r);

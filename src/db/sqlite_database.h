@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "db/database.h"
@@ -100,11 +101,15 @@ class SqliteDatabase final : public Database {
   /// read() for code in other files (sqlite_verify.cc).
   void with_reader(bool snapshot, const std::function<void(sqlite::Connection&)>& f);
   [[noreturn]] void raise(const sqlite::SqliteError& e) const;
+  /// Warns (once per row and database) that a row that does not decode was skipped.
+  void warn_skipped(const std::exception& bad_row);
 
   std::string path_;
   SqliteOptions options_;
   std::mutex read_mu_, write_mu_;
   std::unique_ptr<sqlite::Connection> reader_, writer_;
+  std::mutex warned_mu_;
+  std::set<std::string> warned_;  // rows warn_skipped has reported
 };
 
 }  // namespace tuner::db

@@ -15,7 +15,9 @@ template <class F>
 auto json_field(const Stmt& q, int col, const std::string& row, const char* field, F&& get) {
   try {
     return get(parse_json(q.text(col)));
-  } catch (const std::exception&) {  // invalid JSON, nested too deeply, or of the wrong form
+  } catch (const Json::exception&) {  // invalid JSON or of the wrong form
+    throw BadRow(fmt::format("{} has a malformed {} field", row, field));
+  } catch (const UserError&) {  // nested too deeply
     throw BadRow(fmt::format("{} has a malformed {} field", row, field));
   }
 }

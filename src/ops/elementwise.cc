@@ -182,7 +182,11 @@ Expr integer_div(const Expr& a, const Expr& b) {
     // Floor division rounds down; truncation differs when inexact with mixed signs.
     Expr round_up = te::logical_and(te::ne(te::floormod(a, d), zero), te::ne(a < zero, d < zero));
     q = te::select(round_up, q + te::make_const(t, 1), q);
-    q = te::select(te::eq(b, te::make_const(t, -1)), zero - a, q);  // wraps for INT_MIN
+    // -a, wrapping for INT_MIN: in unsigned arithmetic (signed i64 arithmetic is emitted
+    // no-signed-wrap, where 0 - INT64_MIN would be undefined).
+    te::DataType u(te::DataType::UInt, t.bits);
+    Expr neg = te::cast(t, te::make_const(u, 0) - te::cast(u, a));
+    q = te::select(te::eq(b, te::make_const(t, -1)), neg, q);
   }
   return te::select(te::eq(b, zero), zero, q);
 }

@@ -155,7 +155,11 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       case NodeKind::Sub: r = int64_t(uint64_t(x) - uint64_t(y)); break;
       case NodeKind::Mul: r = int64_t(uint64_t(x) * uint64_t(y)); break;
       case NodeKind::FloorDiv: r = floor_div(x, y); break;
-      case NodeKind::FloorMod: r = y == -1 ? 0 : x - floor_div(x, y) * y; break;
+      case NodeKind::FloorMod:  // without x - floor(x / y) * y, which can overflow
+        INTERNAL_CHECK(y != 0) << "integer modulo by zero in a compute definition";
+        r = y == -1 ? 0 : x % y;
+        if (r != 0 && (r < 0) != (y < 0)) r += y;
+        break;
       case NodeKind::Min: r = std::min(x, y); break;
       case NodeKind::Max: r = std::max(x, y); break;
       case NodeKind::And: r = x && y; break;

@@ -21,7 +21,12 @@ constexpr char kMagic[8] = {'T', 'U', 'N', 'E', 'R', 'M', 'D', 'L'};
 constexpr uint32_t kVersion = 2;
 
 uint64_t sections_checksum(const std::string& plan, const std::string& so, const std::string& weights) {
-  return checksum64(weights, checksum64(so, checksum64(plan)));
+  uint64_t h = 0;
+  for (const std::string* s : {&plan, &so, &weights}) {  // each length, then its bytes
+    uint64_t n = s->size();
+    h = checksum64(*s, checksum64(std::string_view(reinterpret_cast<const char*>(&n), sizeof n), h));
+  }
+  return h;
 }
 
 const char* storage_name(Storage s) {

@@ -177,6 +177,17 @@ save_tensor(np.array([[7, -7, 5], [imin, 3, 0]], np.int32), "int_a.pb", "a")
 save_tensor(np.array([[0, 2, -1], [-1, 0, 0]], np.int32), "int_b.pb", "b")
 save_tensor(np.array([[0, -3, -5], [imin, 0, 0]], np.int32), "int_q.pb", "q")
 save_tensor(np.array([[0, 1, 0], [0, 0, 0]], np.int32), "int_r.pb", "r")
+# int64 in a kernel: INT64_MIN / -1 wraps (the negation is done unsigned: signed i64
+# arithmetic is emitted no-signed-wrap).
+longs = [tensor_info(n, [3], TensorProto.INT64) for n in ("a", "b")]
+save(model([helper.make_node("Div", ["a", "b"], ["q"], name="div2"),
+            helper.make_node("Mod", ["a", "b"], ["r"], name="mod2")],
+           longs, [tensor_info(n, [3], TensorProto.INT64) for n in ("q", "r")]), "int64_div.onnx")
+lmin = np.iinfo(np.int64).min
+save_tensor(np.array([lmin, 9, lmin], np.int64), "long_a.pb", "a")
+save_tensor(np.array([-1, -2, 3], np.int64), "long_b.pb", "b")
+save_tensor(np.array([lmin, -4, lmin // 3 + 1], np.int64), "long_q.pb", "q")
+save_tensor(np.array([0, -1, lmin % 3], np.int64), "long_r.pb", "r")
 # The same folded at compile time, INT64_MIN / -1 among them.
 i64 = [numpy_helper.from_array(np.array([np.iinfo(np.int64).min, 6], np.int64), "c"),
        numpy_helper.from_array(np.array([-1, 0], np.int64), "d")]

@@ -158,6 +158,9 @@ expect_model "ConvTranspose 'ct0': output_padding 2 must be less than the stride
 expect_ok "Transpose and ReduceSum of a 0-d tensor compile" compile "$m/scalar_ops.onnx" --db "" \
   -o "$tmp/scalar.tuner"
 expect_ok "... and run" run "$tmp/scalar.tuner" --repeat 1
+expect_ok "int64 Div and Mod compile" compile "$m/int64_div.onnx" --db "" -o "$tmp/int64_div.tuner"
+expect_ok "... and INT64_MIN / -1 wraps" run "$tmp/int64_div.tuner" --input "$m/long_a.pb" \
+  --input "$m/long_b.pb" --compare "$m/long_q.pb" --compare "$m/long_r.pb" --repeat 1
 expect_ok "INT64_MIN / -1 and 6 / 0 fold" compile "$m/int_div_folded.onnx" --db "" -o "$tmp/fold.tuner"
 expect_ok "integer Div and Mod compile" compile "$m/int_div.onnx" --db "" -o "$tmp/int_div.tuner"
 expect_ok "... and divide by 0 into 0, INT_MIN / -1 wrapping, without a trap" run "$tmp/int_div.tuner" \
@@ -225,7 +228,8 @@ cp "$art" "$tmp/badplan.tuner"
 printf 'X' | dd of="$tmp/badplan.tuner" bs=1 seek=20 conv=notrunc status=none  # the plan's first byte
 expect "badplan.tuner: the artifact is corrupt \(its checksum does not match\)" run "$tmp/badplan.tuner"
 cp "$art" "$tmp/flip.tuner"  # one byte of the kernels' shared object (dlopen'ed: a crash before)
-printf '\x5a' | dd of="$tmp/flip.tuner" bs=1 seek=$((asize / 3)) conv=notrunc status=none
+byte=$(od -An -tu1 -j $((asize / 3)) -N1 "$art" | tr -d ' ')
+printf "\\$(printf '%03o' $((byte ^ 0x10)))" | dd of="$tmp/flip.tuner" bs=1 seek=$((asize / 3)) conv=notrunc status=none
 expect "flip.tuner: the artifact is corrupt \(its checksum does not match\); compile it again" \
   run "$tmp/flip.tuner"
 { cat "$art"; printf 'tail'; } >"$tmp/tail.tuner"

@@ -90,6 +90,21 @@ TEST(Artifact, ChecksumCatchesAnyFlippedByte) {
   std::filesystem::remove(p);
 }
 
+TEST(Artifact, VersionOneFilesWithoutChecksumStillLoad) {
+  std::string p = temp_path("tuner_artifact_v1.tuner");
+  sample().save(p);
+  std::string bytes = read_bytes(p);
+  bytes.resize(bytes.size() - 8);  // no checksum
+  uint32_t one = 1;
+  bytes.replace(8, sizeof one, reinterpret_cast<const char*>(&one), sizeof one);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  Artifact b = Artifact::load(p);
+  std::filesystem::remove(p);
+  EXPECT_EQ(b.plan.to_json(), sample().plan.to_json());
+  EXPECT_EQ(b.shared_object, sample().shared_object);
+  EXPECT_EQ(b.weights, sample().weights);
+}
+
 TEST(Artifact, InconsistentPlanIsRefused) {
   Json j = sample().plan.to_json();
   j["buffers"][0]["bytes"] = 25;

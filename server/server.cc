@@ -22,8 +22,22 @@ namespace tuner::server {
 
 namespace {
 
+// A status message quoting a client's strings stays short: gRPC refuses metadata over 16 KiB,
+// and the client would see RESOURCE_EXHAUSTED instead of the error (a 10 MB job name, say).
+std::string short_message(std::string m) {
+  constexpr size_t kMax = 2000;
+  if (m.size() > kMax) m = m.substr(0, kMax) + fmt::format("... ({} bytes in all)", m.size());
+  return m;
+}
+
 grpc::Status user_error(const std::exception& e) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
+  return {grpc::StatusCode::INVALID_ARGUMENT, short_message(e.what())};
+}
+
+// A client's id or name inside a message, quoted and cut short.
+std::string quoted(const std::string& s) {
+  constexpr size_t kMax = 200;
+  return "'" + (s.size() > kMax ? s.substr(0, kMax) + "...'" : s + "'");
 }
 
 constexpr size_t kMaxImportBytes = size_t(1) << 30;
@@ -155,7 +169,7 @@ class TuningServiceImpl final : public rpc::TuningService::Service {
     bool changed = true;
     while (!ctx->IsCancelled()) {
       auto info = jobs_.info(req->job());
-      if (!info) return {grpc::StatusCode::NOT_FOUND, "no job " + req->job()};
+      if (!info) return {grpc::StatusCode::NOT_FOUND, "no job " + quoted(req->job())};
       if (changed && !out->Write(*info)) break;
       if (JobManager::terminal(*info)) break;
       // Wakes at least every second to notice a client that went away.
@@ -166,7 +180,7 @@ class TuningServiceImpl final : public rpc::TuningService::Service {
   grpc::Status Cancel(grpc::ServerContext* ctx, const rpc::CancelRequest* req,
                       rpc::CancelReply*) override {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
-    if (!jobs_.cancel(req->job())) return {grpc::StatusCode::NOT_FOUND, "no job " + req->job()};
+    if (!jobs_.cancel(req->job())) return {grpc::StatusCode::NOT_FOUND, "no job " + quoted(req->job())};
     return grpc::Status::OK;
   }
   grpc::Status List(grpc::ServerContext* ctx, const rpc::ListJobsRequest*,
@@ -308,6 +322,9 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
   }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder b;
+  // No SO_REUSEPORT (gRPC's default): a second server on a port in use must fail, not share
+  // the port and take clients at random.
+  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   b.AddListeningPort(opts_.listen, creds, &port_);
   b.RegisterService(worker_.get());
   b.RegisterService(tuning_.get());

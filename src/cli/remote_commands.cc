@@ -199,9 +199,12 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
     if (auto s = stub->TopK(ctx.get(), req, &rep); !s.ok()) fail(a.server, s);
     if (a.json) {
       Json recs = Json::array();
-      for (const auto& r : rep.records())
+      for (const auto& r : rep.records()) {
+        Json trace = parse_json(r.trace(), false);
+        if (trace.is_discarded()) trace = r.trace();  // not JSON we read: as the server sent it
         recs.push_back({{"id", r.id()}, {"median", r.median_seconds()}, {"worker", r.worker()},
-                        {"trace", parse_json(r.trace(), false)}});
+                        {"trace", std::move(trace)}});
+      }
       fmt::print("{}\n", Json{{"workload", a.workload}, {"records", recs}}.dump(2));
       return;
     }

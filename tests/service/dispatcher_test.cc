@@ -2,9 +2,12 @@
 // expired leases, quarantine, bounded queue.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <thread>
 
 #include "server/dispatcher.h"
+#include "server/wire.h"
 #include "service/service_util.h"
 
 namespace tuner::server {
@@ -182,6 +185,29 @@ TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {
   EXPECT_NO_THROW(small.submit({work("j", "b")}));
   EXPECT_EQ(same[0].get().error, "cancelled");
   EXPECT_EQ(d.queued(), 0u);
+}
+
+// A worker's result with times no record may hold (negative, NaN, infinite, 0) arrives as an
+// error for that candidate: before, the round's commit failed and the job lost the round.
+TEST(Wire, ResultsWithInvalidTimesBecomeErrors) {
+  auto result = [](std::vector<double> times, double run_seconds = 0.1) {
+    rpc::Result p;
+    p.set_status("ok");
+    for (double t : times) p.add_times(t);
+    p.set_run_seconds(run_seconds);
+    return from_proto(p);
+  };
+  EXPECT_TRUE(result({1e-3, 2e-3}).ok());
+  double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (double bad : {-1.0, 0.0, inf, nan}) {
+    auto r = result({1e-3, bad});
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status, db::MeasureStatus::Unknown) << bad;
+    EXPECT_TRUE(r.times.empty()) << bad;
+  }
+  EXPECT_FALSE(result({1e-3}, -1).ok());
+  EXPECT_FALSE(result({1e-3}, nan).ok());
+  EXPECT_FALSE(result({}).ok());
 }
 
 }  // namespace

@@ -283,14 +283,6 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
   db::Database& db_;
 };
 
-std::string read_pem(const std::string& path) {
-  std::ifstream in(path);
-  USER_CHECK(in) << "cannot read " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 Server::Server(ServerOptions opts) : opts_(std::move(opts)) {

@@ -15,6 +15,15 @@
 
 namespace tuner::server {
 
+std::string read_pem(const std::string& path) {
+  std::ifstream in(path);
+  USER_CHECK(in) << "cannot read " << path;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  USER_CHECK(text.find("-----BEGIN ") != std::string::npos)
+      << path << ": not a PEM file (no -----BEGIN line)";
+  return text;
+}
+
 std::string sha256_hex(std::string_view bytes) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -72,12 +72,8 @@ Worker::Worker(WorkerOptions opts) : opts_(std::move(opts)) {
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, int(opts_.max_backoff_s * 1000));
   std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
   if (!opts_.tls_ca.empty()) {
-    std::ifstream in(opts_.tls_ca);
-    USER_CHECK(in) << "cannot read " << opts_.tls_ca;
-    std::stringstream ss;
-    ss << in.rdbuf();
     grpc::SslCredentialsOptions so;
-    so.pem_root_certs = ss.str();
+    so.pem_root_certs = server::read_pem(opts_.tls_ca);
     creds = grpc::SslCredentials(so);
   }
   channel_ = grpc::CreateCustomChannel(opts_.server, creds, args);

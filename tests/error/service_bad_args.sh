@@ -21,6 +21,8 @@ expect_error "^error: --max-parallel: '0' is not a number from 1" "${w[@]}" --ma
 expect_error "^error: --min-repeat-ms: '-1' is not a number from 0" "${w[@]}" --min-repeat-ms -1
 expect_error "^error: --server '127.0.0.1:99999': the port must be a number from 0 to 65535" \
   --server 127.0.0.1:99999 --token-file "$tmp/w"
+expect_error "^error: cannot read $tmp/nosuch.pem" "${w[@]}" --tls-ca "$tmp/nosuch.pem"
+expect_error "^error: $tmp/w: not a PEM file \(no -----BEGIN line\)" "${w[@]}" --tls-ca "$tmp/w"
 TUNER=$bin/tuner-server
 s=(--db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")
 expect_error "^error: .*--nosuch" "${s[@]}" --nosuch

@@ -64,8 +64,9 @@ std::string record_to_line(const Workload& w, const Record& r) {
 }
 
 ParsedLine record_from_line(const std::string& line) {
+  // parse_json's own check, said apart from invalid JSON (the line is scanned once).
   USER_CHECK(json_nesting(line) <= kMaxJsonNesting) << "JSON nested deeper than " << kMaxJsonNesting << " levels";
-  Json j = parse_json(line, false);
+  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   USER_CHECK(!j.is_discarded()) << "not valid JSON";
   USER_CHECK(j.is_object()) << "not a JSON object";
   USER_CHECK(j.value("format", "") == kFormat)

@@ -122,7 +122,9 @@ bool Dispatcher::heartbeat(const std::string& worker_id) {
 std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worker_id, int max,
                                                         double wait_s) {
   std::unique_lock lk(mu_);
-  auto end = Clock::now() + seconds(std::clamp(wait_s, 0.0, 30.0));
+  // Bounded well inside the heartbeat timeout: a worker waiting here is not lost. NaN: 0.
+  double max_wait = std::min(30.0, opts_.heartbeat_timeout_s / 2);
+  auto end = Clock::now() + seconds(wait_s > 0 ? std::min(wait_s, max_wait) : 0.0);
   std::vector<rpc::Lease> leases;
   while (true) {
     auto wf = workers_.find(worker_id);
@@ -149,7 +151,8 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
       if (it.work.gpu) *l.mutable_gpu() = to_proto(*it.work.gpu);
       l.set_timeout_s(it.work.timeout_s);
       double life = it.work.timeout_s + opts_.lease_margin_s;
-      if (w.tasks_sent.insert(it.work.task->key()).second) {
+      it.lease_has_task = w.tasks_sent.insert(it.work.task->key()).second;
+      if (it.lease_has_task) {
         *l.mutable_task() = *it.work.task;
         life += opts_.prepare_allowance_s;
       }
@@ -175,6 +178,10 @@ ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string
     return {false, fmt::format("late report: attempt {} is not the current lease", attempt)};
   if (task_missing) {
     if (wf != workers_.end()) wf->second.tasks_sent.erase(it.work.task->key());
+    if (it.lease_has_task) {
+      revoke(it, true, "worker " + worker_id + " reported the task missing from a lease that carried it");
+      return {false, "the lease carried the task's data"};
+    }
     revoke(it, false, "");
     return {false, "the task's data will be sent again"};
   }
@@ -188,11 +195,12 @@ void Dispatcher::revoke(Item& it, bool strike, const std::string& why) {
   it.leased_to.clear();
   if (strike) ++it.strikes;
   if (it.strikes >= opts_.quarantine_after) {
-    tuner::log(LogLevel::Info, "candidate {} of job {} quarantined: {} workers lost while measuring it",
-             it.work.candidate.substr(0, 12), it.work.job, it.strikes);
+    tuner::log(LogLevel::Info, "candidate {} of job {} quarantined after {} failed leases ({})",
+               it.work.candidate.substr(0, 12), it.work.job, it.strikes, why);
     finish(it.id, measure::make_error(
                       db::MeasureStatus::RuntimeDevice,
-                      fmt::format("quarantined: {} workers were lost while measuring it ({})",
+                      fmt::format("quarantined: {} leases of it failed (workers lost or "
+                                  "misbehaving; last: {})",
                                   it.strikes, why)));
     return;
   }

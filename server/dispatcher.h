@@ -105,7 +105,8 @@ class Dispatcher {
   std::optional<std::vector<rpc::Lease>> pull(const std::string& worker_id, int max, double wait_s);
   /// Delivers a result; a duplicate, late or foreign report is refused and changes nothing.
   /// With task_missing the candidate is re-queued (no result) and the worker gets the task's
-  /// data again.
+  /// data again; when the lease carried the data already, that is a strike on the candidate
+  /// (a worker that always answers so cannot keep a job running for ever).
   ReportOutcome report(const std::string& worker_id, const std::string& job,
                        const std::string& candidate, int attempt, measure::MeasureResult r,
                        bool task_missing = false);
@@ -125,7 +126,8 @@ class Dispatcher {
     uint64_t id = 0;
     Work work;
     int attempt = 0;  // of the current (or last) lease
-    int strikes = 0;  // workers lost while it was leased
+    int strikes = 0;  // workers lost (or misbehaving) while it was leased
+    bool lease_has_task = false;  // the current lease carried the task's data
     std::string leased_to;
     Clock::time_point deadline;
     std::promise<measure::MeasureResult> promise;

@@ -37,34 +37,62 @@ std::string model_path(const std::string& dir, int64_t run_id) {
   return fmt::format("{}/run-{}.onnx", dir, run_id);
 }
 
+// The DAG and parameters of an op job; a UserError for an unknown op or bad parameters.
+std::pair<te::ComputeDAG, ops::Params> op_dag(const rpc::OpJob& op) {
+  const ops::OpDef& def = ops::find_op(op.op());
+  ops::Params p =
+      ops::parse_params(def, std::vector<std::string>(op.params().begin(), op.params().end()));
+  return {def.build(p), p};
+}
+
+// The model's graph after the passes `tuner compile` runs for `target`, and its tasks.
+std::pair<graph::Graph, graph::TaskSet> model_tasks(const rpc::ModelJob& m,
+                                                   const codegen::Target& target,
+                                                   const std::string& model_file) {
+  graph::ImportOptions io;
+  for (const auto& s : m.input_shapes()) graph::parse_input_shape(s, io);
+  graph::Graph g = graph::import_onnx(model_file, io);
+  graph::PassOptions po = compile::pass_options_for(target);  // the layouts `tuner compile` chooses
+  po.winograd = !m.no_winograd();
+  graph::run_passes(g, po);
+  graph::FuseOptions fo;
+  fo.enabled = !m.no_fuse();
+  graph::TaskSet ts = graph::extract_tasks(g, fo);
+  return {std::move(g), std::move(ts)};
+}
+
+// `what` with the server's file name for the model replaced by the name the client gave: the
+// client never sees the server's folders.
+std::string client_message(std::string what, const std::string& server_file,
+                           const std::string& model_name) {
+  std::string name = model_name.empty() ? "the model" : model_name;
+  for (size_t at; (at = what.find(server_file)) != std::string::npos;)
+    what.replace(at, server_file.size(), name);
+  return what;
+}
+
 // The tasks of a job for `target` (the identity measured) and their weights (an op: one task
 // of weight 1).
 void job_tasks(const rpc::SubmitRequest& spec, const codegen::Target& target,
                const std::string& model_file, std::vector<search::TuneTask>* tasks,
                std::vector<double>* weights) {
   if (spec.has_op()) {
+    auto [dag, p] = op_dag(spec.op());
     const ops::OpDef& def = ops::find_op(spec.op().op());
-    ops::Params p = ops::parse_params(
-        def, std::vector<std::string>(spec.op().params().begin(), spec.op().params().end()));
-    te::ComputeDAG dag = def.build(p);
     tasks->push_back({dag, def.name, p.str(), target, def.make_inputs(p, dag, spec.seed())});
     weights->push_back(1);
     return;
   }
-  graph::ImportOptions io;
-  for (const auto& s : spec.model().input_shapes()) graph::parse_input_shape(s, io);
-  graph::Graph g = graph::import_onnx(model_file, io);
-  graph::PassOptions po = compile::pass_options_for(target);  // the layouts `tuner compile` chooses
-  po.winograd = !spec.model().no_winograd();
-  graph::run_passes(g, po);
-  graph::FuseOptions fo;
-  fo.enabled = !spec.model().no_fuse();
-  graph::TaskSet ts = graph::extract_tasks(g, fo);
-  for (size_t i = 0; i < ts.tasks.size(); ++i) {
-    const auto& t = ts.tasks[i];
-    tasks->push_back({t.dag, "model:" + t.ops, "model=" + g.name + " task=" + std::to_string(i),
-                      target, ops::random_inputs(t.dag, spec.seed() + i, -1.0, 1.0, 0, 1)});
-    weights->push_back(t.weight);
+  try {
+    auto [g, ts] = model_tasks(spec.model(), target, model_file);
+    for (size_t i = 0; i < ts.tasks.size(); ++i) {
+      const auto& t = ts.tasks[i];
+      tasks->push_back({t.dag, "model:" + t.ops, "model=" + g.name + " task=" + std::to_string(i),
+                        target, ops::random_inputs(t.dag, spec.seed() + i, -1.0, 1.0, 0, 1)});
+      weights->push_back(t.weight);
+    }
+  } catch (const UserError& e) {
+    throw UserError(client_message(e.what(), model_file, spec.model().name()));
   }
 }
 
@@ -113,35 +141,47 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
       << "no worker for " << target.str() << " is connected to this server; attach one on a "
       << "GPU host with `tuner-worker --server HOST:PORT --target=\"" << target.str()
       << "\" --token-file FILE`";
-  if (spec.has_op()) {  // validate now: a bad op is the caller's error, not a failed job
-    const ops::OpDef& def = ops::find_op(spec.op().op());
-    ops::parse_params(def, std::vector<std::string>(spec.op().params().begin(),
-                                                    spec.op().params().end()));
+  // Validated now: a bad op or model is the caller's error, not a job that fails later (or,
+  // with no worker attached yet, fails for want of one and hides the real error).
+  std::string model_bytes, incoming;
+  if (spec.has_op()) {
+    op_dag(spec.op());
   } else {
     USER_CHECK(!spec.model().onnx().empty()) << "the model file is empty";
     USER_CHECK(spec.model().onnx().size() <= opts_.max_model_bytes)
         << "the model is over the limit of " << opts_.max_model_bytes << " bytes";
+    model_bytes = std::move(*spec.mutable_model()->mutable_onnx());
+    incoming = fmt::format("{}/incoming-{}.onnx", opts_.jobs_dir, next_incoming_++);
+    std::ofstream out(incoming, std::ios::binary);
+    out.write(model_bytes.data(), std::streamsize(model_bytes.size()));
+    out.close();
+    USER_CHECK(out) << "the server cannot store the model (writing its jobs folder failed)";
+    try {
+      model_tasks(spec.model(), target, incoming);
+    } catch (const UserError& e) {
+      std::filesystem::remove(incoming);
+      throw UserError(client_message(e.what(), incoming, spec.model().name()));
+    }
   }
   {
     std::lock_guard lk(mu_);
     int active = 0;
     for (auto& [id, j] : jobs_) active += !terminal(j->info);
-    if (active >= opts_.max_active_jobs)
+    if (active >= opts_.max_active_jobs) {
+      if (!incoming.empty()) std::filesystem::remove(incoming);
       throw TooManyJobs(fmt::format("{} jobs are running (the limit)", active));
+    }
   }
-  std::string model_bytes;
-  if (spec.has_model()) model_bytes = std::move(*spec.mutable_model()->mutable_onnx());
   std::string spec_json;
   google::protobuf::util::MessageToJsonString(spec, &spec_json);
   int64_t run_id = db_.create_run(kJobPrefix + describe(spec), Json{{"spec", Json::parse(spec_json)}});
-  if (spec.has_model()) {
-    std::string path = model_path(opts_.jobs_dir, run_id);
-    std::ofstream out(path, std::ios::binary);
-    out.write(model_bytes.data(), std::streamsize(model_bytes.size()));
-    out.close();
-    if (!out) {
-      db_.update_run(run_id, db::RunState::Failed, Json{{"error", "cannot write " + path}});
-      USER_ERROR() << "cannot write " << path;
+  if (!incoming.empty()) {
+    std::error_code ec;
+    std::filesystem::rename(incoming, model_path(opts_.jobs_dir, run_id), ec);
+    if (ec) {
+      std::filesystem::remove(incoming);
+      db_.update_run(run_id, db::RunState::Failed, Json{{"error", "cannot store the model"}});
+      USER_ERROR() << "the server cannot store the model (" << ec.message() << ")";
     }
   }
   auto job = std::make_shared<Job>();

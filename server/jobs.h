@@ -88,6 +88,7 @@ class JobManager {
   std::condition_variable cv_;
   std::map<int64_t, std::shared_ptr<Job>> jobs_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> next_incoming_{0};  // names of models being validated
 };
 
 }  // namespace tuner::server

@@ -11,6 +11,7 @@
 #include "ops/registry.h"
 #include "schedule/lower.h"
 #include "schedule/state.h"
+#include "db/record.h"
 #include "server/wire.h"
 #include "support/error.h"
 
@@ -178,10 +179,15 @@ std::vector<measure::MeasureResult> RemoteRunner::run(
   }
   // Cancelling finishes the job's items with "cancelled": never let those become records.
   if (cancelled_ && cancelled_()) throw JobCancelled();
+  const double flops = task.dag.flops();
   for (size_t i = 0; i < cands.size(); ++i) {
     if (slot[i] < 0) continue;
     results[i] = futures[size_t(slot[i])].get();
     results[i].build_seconds = cands[i].build_seconds;
+    // Faster than any device: a broken timer or a forged report, which would rank first.
+    if (std::string why = db::times_problem(results[i].status, results[i].times, flops);
+        !why.empty())
+      results[i] = measure::make_error(db::MeasureStatus::Unknown, "the worker reported " + why);
   }
   return results;
 }

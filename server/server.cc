@@ -91,6 +91,12 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     } catch (const UserError& e) {
       return user_error(e);
     }
+    // Shown in listings and logs: a name, not a payload.
+    for (const std::string* f : {&req->device_key(), &req->hardware(), &req->version()})
+      if (f->size() > 1024)
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                fmt::format("a worker's device key, hardware and version are limited to 1024 "
+                            "bytes (got {})", f->size())};
     // An emulated worker's results go under the emulated identity, never the board's.
     if (req->emulated()) t = t.with_emulator("qemu");
     if (!t.emulated()) {
@@ -246,7 +252,7 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     try {
       std::istringstream is(all);
       db::ImportOptions io;
-      io.check_target = [](const std::string& t) { codegen::Target::parse(t); };
+      io.check = compile::check_importable;
       db::ImportReport r = db::import_jsonl(db_, is, io);
       rep->set_lines(r.lines);
       rep->set_inserted(r.inserted);

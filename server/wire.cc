@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "db/record.h"
 #include "support/error.h"
 
 namespace tuner::server {
@@ -67,11 +68,10 @@ measure::MeasureResult from_proto(const rpc::Result& p) {
   r.calls_per_repeat = p.calls_per_repeat();
   // A worker's numbers are checked here, not when the round commits: the database refuses such
   // a record, and one bad report must not fail the job's whole round.
-  auto duration = [](double v) { return std::isfinite(v) && v >= 0; };
-  bool bad_times = std::any_of(r.times.begin(), r.times.end(), [](double t) { return !(std::isfinite(t) && t > 0); });
-  if (r.ok() && r.times.empty()) r = measure::make_error(db::MeasureStatus::Unknown, "ok without times");
-  else if (r.ok() && bad_times) r = measure::make_error(db::MeasureStatus::Unknown, "the worker reported invalid times");
-  if (!duration(r.run_seconds) || !duration(r.kernel_seconds) || r.calls_per_repeat < 0)
+  if (std::string why = db::times_problem(r.status, r.times); !why.empty())
+    r = measure::make_error(db::MeasureStatus::Unknown, "the worker reported invalid times: " + why);
+  if (!db::valid_duration(r.run_seconds) || !db::valid_duration(r.kernel_seconds) ||
+      r.calls_per_repeat < 0)
     r = measure::make_error(db::MeasureStatus::Unknown, "the worker reported invalid run times");
   return r;
 }

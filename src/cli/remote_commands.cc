@@ -297,8 +297,9 @@ void add_remote_commands(CLI::App& app) {
   jobs->add_option("--server", j->server, "HOST:PORT of the tuner-server")->required();
   jobs->add_option("--token-file", j->token_file, "the client token")->required();
   jobs->add_option("--tls-ca", j->tls_ca, "CA certificate (PEM) of a TLS server");
-  jobs->add_option("--cancel", *cancel, "cancel this job");
-  jobs->callback([j, cancel] {
+  auto* cancel_opt = jobs->add_option("--cancel", *cancel, "cancel this job");
+  jobs->callback([j, cancel, cancel_opt] {
+    USER_CHECK(!cancel_opt->count() || !cancel->empty()) << "--cancel needs a job id (`tuner jobs` lists them)";
     std::string token = server::read_token_file(j->token_file);
     auto stub = rpc::TuningService::NewStub(channel(j->server, j->tls_ca));
     if (!cancel->empty()) {

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "schedule/trace.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace tuner::compile {
 
@@ -48,6 +50,18 @@ std::string resolve_target(db::Database& d, const db::Workload& w, const std::st
   USER_CHECK(hits.size() == 1) << "target '" << what
                                << "' is ambiguous: " << fmt::format("{}", fmt::join(hits, " | "));
   return hits[0];
+}
+
+void check_importable(const db::Record& r) {
+  codegen::Target::parse(r.target);
+  USER_CHECK(r.trace_version == schedule::Trace::kVersion)
+      << "trace version " << r.trace_version << " is not supported (this Tuner reads "
+      << schedule::Trace::kVersion << ")";
+  try {
+    schedule::Trace::from_json(parse_json(r.trace));
+  } catch (const UserError& e) {
+    USER_ERROR() << "the trace is not a schedule: " << e.what();
+  }
 }
 
 }  // namespace tuner::compile

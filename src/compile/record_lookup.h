@@ -18,4 +18,9 @@ db::Workload resolve_workload(db::Database& d, const std::string& what);
 /// Empty `what`: the one target with records of `w`.
 std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what);
 
+/// Throws a UserError unless this Tuner can use `r`: its target parses and its trace is a
+/// schedule trace of the version this Tuner reads. For `tuner db import` and the server's
+/// Import: a record that cannot be replayed must not rank as a workload's best.
+void check_importable(const db::Record& r);
+
 }  // namespace tuner::compile

@@ -115,6 +115,8 @@ ParsedLine record_from_line(const std::string& line) {
   r.workload_id = 1;  // checked below as if committed; reset after
   check_record(r);
   r.workload_id = 0;
+  std::string why = times_problem(r.status, r.times, p.workload.flops);
+  USER_CHECK(why.empty()) << why;
   return p;
 }
 
@@ -149,7 +151,7 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
     ++rep.lines;
     try {
       ParsedLine p = record_from_line(line);
-      if (options.check_target) options.check_target(p.record.target);
+      if (options.check) options.check(p.record);
       auto it = ids.find(p.workload.hash);
       if (it == ids.end()) it = ids.emplace(p.workload.hash, db.commit_workload(p.workload)).first;
       p.record.workload_id = it->second;

@@ -59,9 +59,10 @@ struct ImportReport {
 
 struct ImportOptions {
   int batch = 1000;  // records per transaction
-  /// Throws a UserError for a target string that does not parse (the line is then bad); the
-  /// callers pass codegen's parser, which src/db may not depend on. Empty: not checked.
-  std::function<void(const std::string&)> check_target;
+  /// Throws a UserError for a record this Tuner cannot use (the line is then bad): a target
+  /// that does not parse, a trace that is not a schedule. The callers pass
+  /// compile::check_importable (src/db may not depend on codegen or schedule). Empty: not checked.
+  std::function<void(const Record&)> check;
 };
 /// Imports every good line of `in`; bad lines are reported in the result and skipped.
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options = {});

@@ -21,23 +21,37 @@ double median_of(std::vector<double> times) {
   return lo + (hi - lo) / 2;
 }
 
-static bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0; }
+bool valid_duration(double seconds) { return std::isfinite(seconds) && seconds >= 0; }
+
+std::string times_problem(MeasureStatus status, const std::vector<double>& times, double flops) {
+  if (status != MeasureStatus::Ok) {
+    for (double t : times)
+      if (!valid_duration(t)) return fmt::format("record time {} is not a finite duration", t);
+    return "";
+  }
+  if (times.empty()) return "an ok record needs at least one time";
+  for (double t : times)
+    if (!(std::isfinite(t) && t > 0))
+      return fmt::format("an ok record's times must be positive, got {}", t);
+  if (flops > 0) {
+    double median = median_of(times);
+    if (flops / median > kMaxPlausibleFlopsPerSecond)
+      return fmt::format("a median of {:.3g} s for {:.3g} FLOPs is {:.3g} FLOP/s, faster than any "
+                         "device (limit {:.0e})",
+                         median, flops, flops / median, kMaxPlausibleFlopsPerSecond);
+  }
+  return "";
+}
 
 void check_record(const Record& r) {
   USER_CHECK(r.workload_id > 0) << "record has no workload";
   USER_CHECK(!r.target.empty()) << "record has no target";
   USER_CHECK(r.trace_version > 0) << "record has no trace version";
   USER_CHECK(Json::accept(r.trace)) << "record trace is not valid JSON";
-  if (r.status == MeasureStatus::Ok) {
-    USER_CHECK(!r.times.empty()) << "an ok record needs at least one time";
-    for (double t : r.times)
-      USER_CHECK(std::isfinite(t) && t > 0) << "an ok record's times must be positive, got " << t;
-  } else {
-    for (double t : r.times)
-      USER_CHECK(finite_non_negative(t)) << "record time " << t << " is not a finite duration";
-  }
-  USER_CHECK(finite_non_negative(r.build_seconds)) << "record build seconds is not a duration";
-  USER_CHECK(finite_non_negative(r.run_seconds)) << "record run seconds is not a duration";
+  std::string why = times_problem(r.status, r.times);
+  USER_CHECK(why.empty()) << why;
+  USER_CHECK(valid_duration(r.build_seconds)) << "record build seconds is not a duration";
+  USER_CHECK(valid_duration(r.run_seconds)) << "record run seconds is not a duration";
   USER_CHECK(r.created_ms >= 0) << "record creation time is negative";
 }
 

@@ -60,6 +60,19 @@ struct RecordFilter {
 /// not be empty.
 double median_of(std::vector<double> times);
 
+/// Above any device's speed (100 PFLOP/s): an ok time implying more comes from a broken timer
+/// or a forged record, and would rank first for ever.
+inline constexpr double kMaxPlausibleFlopsPerSecond = 1e17;
+
+/// Why `times` cannot be those of a record with `status` of a workload of `flops` FLOPs, or ""
+/// when they can: an ok record has at least one time, each finite and positive, and a median
+/// no faster than kMaxPlausibleFlopsPerSecond (checked when flops > 0); other records' times
+/// are finite and non-negative.
+std::string times_problem(MeasureStatus status, const std::vector<double>& times, double flops = 0);
+
+/// Whether `seconds` is a duration: finite and non-negative.
+bool valid_duration(double seconds);
+
 /// Throws a UserError unless `r` can be stored: valid JSON trace, known status, an ok record
 /// has at least one time, all times and seconds finite and non-negative, ...
 void check_record(const Record& r);

@@ -42,6 +42,7 @@ Trace Trace::from_json(const Json& j) {
   USER_CHECK(j["version"] == kVersion)
       << "trace format version " << j["version"].dump() << " is not supported (expected "
       << kVersion << ")";
+  USER_CHECK(j["insts"].is_array()) << "trace 'insts' is not an array";
   Trace t;
   try {
     for (auto& ij : j.at("insts")) {
@@ -57,7 +58,8 @@ Trace Trace::from_json(const Json& j) {
       if (ij.contains("probs")) in.probs = ij["probs"].get<std::vector<double>>();
       if (ij.contains("src")) in.src = ij["src"].get<int>();
       if (ij.contains("decision")) in.decision = ij["decision"].get<std::vector<int64_t>>();
-      USER_CHECK(in.src < int(t.insts.size())) << "trace instruction refers to a later one";
+      USER_CHECK(in.src >= -1 && in.src < int(t.insts.size()))
+          << "trace instruction refers to a later one";
       t.insts.push_back(std::move(in));
     }
   } catch (const nlohmann::json::exception& e) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `tuner db import` of a file with bad lines: each bad line is reported on stderr as
 # "warning: FILE:LINE: reason", the good lines are imported, and importing again adds
-# nothing; a file of only bad lines (a target that does not parse is one) fails after its
+# nothing. A record this Tuner cannot use (a target that does not parse, a trace that is not a
+# schedule, a time faster than any device) is a bad line. A file of only bad lines fails after its
 # warnings. A missing file is one "error: ..." line and a non-zero exit, with no database
 # created. Usage: bash db_import_bad_lines.sh /path/to/tuner
 set -u
@@ -24,18 +25,29 @@ line() { record_line "$@"; }
   line ok '[0.006]' 2026-01-01T00:00:04.000Z | sed 's/"target":"llvm"/"target":"garbage"/'  # 7
   deep=$(printf '%*s' 100000 '' | tr ' ' '[')$(printf '%*s' 100000 '' | tr ' ' ']')
   l=$(line ok '[0.007]' 2026-01-01T00:00:05.000Z)
-  echo "${l/'{"insts":[]}'/$deep}"                             # 8 a trace nested 100,000 deep
+  echo "${l/'{"version":1,"insts":[]}'/$deep}"                 # 8 a trace nested 100,000 deep
+  l=$(line ok '[0.008]' 2026-01-01T00:00:06.000Z)
+  echo "${l/'{"version":1,"insts":[]}'/'"fast"'}"                # 9 a trace that is a string
+  echo "${l/'"insts":[]'/'"insts":[{"kind":"warp"}]'}"          # 10 an unknown instruction
+  echo "${l/'"trace_version":1'/'"trace_version":7'}"           # 11 a newer trace format
+  line ok '[1e-18]' 2026-01-01T00:00:07.000Z                 # 12 16 FLOPs in 1e-18 s
 } > "$dir/in.jsonl"
 
 "$tuner" db import "$dir/in.jsonl" --db "$db" > "$dir/out" 2> "$dir/err" || fail "exit code $?"
 grep -q "imported 2 new records" "$dir/out" || fail "summary: $(cat "$dir/out")"
-[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 6 ] || fail "warnings: $(cat "$dir/err")"
-for n in 2 3 5 6 7 8; do
+[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 10 ] || fail "warnings: $(cat "$dir/err")"
+for n in 2 3 5 6 7 8 9 10 11 12; do
   grep -q "^warning: $dir/in.jsonl:$n: " "$dir/err" || fail "line $n not reported"
 done
 grep -q "in.jsonl:3: unknown status \"FAST\"" "$dir/err" || fail "line 3 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:7: unknown target kind 'garbage'" "$dir/err" || fail "line 7 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:8: JSON nested deeper than 256 levels" "$dir/err" || fail "line 8 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:9: the trace is not a schedule: trace JSON needs" "$dir/err" || fail "line 9 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:10: the trace is not a schedule: unknown trace instruction 'warp'" "$dir/err" ||
+  fail "line 10 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:11: trace version 7 is not supported" "$dir/err" || fail "line 11 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:12: a median of 1e-18 s for 16 FLOPs is .* faster than any device" "$dir/err" ||
+  fail "line 12 reason: $(cat "$dir/err")"
 
 # Nothing but bad lines: the warnings, then an error and a non-zero exit.
 sed -n '2,3p' "$dir/in.jsonl" > "$dir/bad.jsonl"

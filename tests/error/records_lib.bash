@@ -13,6 +13,6 @@ fnv() {
 record_canonical=$'A = placeholder([4, 4], float32)\nB = compute(A)\noutputs: B'
 record_hash=$(fnv "$record_canonical")
 record_line() {  # record_line STATUS TIMES CREATED
-  printf '{"format":"tuner-record","version":1,"workload":{"hash":"%s","op":"relu","params":"N=16","shapes":[],"flops":16.0,"canonical":"%s"},"target":"llvm","trace_version":1,"trace":{"insts":[]},"status":"%s","times":%s,"median":null,"error":"","build_seconds":0.1,"run_seconds":0.1,"worker":"local","tuner_version":"0.1.0","feature_version":1,"created":"%s"}\n' \
+  printf '{"format":"tuner-record","version":1,"workload":{"hash":"%s","op":"relu","params":"N=16","shapes":[],"flops":16.0,"canonical":"%s"},"target":"llvm","trace_version":1,"trace":{"version":1,"insts":[]},"status":"%s","times":%s,"median":null,"error":"","build_seconds":0.1,"run_seconds":0.1,"worker":"local","tuner_version":"0.1.0","feature_version":1,"created":"%s"}\n' \
     "$record_hash" "${record_canonical//$'\n'/\\n}" "$1" "$2" "$3"
 }

@@ -85,6 +85,26 @@ TEST(Dispatcher, TaskMissingRequeuesAndResendsTheTask) {
   EXPECT_TRUE(f[1].get().ok());
 }
 
+// A worker that answers task_missing even to leases carrying the task (broken or hostile)
+// gets strikes: the candidate ends quarantined instead of circling for ever.
+TEST(Dispatcher, TaskMissingDespiteTheTaskIsAStrike) {
+  Dispatcher d(fast());
+  std::string w = d.register_worker("llvm", "a", "", "");
+  auto f = d.submit({work("j", "a")});
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    auto l = d.pull(w, 1, 0.05);
+    ASSERT_EQ(l->size(), 1u) << "attempt " << attempt;
+    EXPECT_TRUE((*l)[0].has_task());
+    EXPECT_FALSE(d.report(w, "j", "a", attempt, {}, /*task_missing=*/true).accepted);
+  }
+  ASSERT_EQ(f[0].wait_for(std::chrono::seconds(1)), std::future_status::ready);
+  auto r = f[0].get();
+  EXPECT_EQ(r.status, db::MeasureStatus::RuntimeDevice);
+  EXPECT_NE(r.error.find("reported the task missing from a lease that carried it"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(d.queued(), 0u);
+}
+
 TEST(Dispatcher, DuplicateAndForeignReportsAddNothing) {
   Dispatcher d(fast());
   std::string w1 = d.register_worker("llvm", "a", "", "");

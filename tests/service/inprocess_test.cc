@@ -256,6 +256,36 @@ TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {
   EXPECT_EQ(ws[0].measurements, 3);
 }
 
+// A worker that reports a time faster than any device (a broken timer or a forgery) gets an
+// error for that candidate, not a record that would rank first for ever.
+TEST(ServiceFaults, ImplausiblyFastReportsBecomeErrors) {
+  Dispatcher d(DispatcherOptions{});
+  const std::string llvm = codegen::Target::parse("llvm").str();
+  std::string w = d.register_worker(llvm, "forger", "", "");
+  std::thread forger([&] {
+    for (int got = 0; got < 2;) {
+      auto leases = d.pull(w, 4, 1);
+      if (!leases) return;
+      for (const auto& l : *leases) {
+        measure::MeasureResult r;
+        r.status = db::MeasureStatus::Ok;
+        r.times = {got == 0 ? 1e-18 : 1e-3};
+        d.report(w, l.job(), l.candidate(), l.attempt(), r);
+        ++got;
+      }
+    }
+  });
+  RemoteRunner runner(d, "forged", RemoteRunnerOptions{});
+  using measure::test::fixture;
+  auto results = runner.run(measure::test::task_of(measure::test::add_dag()),
+                            {fixture("good"), fixture("slow")});
+  forger.join();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("faster than any device"), std::string::npos) << results[0].str();
+  EXPECT_TRUE(results[1].ok()) << results[1].str();
+}
+
 TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   InProcess s(/*wait_for_workers_s=*/1.0);
   auto tuning = rpc::TuningService::NewStub(channel(s.port()));
@@ -379,6 +409,32 @@ TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
   sub.set_target("no-such-target");
   EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+  // Parameters that parse but build no operator are refused too, not queued as a job that
+  // waits for a worker and then fails.
+  sub.set_target("llvm");
+  for (auto params : {std::vector<std::string>{"m=abc", "n=4", "k=4"},
+                      std::vector<std::string>{"m=-5", "n=4", "k=4"},
+                      std::vector<std::string>{"m=4", "n=4", "k=4", "dtype=int3"}}) {
+    sub.mutable_op()->clear_params();
+    for (const auto& p : params) sub.mutable_op()->add_params(p);
+    auto st = tuning->Submit(ctx(kClientToken).get(), sub, &rep);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << params[0];
+  }
+  // A model that does not import: its error names the model as the client called it, never
+  // the server's file.
+  rpc::SubmitRequest msub;
+  msub.mutable_model()->set_name("broken.onnx");
+  msub.mutable_model()->set_onnx("not a model");
+  msub.set_target("llvm");
+  msub.set_trials(8);
+  auto st = tuning->Submit(ctx(kClientToken).get(), msub, &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(st.error_message().find("broken.onnx: not an ONNX model"), std::string::npos)
+      << st.error_message();
+  EXPECT_EQ(st.error_message().find(s.scratch.path("")), std::string::npos) << st.error_message();
+  rpc::ListJobsReply jobs;
+  ASSERT_TRUE(tuning->List(ctx(kClientToken).get(), {}, &jobs).ok());
+  EXPECT_EQ(jobs.jobs_size(), 0);
 }
 
 // A CUDA job end to end on the server, with a stand-in GPU worker speaking the protocol: the

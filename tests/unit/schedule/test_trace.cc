@@ -72,6 +72,9 @@ TEST(Trace, RejectsOtherVersionsAndGarbage) {
   EXPECT_THROW(Trace::from_json(Json::parse(R"({"version": 99, "insts": []})")), UserError);
   EXPECT_THROW(Trace::from_json(Json::parse(R"({"insts": []})")), UserError);
   EXPECT_THROW(Trace::from_json(Json::parse(R"({"version": 1, "insts": [{"kind": "bogus"}]})")), UserError);
+  EXPECT_THROW(Trace::from_json(Json::parse(R"({"version": 1, "insts": {"a": {"kind": "split"}}})")), UserError);
+  EXPECT_THROW(Trace::from_json(Json::parse(R"({"version": 1, "insts": [{"kind": "split", "src": -5}]})")), UserError);
+  EXPECT_THROW(Trace::from_json(Json::parse(R"("fast")")), UserError);
 }
 
 TEST(Trace, MutatedDecisionThatDoesNotTileIsRejectedOnReplay) {

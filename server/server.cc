@@ -1,10 +1,16 @@
 #include "server/server.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -300,6 +306,7 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
   if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
   db_ = db::SqliteDatabase::open(opts_.db_path);
   if (opts_.jobs.jobs_dir.empty()) opts_.jobs.jobs_dir = opts_.db_path + ".jobs";
+  lock_jobs_dir();
   dispatcher_ = std::make_unique<Dispatcher>(opts_.dispatch);
   opts_.jobs.runner.server_address = opts_.listen;
   jobs_ = std::make_unique<JobManager>(*db_, *dispatcher_, opts_.jobs);
@@ -343,6 +350,20 @@ Server::~Server() {
   shutdown();
   jobs_.reset();  // jobs stop before the dispatcher and the database go
   dispatcher_.reset();
+}
+
+Server::Fd::~Fd() {
+  if (fd >= 0) close(fd);
+}
+
+void Server::lock_jobs_dir() {
+  // Two servers on one database would both resume its running jobs and measure them twice.
+  std::filesystem::create_directories(opts_.jobs.jobs_dir);
+  std::string path = opts_.jobs.jobs_dir + "/server.lock";
+  lock_.fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  USER_CHECK(lock_.fd >= 0) << "cannot open " << path << ": " << std::strerror(errno);
+  USER_CHECK(flock(lock_.fd, LOCK_EX | LOCK_NB) == 0)
+      << "another tuner-server uses " << opts_.db_path << " (it holds " << path << ")";
 }
 
 void Server::wait() { server_->Wait(); }

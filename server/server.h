@@ -46,7 +46,16 @@ class Server {
   int resumed_jobs() const { return resumed_; }
 
  private:
+  // Holds an exclusive lock on the jobs folder for the server's life; a UserError when another
+  // server holds it.
+  void lock_jobs_dir();
+
+  struct Fd {  // closed with the server, also when its constructor throws
+    int fd = -1;
+    ~Fd();
+  };
   ServerOptions opts_;
+  Fd lock_;
   std::unique_ptr<db::SqliteDatabase> db_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<JobManager> jobs_;

@@ -187,6 +187,25 @@ TEST(ServiceHealth, ReportsServingWithoutAToken) {
   EXPECT_EQ(bytes, std::string("\x08\x01", 2));
 }
 
+// Two servers on one database would both resume its running jobs: the second is refused, and
+// once the first is gone the database can be served again.
+TEST(ServiceHealth, OneServerPerDatabase) {
+  auto first = std::make_unique<InProcess>();
+  ServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.db_path = first->scratch.path("tuning.db");
+  o.tokens = {kClientToken, kWorkerToken};
+  try {
+    Server second(o);
+    ADD_FAILURE() << "a second server started on " << o.db_path;
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("another tuner-server uses " + o.db_path), std::string::npos)
+        << e.what();
+  }
+  first->server.reset();
+  EXPECT_NO_THROW(Server again(o));
+}
+
 TEST(ServiceTls, WorkerAndClientOverTlsPlaintextRefused) {
   Scratch scratch;
   std::string key = scratch.path("key.pem"), cert = scratch.path("cert.pem");

@@ -150,7 +150,7 @@ int run_run(const RunArgs& a) {
       te::DataType dt = parse_dtype(d.dtype);
       // Random data; integer inputs (token ids, indices) stay small and non-negative.
       t = dt.is_float() ? ops::HostTensor::random(d.shape, dt, rng)
-                        : ops::HostTensor::random(d.shape, dt, rng, 0, 1);
+                        : ops::HostTensor::random(d.shape, dt, rng, 0, random_int_max(ex, i));
     }
     ex.set_input(i, t.raw(), t.bytes());
   }

@@ -30,6 +30,9 @@ graph::Graph load_model(const ModelArgs& a, bool print = false);
 
 /// Fills the executor's inputs with seeded random values (integer inputs 0 or 1: valid ids).
 void set_random_inputs(runtime::Executor& ex);
+/// The largest random value for integer input i (token ids, indices): 1, or 0 when it indexes
+/// a dimension of size 1, so random inputs pass the plan's index checks.
+int64_t random_int_max(const runtime::Executor& ex, size_t i);
 
 /// Runs the executors in turn, in blocks of a few timed runs after an untimed one (so a
 /// change of machine load hits them alike), calling on_run(index, seconds) after each timed

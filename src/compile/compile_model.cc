@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,7 @@ class PlanBuilder {
     runtime::Plan& p = art_.plan;
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       p.inputs.push_back(bind(g_.inputs[i], runtime::Storage::Input, int64_t(i)));
+    for (const graph::Node& n : g_.nodes) add_index_check(n);
     // Outputs get buffers of their own; one produced by a group is written there directly,
     // one that is a model input or a constant is copied.
     std::vector<std::pair<int, int>> late_copies;
@@ -77,6 +79,38 @@ class PlanBuilder {
   static std::string kernel_name(int task) { return "task" + std::to_string(task); }
 
  private:
+  // Indices a model input feeds are checked when the model runs (constant ones were checked
+  // at import): out of range they are errors in ONNX, and the kernels would clamp them.
+  void add_index_check(const graph::Node& n) {
+    if (n.dead || n.inputs.size() < 2) return;
+    auto in = std::find(g_.inputs.begin(), g_.inputs.end(), n.inputs[1]);
+    if (in == g_.inputs.end()) return;
+    const ops::Shape& data = g_.values[size_t(n.inputs[0])].shape;
+    const ops::Shape& ind = g_.values[size_t(n.inputs[1])].shape;
+    auto attr = [&](const char* name) {
+      auto a = n.attrs.find(name);
+      return a == n.attrs.end() ? int64_t(0) : a->second.i;
+    };
+    std::vector<int64_t> limits;
+    if (n.op == "Gather" || n.op == "GatherElements" || n.op == "ScatterElements") {
+      int64_t axis = attr("axis");
+      if (axis < 0) axis += int64_t(data.size());
+      if (axis < 0 || axis >= int64_t(data.size())) return;  // refused by the converter
+      limits = {data[size_t(axis)]};
+    } else if (n.op == "GatherND" || n.op == "ScatterND") {
+      int64_t b = n.op == "GatherND" ? attr("batch_dims") : 0, k = ind.empty() ? 0 : ind.back();
+      if (b < 0 || k < 1 || b + k > int64_t(data.size())) return;
+      limits.assign(data.begin() + b, data.begin() + b + k);
+    } else {
+      return;
+    }
+    runtime::IndexCheck c;
+    c.input = int(in - g_.inputs.begin());
+    c.limits = std::move(limits);
+    c.op = graph::describe(n);
+    art_.plan.index_checks.push_back(std::move(c));
+  }
+
   int add_buffer(const graph::Value& v, runtime::Storage s, int64_t offset) {
     runtime::BufferDesc d;
     d.name = v.name;

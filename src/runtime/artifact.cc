@@ -79,6 +79,12 @@ Json Plan::to_json() const {
   for (const auto& s : steps)
     steps_j.push_back({{"kernel", s.kernel}, {"args", s.args}, {"label", s.label}, {"task", s.task}});
   j["steps"] = std::move(steps_j);
+  if (!index_checks.empty()) {
+    Json checks = Json::array();
+    for (const auto& c : index_checks)
+      checks.push_back({{"input", c.input}, {"limits", c.limits}, {"op", c.op}});
+    j["index_checks"] = std::move(checks);
+  }
   return j;
 }
 
@@ -123,6 +129,21 @@ Plan Plan::from_json(const Json& j) {
     for (int id : p.outputs) check_id(id);
     for (const auto& s : p.steps)
       for (int id : s.args) check_id(id);
+    for (const auto& c : j.value("index_checks", Json::array())) {
+      IndexCheck ic;
+      ic.input = c.at("input").get<int>();
+      ic.limits = c.at("limits").get<std::vector<int64_t>>();
+      ic.op = c.at("op").get<std::string>();
+      USER_CHECK(ic.input >= 0 && size_t(ic.input) < p.inputs.size() && !ic.limits.empty())
+          << "bad index check in the model plan";
+      const BufferDesc& b = p.buffers[size_t(p.inputs[size_t(ic.input)])];
+      int64_t n = b.bytes / dtype_bytes(b.dtype);
+      USER_CHECK((b.dtype == "int64" || b.dtype == "int32") &&
+                 n % int64_t(ic.limits.size()) == 0)
+          << "bad index check in the model plan";
+      for (int64_t l : ic.limits) USER_CHECK(l > 0) << "bad index check in the model plan";
+      p.index_checks.push_back(std::move(ic));
+    }
     return p;
   } catch (const Json::exception& e) {
     USER_ERROR() << "the model plan is malformed: " << e.what();

@@ -33,6 +33,15 @@ struct Step {
   int task = -1;
 };
 
+/// A run-time check of an index input: element e must lie in [-L, L-1] with
+/// L = limits[e % limits.size()] (one limit for Gather-like operators, one per index component
+/// for GatherND/ScatterND). ONNX calls other indices errors; the kernels would clamp them.
+struct IndexCheck {
+  int input = 0;                // position in Plan::inputs
+  std::vector<int64_t> limits;  // sizes of the dimensions indexed
+  std::string op;               // "Gather 'embeddings'", for messages
+};
+
 struct Plan {
   std::string model;
   std::string target;
@@ -41,6 +50,7 @@ struct Plan {
   std::vector<BufferDesc> buffers;
   std::vector<Step> steps;
   std::vector<int> inputs, outputs;  // buffer ids
+  std::vector<IndexCheck> index_checks;
   int64_t arena_bytes = 0;
   /// Sum of all intermediate buffers' sizes (what the arena saves against).
   int64_t unplanned_bytes = 0;

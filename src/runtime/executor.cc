@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -106,8 +107,33 @@ void Executor::set_input(size_t i, const void* data, size_t bytes) {
   std::memcpy(buffer(art_.plan.inputs[i]), data, bytes);
 }
 
+int64_t Executor::index_limit(size_t i) const {
+  int64_t limit = 0;
+  for (const IndexCheck& c : art_.plan.index_checks)
+    if (size_t(c.input) == i)
+      for (int64_t l : c.limits) limit = limit ? std::min(limit, l) : l;
+  return limit;
+}
+
+void Executor::check_indices() const {
+  for (const IndexCheck& c : art_.plan.index_checks) {
+    const BufferDesc& d = input_desc(size_t(c.input));
+    const void* data = buffer(art_.plan.inputs[size_t(c.input)]);
+    bool wide = d.dtype == "int64";
+    int64_t n = d.bytes / (wide ? 8 : 4);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t v = wide ? static_cast<const int64_t*>(data)[e] : static_cast<const int32_t*>(data)[e];
+      int64_t limit = c.limits[size_t(e) % c.limits.size()];
+      USER_CHECK(v >= -limit && v < limit)
+          << "input '" << d.name << "' holds " << v << " at element " << e << ", out of range for "
+          << c.op << " (indices from " << -limit << " to " << limit - 1 << ")";
+    }
+  }
+}
+
 void Executor::run() {
   const Plan& p = art_.plan;
+  check_indices();
   step_seconds_.assign(profile_ ? p.steps.size() : 0, 0.0);
   for (size_t k = 0; k < p.steps.size(); ++k) {
     auto t0 = std::chrono::steady_clock::now();

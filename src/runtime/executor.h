@@ -27,8 +27,12 @@ class Executor {
   const BufferDesc& output_desc(size_t i) const;
   /// Copies `bytes` bytes into input i (a UserError when the size is not the input's).
   void set_input(size_t i, const void* data, size_t bytes);
-  /// Runs the model once; a kernel returning an error is a UserError naming the step.
+  /// Runs the model once; a kernel returning an error is a UserError naming the step, and so
+  /// is an index input out of its operator's range (the plan's index checks).
   void run();
+  /// The smallest dimension size input i indexes (0 when it is not an index input): random
+  /// inputs stay below it.
+  int64_t index_limit(size_t i) const;
   /// Output i after run().
   const void* output(size_t i) const;
   /// Seconds spent in each step by the last run() when profiling is on.
@@ -38,6 +42,7 @@ class Executor {
 
  private:
   void* buffer(int id) const { return ptrs_[size_t(id)]; }
+  void check_indices() const;
 
   Artifact art_;
   std::unique_ptr<Module> module_;

@@ -188,6 +188,20 @@ save_tensor(np.array([lmin, 9, lmin], np.int64), "long_a.pb", "a")
 save_tensor(np.array([-1, -2, 3], np.int64), "long_b.pb", "b")
 save_tensor(np.array([lmin, -4, lmin // 3 + 1], np.int64), "long_q.pb", "q")
 save_tensor(np.array([0, -1, lmin % 3], np.int64), "long_r.pb", "r")
+# Indices from model inputs (an embedding lookup; a GatherND over a 4x3 table): checked when
+# the model runs, as ONNX says, not clamped by the kernels.
+table = np.arange(15, dtype=np.float32).reshape(5, 3)
+save(model([helper.make_node("Gather", ["table", "ids"], ["y"], name="embed")],
+           [tensor_info("ids", [4], TensorProto.INT64)], [tensor_info("y", [4, 3])],
+           [numpy_helper.from_array(table, "table")]), "gather_input.onnx")
+save_tensor(np.array([0, 4, -5, 2], np.int64), "ids_ok.pb", "ids")
+save_tensor(table[[0, 4, 0, 2]], "ids_ok_y.pb", "y")
+save_tensor(np.array([0, 5, 1, 1], np.int64), "ids_big.pb", "ids")
+save_tensor(np.array([1, 1, -6, 1], np.int64), "ids_neg.pb", "ids")
+save(model([helper.make_node("GatherND", ["table", "pos"], ["y"], name="pick")],
+           [tensor_info("pos", [2, 2], TensorProto.INT64)], [tensor_info("y", [2])],
+           [numpy_helper.from_array(table[:4], "table")]), "gathernd_input.onnx")
+save_tensor(np.array([[3, 2], [0, 3]], np.int64), "pos_bad.pb", "pos")
 # The same folded at compile time, INT64_MIN / -1 among them.
 i64 = [numpy_helper.from_array(np.array([np.iinfo(np.int64).min, 6], np.int64), "c"),
        numpy_helper.from_array(np.array([-1, 0], np.int64), "d")]

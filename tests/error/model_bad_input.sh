@@ -165,6 +165,17 @@ expect_ok "INT64_MIN / -1 and 6 / 0 fold" compile "$m/int_div_folded.onnx" --db 
 expect_ok "integer Div and Mod compile" compile "$m/int_div.onnx" --db "" -o "$tmp/int_div.tuner"
 expect_ok "... and divide by 0 into 0, INT_MIN / -1 wrapping, without a trap" run "$tmp/int_div.tuner" \
   --input "$m/int_a.pb" --input "$m/int_b.pb" --compare "$m/int_q.pb" --compare "$m/int_r.pb" --repeat 1
+expect_ok "Gather of a model input compiles" compile "$m/gather_input.onnx" --db "" -o "$tmp/gather.tuner"
+expect_ok "... and runs with indices in range, negative ones counting from the end" run \
+  "$tmp/gather.tuner" --input "$m/ids_ok.pb" --compare "$m/ids_ok_y.pb" --repeat 1
+expect_ok "... and with random indices" run "$tmp/gather.tuner" --repeat 1
+expect "input 'ids' holds 5 at element 1, out of range for Gather 'embed' \(indices from -5 to 4\)" \
+  run "$tmp/gather.tuner" --input "$m/ids_big.pb"
+expect "input 'ids' holds -6 at element 2, out of range for Gather 'embed'" run "$tmp/gather.tuner" \
+  --input "$m/ids_neg.pb"
+expect_ok "GatherND of a model input compiles" compile "$m/gathernd_input.onnx" --db "" -o "$tmp/gnd.tuner"
+expect "input 'pos' holds 3 at element 3, out of range for GatherND 'pick' \(indices from -3 to 2\)" \
+  run "$tmp/gnd.tuner" --input "$m/pos_bad.pb"
 
 # --- unsupported operators (all named at once) and opsets
 expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \

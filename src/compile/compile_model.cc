@@ -168,6 +168,21 @@ class PlanBuilder {
   std::map<int, int> buffer_of_;
 };
 
+// A plan larger than this machine's memory only fails when it runs ("out of memory
+// allocating ..."): say so at compile time (the artifact may be meant for a bigger machine).
+void warn_if_larger_than_memory(const runtime::Artifact& art) {
+  double need = double(art.plan.arena_bytes) + double(art.weights.size());
+  for (const auto& b : art.plan.buffers)
+    if (b.storage == runtime::Storage::Input || b.storage == runtime::Storage::Output)
+      need += double(b.bytes);
+  double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (have > 0 && need > have)
+    log(LogLevel::Info,
+        "warning: the model needs {:.1f} GiB of buffers at run time, more than this machine's "
+        "{:.1f} GiB",
+        need / double(1 << 30), have / double(1 << 30));
+}
+
 }  // namespace
 
 graph::PassOptions pass_options_for(const codegen::Target& target) {
@@ -216,6 +231,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   art.plan.target = opts.target.str();
   art.plan.cpu_features = opts.target.enabled_features(runtime::checkable_cpu_features());
   PlanBuilder(g, art).build(ts);
+  warn_if_larger_than_memory(art);
 
   std::string dir = codegen::make_temp_dir("tuner-compile");
   std::string so = dir + "/model.so";

@@ -202,6 +202,11 @@ save(model([helper.make_node("GatherND", ["table", "pos"], ["y"], name="pick")],
            [tensor_info("pos", [2, 2], TensorProto.INT64)], [tensor_info("y", [2])],
            [numpy_helper.from_array(table[:4], "table")]), "gathernd_input.onnx")
 save_tensor(np.array([[3, 2], [0, 3]], np.int64), "pos_bad.pb", "pos")
+# Pads of 100,000 around a 4x4 image: a 160 GB output, more than any test machine's memory.
+save(model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad0")],
+           [tensor_info("x", [1, 1, 4, 4])], [tensor_info("y", None)],
+           [numpy_helper.from_array(np.array([0, 0, 100000, 100000] * 2, np.int64), "pads")]),
+     "huge_pad.onnx")
 # The same folded at compile time, INT64_MIN / -1 among them.
 i64 = [numpy_helper.from_array(np.array([np.iinfo(np.int64).min, 6], np.int64), "c"),
        numpy_helper.from_array(np.array([-1, 0], np.int64), "d")]

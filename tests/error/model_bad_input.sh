@@ -176,6 +176,11 @@ expect "input 'ids' holds -6 at element 2, out of range for Gather 'embed'" run 
 expect_ok "GatherND of a model input compiles" compile "$m/gathernd_input.onnx" --db "" -o "$tmp/gnd.tuner"
 expect "input 'pos' holds 3 at element 3, out of range for GatherND 'pick' \(indices from -3 to 2\)" \
   run "$tmp/gnd.tuner" --input "$m/pos_bad.pb"
+expect_ok "a model larger than memory compiles" compile "$m/huge_pad.onnx" --db "" -o "$tmp/huge.tuner"
+if [ "$(awk '/^MemTotal/ {print $2}' /proc/meminfo)" -lt 150000000 ]; then
+  grep -q "^warning: the model needs 149.0 GiB of buffers at run time, more than this machine's" \
+    "$tmp/stderr" || { echo "FAIL: no warning that the model exceeds memory: $err"; failures=$((failures + 1)); }
+fi
 
 # --- unsupported operators (all named at once) and opsets
 expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \

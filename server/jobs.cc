@@ -23,6 +23,7 @@ namespace tuner::server {
 namespace {
 
 const char* kJobPrefix = "job ";
+const char* kIncomingPrefix = "incoming-";  // models being validated (server/jobs.cc submit)
 
 std::string describe(const rpc::SubmitRequest& r) {
   if (r.has_op()) {
@@ -50,6 +51,7 @@ std::pair<graph::Graph, graph::TaskSet> model_tasks(const rpc::ModelJob& m,
                                                    const codegen::Target& target,
                                                    const std::string& model_file) {
   graph::ImportOptions io;
+  io.external_data = false;
   for (const auto& s : m.input_shapes()) graph::parse_input_shape(s, io);
   graph::Graph g = graph::import_onnx(model_file, io);
   graph::PassOptions po = compile::pass_options_for(target);  // the layouts `tuner compile` chooses
@@ -64,10 +66,13 @@ std::pair<graph::Graph, graph::TaskSet> model_tasks(const rpc::ModelJob& m,
 // `what` with the server's file name for the model replaced by the name the client gave: the
 // client never sees the server's folders.
 std::string client_message(std::string what, const std::string& server_file,
-                           const std::string& model_name) {
-  std::string name = model_name.empty() ? "the model" : model_name;
-  for (size_t at; (at = what.find(server_file)) != std::string::npos;)
-    what.replace(at, server_file.size(), name);
+                           const std::string& jobs_dir, const std::string& model_name) {
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = 0; (at = what.find(from, at)) != std::string::npos; at += to.size())
+      what.replace(at, from.size(), to);
+  };
+  replace_all(server_file, model_name.empty() ? "the model" : model_name);
+  replace_all(jobs_dir, "<server>");
   return what;
 }
 
@@ -92,7 +97,9 @@ void job_tasks(const rpc::SubmitRequest& spec, const codegen::Target& target,
       weights->push_back(t.weight);
     }
   } catch (const UserError& e) {
-    throw UserError(client_message(e.what(), model_file, spec.model().name()));
+    throw UserError(client_message(e.what(), model_file,
+                                   std::filesystem::path(model_file).parent_path().string(),
+                                   spec.model().name()));
   }
 }
 
@@ -110,6 +117,12 @@ std::vector<std::string> measurable_as(const std::string& spec_target) {
 JobManager::JobManager(db::SqliteDatabase& db, Dispatcher& dispatcher, JobOptions opts)
     : db_(db), dispatcher_(dispatcher), opts_(std::move(opts)) {
   std::filesystem::create_directories(opts_.jobs_dir);
+  // Models a stopped server was validating (the server holds the database's lock: no other
+  // server is validating them now).
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(opts_.jobs_dir, ec))
+    if (f.path().filename().string().rfind(kIncomingPrefix, 0) == 0)
+      std::filesystem::remove(f.path(), ec);
 }
 
 JobManager::~JobManager() {
@@ -141,9 +154,25 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
       << "no worker for " << target.str() << " is connected to this server; attach one on a "
       << "GPU host with `tuner-worker --server HOST:PORT --target=\"" << target.str()
       << "\" --token-file FILE`";
+  auto check_room = [&] {
+    std::lock_guard lk(mu_);
+    int active = 0;
+    for (auto& [id, j] : jobs_) active += !terminal(j->info);
+    if (active >= opts_.max_active_jobs)
+      throw TooManyJobs(fmt::format("{} jobs are running (the limit)", active));
+  };
+  check_room();  // before the work of validating a model
   // Validated now: a bad op or model is the caller's error, not a job that fails later (or,
   // with no worker attached yet, fails for want of one and hides the real error).
   std::string model_bytes, incoming;
+  // The model's file while it is validated; removed unless it becomes the run's.
+  struct RemoveOnExit {
+    std::string* path;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      if (!path->empty()) std::filesystem::remove(*path, ec);
+    }
+  } remove_incoming{&incoming};
   if (spec.has_op()) {
     op_dag(spec.op());
   } else {
@@ -151,7 +180,7 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
     USER_CHECK(spec.model().onnx().size() <= opts_.max_model_bytes)
         << "the model is over the limit of " << opts_.max_model_bytes << " bytes";
     model_bytes = std::move(*spec.mutable_model()->mutable_onnx());
-    incoming = fmt::format("{}/incoming-{}.onnx", opts_.jobs_dir, next_incoming_++);
+    incoming = fmt::format("{}/{}{}.onnx", opts_.jobs_dir, kIncomingPrefix, next_incoming_++);
     std::ofstream out(incoming, std::ios::binary);
     out.write(model_bytes.data(), std::streamsize(model_bytes.size()));
     out.close();
@@ -159,19 +188,10 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
     try {
       model_tasks(spec.model(), target, incoming);
     } catch (const UserError& e) {
-      std::filesystem::remove(incoming);
-      throw UserError(client_message(e.what(), incoming, spec.model().name()));
+      throw UserError(client_message(e.what(), incoming, opts_.jobs_dir, spec.model().name()));
     }
   }
-  {
-    std::lock_guard lk(mu_);
-    int active = 0;
-    for (auto& [id, j] : jobs_) active += !terminal(j->info);
-    if (active >= opts_.max_active_jobs) {
-      if (!incoming.empty()) std::filesystem::remove(incoming);
-      throw TooManyJobs(fmt::format("{} jobs are running (the limit)", active));
-    }
-  }
+  check_room();
   std::string spec_json;
   google::protobuf::util::MessageToJsonString(spec, &spec_json);
   int64_t run_id = db_.create_run(kJobPrefix + describe(spec), Json{{"spec", Json::parse(spec_json)}});
@@ -179,10 +199,10 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
     std::error_code ec;
     std::filesystem::rename(incoming, model_path(opts_.jobs_dir, run_id), ec);
     if (ec) {
-      std::filesystem::remove(incoming);
       db_.update_run(run_id, db::RunState::Failed, Json{{"error", "cannot store the model"}});
       USER_ERROR() << "the server cannot store the model (" << ec.message() << ")";
     }
+    incoming.clear();
   }
   auto job = std::make_shared<Job>();
   job->spec = std::move(spec);

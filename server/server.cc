@@ -6,13 +6,16 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <grpc/support/log.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/version_info.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "codegen/target.h"
@@ -28,12 +31,22 @@ namespace tuner::server {
 
 namespace {
 
+// `s` with control characters escaped (\x00): a NUL would cut a message short where it is
+// printed.
+std::string escaped(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if ((unsigned char)c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", (unsigned char)c);
+    else out += c;
+  return out;
+}
+
 // A status message quoting a client's strings stays short: gRPC refuses metadata over 16 KiB,
 // and the client would see RESOURCE_EXHAUSTED instead of the error (a 10 MB job name, say).
 std::string short_message(std::string m) {
   constexpr size_t kMax = 2000;
   if (m.size() > kMax) m = m.substr(0, kMax) + fmt::format("... ({} bytes in all)", m.size());
-  return m;
+  return escaped(m);
 }
 
 grpc::Status user_error(const std::exception& e) {
@@ -43,7 +56,7 @@ grpc::Status user_error(const std::exception& e) {
 // A client's id or name inside a message, quoted and cut short.
 std::string quoted(const std::string& s) {
   constexpr size_t kMax = 200;
-  return "'" + (s.size() > kMax ? s.substr(0, kMax) + "...'" : s + "'");
+  return "'" + escaped(s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
 }
 
 constexpr size_t kMaxImportBytes = size_t(1) << 30;
@@ -275,6 +288,12 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     try {
       // The spellings `tuner db best` takes locally: hash, prefix or op name; a target's
       // string or its start, empty for the workload's only target.
+      // Names and hashes hold no control characters; a NUL would cut the error message short.
+      for (const std::string* f : {&req->workload(), &req->target()})
+        if (escaped(*f) != *f)
+          return {grpc::StatusCode::INVALID_ARGUMENT,
+                  "no workload " + quoted(req->workload()) + " with target " + quoted(req->target()) +
+                      " in the database (names hold no control characters)"};
       db::Workload w = compile::resolve_workload(db_, req->workload());
       std::string target = compile::resolve_target(db_, w, req->target());
       for (const auto& r : db_.top_k(w.id, target, std::clamp(req->k(), 1, 1000))) {
@@ -297,16 +316,118 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
 
 }  // namespace
 
+namespace {
+
+std::mutex g_grpc_log_mu;
+std::string* g_grpc_capture = nullptr;  // set while a server binds its port
+
+// gRPC's own log lines: errors as one "grpc: ..." line of the server's log, the rest at debug
+// level; while a server binds, kept for its error message instead.
+void grpc_log(gpr_log_func_args* a) {
+  {
+    std::lock_guard lk(g_grpc_log_mu);
+    if (g_grpc_capture) {
+      *g_grpc_capture += a->message;
+      return;
+    }
+  }
+  tuner::log(a->severity == GPR_LOG_SEVERITY_ERROR ? LogLevel::Info : LogLevel::Debug, "grpc: {}",
+             a->message);
+}
+
+// Keeps gRPC's log lines in *text while it lives (one server binds at a time: gRPC's
+// lines of that moment are about it).
+class CaptureGrpcLog {
+ public:
+  explicit CaptureGrpcLog(std::string* text) {
+    g_capture_mu.lock();
+    std::lock_guard lk(g_grpc_log_mu);
+    g_grpc_capture = text;
+  }
+  ~CaptureGrpcLog() {
+    {
+      std::lock_guard lk(g_grpc_log_mu);
+      g_grpc_capture = nullptr;
+    }
+    g_capture_mu.unlock();
+  }
+  CaptureGrpcLog(const CaptureGrpcLog&) = delete;
+  CaptureGrpcLog& operator=(const CaptureGrpcLog&) = delete;
+
+ private:
+  static inline std::mutex g_capture_mu;
+};
+
+// The system's reason in a gRPC error text (os_error:"Cannot assign requested address").
+std::string os_error_in(const std::string& text) {
+  size_t at = text.find("os_error:\"");
+  if (at == std::string::npos) return "";
+  at += 10;
+  return text.substr(at, text.find('"', at) - at);
+}
+
+// The paths creating `p` would add (`p` and its missing ancestors), outermost first; a
+// symlink, even a broken one, counts as existing.
+std::vector<std::filesystem::path> missing_chain(const std::filesystem::path& p) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(p, ec);
+  if (ec) return out;
+  for (auto q = abs; !q.empty(); q = q.parent_path()) {
+    // Not found is also an error code here; anything else (no permission) stops the walk.
+    if (std::filesystem::symlink_status(q, ec).type() != std::filesystem::file_type::not_found)
+      break;
+    out.insert(out.begin(), q);
+    if (q == q.parent_path()) break;
+  }
+  return out;
+}
+
+}  // namespace
+
 Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
   USER_CHECK(!opts_.tokens.client.empty() && !opts_.tokens.worker.empty())
       << "the server needs a client token and a worker token";
   USER_CHECK(opts_.tokens.client != opts_.tokens.worker)
       << "the client and worker tokens must differ";
+  if (opts_.jobs.jobs_dir.empty()) opts_.jobs.jobs_dir = opts_.db_path + ".jobs";
+  std::vector<std::filesystem::path> created = missing_chain(opts_.db_path);
+  for (auto& p : missing_chain(opts_.jobs.jobs_dir)) created.push_back(p);
+  // Nothing is removed when this fails: what looked missing may be another server's now.
+  open_database();
+  try {
+    start();
+  } catch (...) {
+    // A server that does not start leaves none of the files it created (the lock, still
+    // held, keeps other servers off them meanwhile).
+    server_.reset();
+    jobs_.reset();
+    dispatcher_.reset();
+    db_.reset();
+    std::error_code ec;
+    for (auto p = created.rbegin(); p != created.rend(); ++p) std::filesystem::remove(*p, ec);
+    throw;
+  }
+}
+
+void Server::open_database() {
   std::filesystem::path dbp(opts_.db_path);
   if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
   db_ = db::SqliteDatabase::open(opts_.db_path);
-  if (opts_.jobs.jobs_dir.empty()) opts_.jobs.jobs_dir = opts_.db_path + ".jobs";
-  lock_jobs_dir();
+  // Two servers on one database would both resume its running jobs and measure them twice.
+  // The lock is on the file itself, so every path to it (links included) finds it; SQLite's
+  // own locks are fcntl locks, independent of flock.
+  lock_.fd = open(opts_.db_path.c_str(), O_RDONLY | O_CLOEXEC);
+  USER_CHECK(lock_.fd >= 0) << "cannot open " << opts_.db_path << ": " << std::strerror(errno);
+  USER_CHECK(flock(lock_.fd, LOCK_EX | LOCK_NB) == 0)
+      << "another tuner-server uses " << opts_.db_path;
+}
+
+void Server::start() {
+#if GRPC_CPP_VERSION_MAJOR == 1 && GRPC_CPP_VERSION_MINOR < 65  // later ones log through Abseil
+  static std::once_flag grpc_log_once;
+  std::call_once(grpc_log_once, [] { gpr_set_log_function(grpc_log); });
+#endif
   dispatcher_ = std::make_unique<Dispatcher>(opts_.dispatch);
   opts_.jobs.runner.server_address = opts_.listen;
   jobs_ = std::make_unique<JobManager>(*db_, *dispatcher_, opts_.jobs);
@@ -338,9 +459,14 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
   b.SetMaxSendMessageSize(kMaxMessageBytes);
   // Accept the CLI's keepalive pings (every 20 s while it follows a job).
   b.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
-  server_ = b.BuildAndStart();
-  USER_CHECK(server_ && port_ > 0) << "cannot listen on " << opts_.listen
-                                   << " (address in use or invalid?)";
+  std::string grpc_said;
+  {
+    CaptureGrpcLog capture(&grpc_said);
+    server_ = b.BuildAndStart();
+  }
+  std::string why = os_error_in(grpc_said);
+  USER_CHECK(server_ && port_ > 0) << "cannot listen on " << opts_.listen << " ("
+                                   << (why.empty() ? "address in use or invalid?" : why) << ")";
   std::string addr = opts_.listen.substr(0, opts_.listen.rfind(':'));
   jobs_->set_server_address(fmt::format("{}:{}", addr, port_));
   resumed_ = jobs_->resume_all();
@@ -354,16 +480,6 @@ Server::~Server() {
 
 Server::Fd::~Fd() {
   if (fd >= 0) close(fd);
-}
-
-void Server::lock_jobs_dir() {
-  // Two servers on one database would both resume its running jobs and measure them twice.
-  std::filesystem::create_directories(opts_.jobs.jobs_dir);
-  std::string path = opts_.jobs.jobs_dir + "/server.lock";
-  lock_.fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  USER_CHECK(lock_.fd >= 0) << "cannot open " << path << ": " << std::strerror(errno);
-  USER_CHECK(flock(lock_.fd, LOCK_EX | LOCK_NB) == 0)
-      << "another tuner-server uses " << opts_.db_path << " (it holds " << path << ")";
 }
 
 void Server::wait() { server_->Wait(); }

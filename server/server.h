@@ -46,9 +46,11 @@ class Server {
   int resumed_jobs() const { return resumed_; }
 
  private:
-  // Holds an exclusive lock on the jobs folder for the server's life; a UserError when another
-  // server holds it.
-  void lock_jobs_dir();
+  // Opens the database and locks it for the server's life (a UserError when another server
+  // holds it).
+  void open_database();
+  // Starts the services and binds the port (the constructor undoes what it created on failure).
+  void start();
 
   struct Fd {  // closed with the server, also when its constructor throws
     int fd = -1;

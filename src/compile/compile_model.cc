@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/build.h"
+#include "graph/converters.h"
 #include "compile/schedule_choice.h"
 #include "runtime/cpu_features.h"
 #include "runtime/memory_plan.h"
@@ -85,28 +86,10 @@ class PlanBuilder {
     if (n.dead || n.inputs.size() < 2) return;
     auto in = std::find(g_.inputs.begin(), g_.inputs.end(), n.inputs[1]);
     if (in == g_.inputs.end()) return;
-    const ops::Shape& data = g_.values[size_t(n.inputs[0])].shape;
-    const ops::Shape& ind = g_.values[size_t(n.inputs[1])].shape;
-    auto attr = [&](const char* name) {
-      auto a = n.attrs.find(name);
-      return a == n.attrs.end() ? int64_t(0) : a->second.i;
-    };
-    std::vector<int64_t> limits;
-    if (n.op == "Gather" || n.op == "GatherElements" || n.op == "ScatterElements") {
-      int64_t axis = attr("axis");
-      if (axis < 0) axis += int64_t(data.size());
-      if (axis < 0 || axis >= int64_t(data.size())) return;  // refused by the converter
-      limits = {data[size_t(axis)]};
-    } else if (n.op == "GatherND" || n.op == "ScatterND") {
-      int64_t b = n.op == "GatherND" ? attr("batch_dims") : 0, k = ind.empty() ? 0 : ind.back();
-      if (b < 0 || k < 1 || b + k > int64_t(data.size())) return;
-      limits.assign(data.begin() + b, data.begin() + b + k);
-    } else {
-      return;
-    }
     runtime::IndexCheck c;
+    c.limits = graph::index_limits(g_, n);
+    if (c.limits.empty()) return;
     c.input = int(in - g_.inputs.begin());
-    c.limits = std::move(limits);
     c.op = graph::describe(n);
     art_.plan.index_checks.push_back(std::move(c));
   }

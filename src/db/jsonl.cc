@@ -115,8 +115,6 @@ ParsedLine record_from_line(const std::string& line) {
   r.workload_id = 1;  // checked below as if committed; reset after
   check_record(r);
   r.workload_id = 0;
-  std::string why = times_problem(r.status, r.times, p.workload.flops);
-  USER_CHECK(why.empty()) << why;
   return p;
 }
 
@@ -136,7 +134,11 @@ int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& optio
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options) {
   ImportReport rep;
   std::vector<Record> batch;
-  std::map<std::string, int64_t> ids;  // workload hash -> id in `db`
+  struct Known {
+    int64_t id;    // in `db`
+    double flops;  // as `db` has it (a line's own number may differ)
+  };
+  std::map<std::string, Known> known;  // by workload hash
   auto flush = [&] {
     if (batch.empty()) return;
     CommitResult c = db.commit_round(batch);
@@ -152,9 +154,16 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
     try {
       ParsedLine p = record_from_line(line);
       if (options.check) options.check(p.record);
-      auto it = ids.find(p.workload.hash);
-      if (it == ids.end()) it = ids.emplace(p.workload.hash, db.commit_workload(p.workload)).first;
-      p.record.workload_id = it->second;
+      auto it = known.find(p.workload.hash);
+      if (it == known.end()) {
+        auto stored = db.find_workload(p.workload.hash);
+        it = known.emplace(p.workload.hash, stored ? Known{stored->id, stored->flops}
+                                                   : Known{0, p.workload.flops}).first;
+      }
+      std::string why = times_problem(p.record.status, p.record.times, it->second.flops);
+      USER_CHECK(why.empty()) << why;
+      if (!it->second.id) it->second.id = db.commit_workload(p.workload);  // a good line's only
+      p.record.workload_id = it->second.id;
       batch.push_back(std::move(p.record));
     } catch (const UserError& e) {
       rep.bad.push_back({n, e.what()});

@@ -33,8 +33,10 @@ std::string times_problem(MeasureStatus status, const std::vector<double>& times
   for (double t : times)
     if (!(std::isfinite(t) && t > 0))
       return fmt::format("an ok record's times must be positive, got {}", t);
+  double median = median_of(times);
+  if (median < kMinPlausibleSeconds)
+    return fmt::format("an ok record's median of {:.3g} s is shorter than a clock cycle", median);
   if (flops > 0) {
-    double median = median_of(times);
     if (flops / median > kMaxPlausibleFlopsPerSecond)
       return fmt::format("a median of {:.3g} s for {:.3g} FLOPs is {:.3g} FLOP/s, faster than any "
                          "device (limit {:.0e})",

@@ -60,14 +60,15 @@ struct RecordFilter {
 /// not be empty.
 double median_of(std::vector<double> times);
 
-/// Above any device's speed (100 PFLOP/s): an ok time implying more comes from a broken timer
-/// or a forged record, and would rank first for ever.
+/// Above any device's speed (100 PFLOP/s), and below one clock cycle: an ok time beyond either
+/// comes from a broken timer or a forged record, and would rank first for ever.
 inline constexpr double kMaxPlausibleFlopsPerSecond = 1e17;
+inline constexpr double kMinPlausibleSeconds = 1e-10;
 
 /// Why `times` cannot be those of a record with `status` of a workload of `flops` FLOPs, or ""
 /// when they can: an ok record has at least one time, each finite and positive, and a median
-/// no faster than kMaxPlausibleFlopsPerSecond (checked when flops > 0); other records' times
-/// are finite and non-negative.
+/// of at least kMinPlausibleSeconds and no faster than kMaxPlausibleFlopsPerSecond (checked
+/// when flops > 0); other records' times are finite and non-negative.
 std::string times_problem(MeasureStatus status, const std::vector<double>& times, double flops = 0);
 
 /// Whether `seconds` is a duration: finite and non-negative.

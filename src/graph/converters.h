@@ -14,6 +14,14 @@
 
 namespace tuner::graph {
 
+/// The sizes of the data dimensions a Gather-like node's indices (input 1) select along:
+/// element e of the indices must lie in [-L, L-1], L = limits[e % limits.size()]. For Gather,
+/// GatherElements, ScatterElements (data's axis), GatherND (the k dimensions after batch_dims)
+/// and ScatterND (the first k); empty for other nodes and malformed attributes (which the
+/// converters refuse). One rule for the import's check of constant indices and the run-time
+/// check of index inputs (compile/compile_model.cc).
+std::vector<int64_t> index_limits(const Graph& g, const Node& n);
+
 /// What a converter sees of its node.
 class ConvertContext {
  public:
@@ -21,6 +29,7 @@ class ConvertContext {
                  std::string prefix);
 
   const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
   int64_t opset() const { return graph_.opset; }
   /// Number of inputs the node lists (absent optional ones included).
   size_t num_inputs() const { return node_.inputs.size(); }

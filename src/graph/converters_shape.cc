@@ -143,11 +143,13 @@ std::vector<ConvertOutput> slice(const ConvertContext& c) {
 
 // Constant indices are checked here: ONNX makes an out-of-range index an error, and the
 // kernels would otherwise clamp it silently. `dim_of(k)` is the bound of flat element k.
-void check_constant_indices(const ConvertContext& c, const std::function<int64_t(int64_t)>& dim_of) {
+void check_constant_indices(const ConvertContext& c) {
   const Value& v = c.input_value(1);
   if (!v.is_constant() || !v.data->dtype.is_integer()) return;
+  std::vector<int64_t> limits = index_limits(c.graph(), c.node());
+  if (limits.empty()) return;
   for (int64_t k = 0; k < v.data->num_elements(); ++k) {
-    int64_t i = v.data->get_int(k), dim = dim_of(k);
+    int64_t i = v.data->get_int(k), dim = limits[size_t(k) % limits.size()];
     if (i < -dim || i >= dim)
       c.fail("index " + std::to_string(i) + " (element " + std::to_string(k) +
              " of the constant indices) is out of range for a dimension of size " +
@@ -158,7 +160,7 @@ void check_constant_indices(const ConvertContext& c, const std::function<int64_t
 std::vector<ConvertOutput> gather(const ConvertContext& c) {
   const te::Tensor& data = c.input(0);
   int a = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
-  check_constant_indices(c, [&](int64_t) { return data.shape()[size_t(a)]; });
+  check_constant_indices(c);
   return one(ops::gather(data, c.input(1), a, c.name()));
 }
 
@@ -434,7 +436,7 @@ std::vector<ConvertOutput> gather_elements(const ConvertContext& c) {
   if (ind.dtype() != te::DataType::i64() && ind.dtype() != te::DataType::i32())
     c.fail("indices must be int64 or int32");
   int64_t dim = data.shape()[size_t(axis)];
-  check_constant_indices(c, [&](int64_t) { return dim; });
+  check_constant_indices(c);
   return one(te::compute(
       ind.shape(),
       [&](const std::vector<Var>& o) {
@@ -455,7 +457,7 @@ std::vector<ConvertOutput> gather_nd(const ConvertContext& c) {
   if (k < 1 || b + k > r) c.fail("indices' last dimension must be in [1, rank(data) - batch_dims]");
   for (int64_t d = 0; d < b; ++d)
     if (ind.shape()[size_t(d)] != data.shape()[size_t(d)]) c.fail("batch dimensions differ");
-  check_constant_indices(c, [&](int64_t e) { return data.shape()[size_t(b + e % k)]; });
+  check_constant_indices(c);
   ops::Shape out(ind.shape().begin(), ind.shape().end() - 1);
   out.insert(out.end(), data.shape().begin() + b + k, data.shape().end());
   return one(te::compute(
@@ -563,6 +565,7 @@ std::vector<ConvertOutput> scatter_nd(const ConvertContext& c) {
   want.insert(want.end(), data.shape().begin() + k, data.shape().end());
   if (upd.shape() != want || upd.dtype() != data.dtype())
     c.fail("updates must be " + data.dtype().str() + " " + ops::shape_string(want));
+  check_constant_indices(c);
   ScatterSpec spec;
   spec.candidates.assign(ind.shape().begin(), ind.shape().end() - 1);
   spec.names = [&](const std::vector<Var>& o, const std::vector<Expr>& j) {
@@ -593,6 +596,7 @@ std::vector<ConvertOutput> scatter_elements(const ConvertContext& c) {
   int axis = ops::normalize_axis(c.attr_int("axis", 0), int(data.ndim()), c.name());
   for (size_t d = 0; d < size_t(ind.ndim()); ++d)
     if (ind.shape()[d] > data.shape()[d]) c.fail("indices must not be larger than data");
+  check_constant_indices(c);
   // Candidates run along the axis; the other coordinates are the output element's own.
   auto at = [&](const std::vector<Var>& o, const Expr& r) {
     std::vector<Expr> p;
@@ -705,3 +709,30 @@ void add_shape_converters(std::vector<Converter>& out) {
 }
 
 }  // namespace tuner::graph::detail
+
+namespace tuner::graph {
+
+std::vector<int64_t> index_limits(const Graph& g, const Node& n) {
+  if (n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) return {};
+  const ops::Shape& data = g.values[size_t(n.inputs[0])].shape;
+  const ops::Shape& ind = g.values[size_t(n.inputs[1])].shape;
+  auto attr = [&](const char* name) {
+    auto a = n.attrs.find(name);
+    return a == n.attrs.end() ? int64_t(0) : a->second.i;
+  };
+  auto rank = int64_t(data.size());
+  if (n.op == "Gather" || n.op == "GatherElements" || n.op == "ScatterElements") {
+    int64_t axis = attr("axis");
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return {};
+    return {data[size_t(axis)]};
+  }
+  if (n.op == "GatherND" || n.op == "ScatterND") {
+    int64_t b = n.op == "GatherND" ? attr("batch_dims") : 0, k = ind.empty() ? 0 : ind.back();
+    if (b < 0 || k < 1 || b + k > rank) return {};
+    return std::vector<int64_t>(data.begin() + b, data.begin() + b + k);
+  }
+  return {};
+}
+
+}  // namespace tuner::graph

@@ -335,6 +335,11 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
                  << " (`tuner op list --onnx` lists the supported ones)";
   }
 
+  if (!opts.external_data)
+    for (const auto& t : m.graph().initializer())
+      USER_CHECK(t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data().empty())
+          << path << ": initializer '" << t.name() << "' keeps its data in an external file, "
+          << "which is not sent with the model; save the model with its weights inside";
   {
     // The checker looks for external data files relative to the working directory: show it
     // their paths in the model's folder for the check, then put the model's own back (the

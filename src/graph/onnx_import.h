@@ -12,6 +12,9 @@ namespace tuner::graph {
 struct ImportOptions {
   /// Fixed shapes for inputs with dynamic dimensions ("--input-shape name:1x3x224x224").
   std::map<std::string, ops::Shape> input_shapes;
+  /// Whether initializers may keep their data in files beside the model. Off for models
+  /// submitted to a server: the files beside them there are the server's own.
+  bool external_data = true;
 };
 
 /// Loads, checks (onnx::checker) and imports the model at `path`. Bad files, unsupported

@@ -105,6 +105,7 @@ void Executor::set_input(size_t i, const void* data, size_t bytes) {
   USER_CHECK(int64_t(bytes) == d.bytes) << "input '" << d.name << "' takes " << d.bytes
                                         << " bytes, got " << bytes;
   std::memcpy(buffer(art_.plan.inputs[i]), data, bytes);
+  check_indices(i);
 }
 
 int64_t Executor::index_limit(size_t i) const {
@@ -115,9 +116,10 @@ int64_t Executor::index_limit(size_t i) const {
   return limit;
 }
 
-void Executor::check_indices() const {
+void Executor::check_indices(size_t input) const {
   for (const IndexCheck& c : art_.plan.index_checks) {
-    const BufferDesc& d = input_desc(size_t(c.input));
+    if (size_t(c.input) != input) continue;
+    const BufferDesc& d = input_desc(input);
     const void* data = buffer(art_.plan.inputs[size_t(c.input)]);
     bool wide = d.dtype == "int64";
     int64_t n = d.bytes / (wide ? 8 : 4);
@@ -133,7 +135,6 @@ void Executor::check_indices() const {
 
 void Executor::run() {
   const Plan& p = art_.plan;
-  check_indices();
   step_seconds_.assign(profile_ ? p.steps.size() : 0, 0.0);
   for (size_t k = 0; k < p.steps.size(); ++k) {
     auto t0 = std::chrono::steady_clock::now();

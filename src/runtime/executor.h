@@ -25,10 +25,10 @@ class Executor {
   size_t num_outputs() const { return art_.plan.outputs.size(); }
   const BufferDesc& input_desc(size_t i) const;
   const BufferDesc& output_desc(size_t i) const;
-  /// Copies `bytes` bytes into input i (a UserError when the size is not the input's).
+  /// Copies `bytes` bytes into input i: a UserError when the size is not the input's, or when
+  /// the input holds indices out of their operator's range (the plan's index checks).
   void set_input(size_t i, const void* data, size_t bytes);
-  /// Runs the model once; a kernel returning an error is a UserError naming the step, and so
-  /// is an index input out of its operator's range (the plan's index checks).
+  /// Runs the model once; a kernel returning an error is a UserError naming the step.
   void run();
   /// The smallest dimension size input i indexes (0 when it is not an index input): random
   /// inputs stay below it.
@@ -42,7 +42,7 @@ class Executor {
 
  private:
   void* buffer(int id) const { return ptrs_[size_t(id)]; }
-  void check_indices() const;
+  void check_indices(size_t input) const;
 
   Artifact art_;
   std::unique_ptr<Module> module_;

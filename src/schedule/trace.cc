@@ -58,8 +58,8 @@ Trace Trace::from_json(const Json& j) {
       if (ij.contains("probs")) in.probs = ij["probs"].get<std::vector<double>>();
       if (ij.contains("src")) in.src = ij["src"].get<int>();
       if (ij.contains("decision")) in.decision = ij["decision"].get<std::vector<int64_t>>();
-      USER_CHECK(in.src >= -1 && in.src < int(t.insts.size()))
-          << "trace instruction refers to a later one";
+      USER_CHECK(in.src >= -1) << "trace instruction " << t.insts.size() << " has a negative source";
+      USER_CHECK(in.src < int(t.insts.size())) << "trace instruction refers to a later one";
       t.insts.push_back(std::move(in));
     }
   } catch (const nlohmann::json::exception& e) {

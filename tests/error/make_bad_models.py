@@ -202,6 +202,23 @@ save(model([helper.make_node("GatherND", ["table", "pos"], ["y"], name="pick")],
            [tensor_info("pos", [2, 2], TensorProto.INT64)], [tensor_info("y", [2])],
            [numpy_helper.from_array(table[:4], "table")]), "gathernd_input.onnx")
 save_tensor(np.array([[3, 2], [0, 3]], np.int64), "pos_bad.pb", "pos")
+# GatherND with batch_dims 1 over a 2x4x3 table: each batch row picks along the 4.
+save(model([helper.make_node("GatherND", ["table3", "pos"], ["y"], name="pick_b", batch_dims=1)],
+           [tensor_info("pos", [2, 1], TensorProto.INT64)], [tensor_info("y", [2, 3])],
+           [numpy_helper.from_array(np.arange(24, dtype=np.float32).reshape(2, 4, 3), "table3")]),
+     "gathernd_batch.onnx")
+save_tensor(np.array([[3], [4]], np.int64), "pos_batch_bad.pb", "pos")
+# ScatterElements writing a model input's positions into a 3x3 constant along axis 1.
+save(model([helper.make_node("ScatterElements", ["base", "where", "upd"], ["y"], name="put", axis=1)],
+           [tensor_info("where", [1, 2], TensorProto.INT64)], [tensor_info("y", [3, 3])],
+           [numpy_helper.from_array(np.zeros((3, 3), np.float32), "base"),
+            numpy_helper.from_array(np.ones((1, 2), np.float32), "upd")]), "scatter_input.onnx")
+save_tensor(np.array([[0, -4]], np.int64), "where_bad.pb", "where")
+# ScatterND with constant indices out of range: refused at import like Gather's.
+save(model([helper.make_node("ScatterND", ["x", "idx", "upd"], ["y"], name="snd")],
+           [tensor_info("x", [4, 3])], [tensor_info("y", [4, 3])],
+           [numpy_helper.from_array(np.array([[1], [4]], np.int64), "idx"),
+            numpy_helper.from_array(np.ones((2, 3), np.float32), "upd")]), "scatternd_oob.onnx")
 # Pads of 100,000 around a 4x4 image: a 160 GB output, more than any test machine's memory.
 save(model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad0")],
            [tensor_info("x", [1, 1, 4, 4])], [tensor_info("y", None)],

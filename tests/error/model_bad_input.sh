@@ -176,6 +176,14 @@ expect "input 'ids' holds -6 at element 2, out of range for Gather 'embed'" run 
 expect_ok "GatherND of a model input compiles" compile "$m/gathernd_input.onnx" --db "" -o "$tmp/gnd.tuner"
 expect "input 'pos' holds 3 at element 3, out of range for GatherND 'pick' \(indices from -3 to 2\)" \
   run "$tmp/gnd.tuner" --input "$m/pos_bad.pb"
+expect_ok "GatherND with batch_dims compiles" compile "$m/gathernd_batch.onnx" --db "" -o "$tmp/gndb.tuner"
+expect "input 'pos' holds 4 at element 1, out of range for GatherND 'pick_b' \(indices from -4 to 3\)" \
+  run "$tmp/gndb.tuner" --input "$m/pos_batch_bad.pb"
+expect_ok "ScatterElements of a model input compiles" compile "$m/scatter_input.onnx" --db "" -o "$tmp/sc.tuner"
+expect "input 'where' holds -4 at element 1, out of range for ScatterElements 'put' \(indices from -3 to 2\)" \
+  run "$tmp/sc.tuner" --input "$m/where_bad.pb"
+expect_model "ScatterND 'snd': index 4 \(element 1 of the constant indices\) is out of range for a dimension of size 4" \
+  "$m/scatternd_oob.onnx"
 expect_ok "a model larger than memory compiles" compile "$m/huge_pad.onnx" --db "" -o "$tmp/huge.tuner"
 if [ "$(awk '/^MemTotal/ {print $2}' /proc/meminfo)" -lt 150000000 ]; then
   grep -q "^warning: the model needs 149.0 GiB of buffers at run time, more than this machine's" \

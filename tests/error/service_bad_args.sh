@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tuner-worker and tuner-server (next to tuner) with bad arguments (out-of-range counts and
-# times, a port over 65535, a port file in a missing directory): one "error: ..." line and
-# exit 1, never an abort or a silently wrapped value. Skipped when they were not built (no gRPC).
+# times, a port over 65535, a port file in a missing directory, an address it cannot bind):
+# one "error: ..." line and exit 1, never an abort or a silently wrapped value, and no files
+# left behind. Skipped when they were not built (no gRPC).
 # Usage: bash service_bad_args.sh /path/to/tuner
 bin=$(dirname "$1")
 [ -x "$bin/tuner-worker" ] && [ -x "$bin/tuner-server" ] ||
@@ -36,5 +37,19 @@ for opt in --max-jobs --max-queue --heartbeat-timeout --kernel-timeout; do
   expect_error "^error: $opt: '0' is not a number from" "${s[@]}" $opt 0
 done
 expect_error "^error: --build-threads: '-1' is not a number from 0 to 1024" "${s[@]}" --build-threads -1
-[ ! -e "$tmp/s.db" ] || { echo "FAIL: a refused start created the database"; failures=$((failures + 1)); }
+# An address of no local interface (TEST-NET-1): the system's reason, not gRPC's log lines.
+expect_error "^error: cannot listen on 192.0.2.1:0 \(Cannot assign requested address\)$" "${s[@]}" \
+  --listen 192.0.2.1:0
+expect_error "^error: cannot listen on 192.0.2.1:0 " --db "$tmp/new/dir/s.db" --client-token-file "$tmp/c" \
+  --worker-token-file "$tmp/w" --listen 192.0.2.1:0
+[ ! -e "$tmp/s.db" ] && [ ! -e "$tmp/s.db.jobs" ] && [ ! -e "$tmp/new" ] ||
+  { echo "FAIL: a refused start left files: $(ls "$tmp")"; failures=$((failures + 1)); }
+# ... and never removes what was there before: an existing database and jobs folder stay.
+: > "$tmp/empty.jsonl"
+"$bin/tuner" db import "$tmp/empty.jsonl" --db "$tmp/keep.db" > /dev/null
+mkdir -p "$tmp/keep.db.jobs" && echo model > "$tmp/keep.db.jobs/run-1.onnx"
+expect_error "^error: cannot listen on 192.0.2.1:0 " --db "$tmp/keep.db" --client-token-file "$tmp/c" \
+  --worker-token-file "$tmp/w" --listen 192.0.2.1:0
+[ -s "$tmp/keep.db" ] && [ -e "$tmp/keep.db.jobs/run-1.onnx" ] ||
+  { echo "FAIL: a refused start removed an existing database or its jobs: $(ls "$tmp")"; failures=$((failures + 1)); }
 finish

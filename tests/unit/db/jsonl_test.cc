@@ -149,6 +149,31 @@ TEST(Jsonl, BadLinesAreReportedAndSkipped) {
   EXPECT_EQ(db.count_records({}), 3);
 }
 
+// A line's times are judged by the FLOP count the database has for its workload, not the
+// line's own: a line claiming 0 FLOPs cannot slip a 2e18 FLOP/s record past the check.
+TEST(Jsonl, TimesAreJudgedByTheStoredFlops) {
+  Workload w = test_workload(0);
+  w.flops = 2e9;
+  Workload lying = w;
+  lying.flops = 0;
+  std::string fast = record_to_line(lying, test_record(1, kX86, 1e-9, 1));
+  std::string honest = record_to_line(w, test_record(1, kX86, 1e-3, 2));
+  MemoryDatabase db;
+  db.commit_workload(w);
+  std::istringstream in(fast + "\n" + honest + "\n");
+  ImportReport rep = import_jsonl(db, in);
+  EXPECT_EQ(rep.inserted, 1);
+  ASSERT_EQ(rep.bad.size(), 1u);
+  EXPECT_EQ(rep.bad[0].line, 1);
+  EXPECT_NE(rep.bad[0].reason.find("faster than any device"), std::string::npos) << rep.bad[0].reason;
+  // In a new database the first line of a workload sets its count; a bad line adds no workload.
+  MemoryDatabase fresh;
+  std::istringstream again(record_to_line(w, test_record(1, kX86, 1e-9, 1)) + "\n");
+  rep = import_jsonl(fresh, again);
+  EXPECT_EQ(rep.bad.size(), 1u);
+  EXPECT_TRUE(fresh.workloads().empty());
+}
+
 TEST(Jsonl, MissingAndMistypedFields) {
   MemoryDatabase src;
   fill(src);

@@ -49,6 +49,25 @@ TEST(Record, CheckRejectsBadRecords) {
   });
 }
 
+// Times no device produces: a median under a clock cycle, or more than 1e17 FLOP/s.
+TEST(Record, ImplausibleTimes) {
+  auto ok = [](std::vector<double> t, double flops) {
+    return times_problem(MeasureStatus::Ok, t, flops);
+  };
+  EXPECT_EQ(ok({1e-3}, 2e9), "");
+  EXPECT_EQ(ok({4e-8}, 2e9), "");  // 5e16 FLOP/s
+  EXPECT_NE(ok({1e-9, 1e-9, 1}, 2e9).find("faster than any device"), std::string::npos);
+  EXPECT_NE(ok({5e-11}, 0).find("shorter than a clock cycle"), std::string::npos);
+  EXPECT_EQ(ok({1e-9}, 0), "");  // no FLOP count: only the floor
+  EXPECT_EQ(times_problem(MeasureStatus::RunTimeout, {}, 2e9), "");
+  EXPECT_THROW(check_record([] {
+                 Record r = test_record(1, kX86, 1e-3, 0);
+                 r.times = {1e-11};
+                 return r;
+               }()),
+               UserError);
+}
+
 TEST(Record, CompactTraceIsStable) {
   std::string t = compact_trace(R"({ "b" : 1, "a" : [1.5, 2] })");
   EXPECT_EQ(t, R"({"b":1,"a":[1.5,2]})");  // key order kept

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/read_file.h"
 
 namespace tuner::server {
 
@@ -19,11 +20,12 @@ bool same_token(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string read_token_file(const std::string& path) {
-  std::ifstream in(path);
-  USER_CHECK(in) << "cannot read the token file " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string t = ss.str();
+  std::string t;
+  try {
+    t = read_file_bytes(path, 64 << 10);
+  } catch (const UserError& e) {
+    USER_ERROR() << "the token file: " << e.what();
+  }
   size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
   USER_CHECK(b != std::string::npos) << "the token file " << path << " is empty";
   return t.substr(b, e - b + 1);

@@ -14,6 +14,7 @@
 #include "db/record.h"
 #include "server/wire.h"
 #include "support/error.h"
+#include "support/read_file.h"
 
 namespace tuner::server {
 

@@ -13,13 +13,12 @@
 
 #include "db/record.h"
 #include "support/error.h"
+#include "support/read_file.h"
 
 namespace tuner::server {
 
 std::string read_pem(const std::string& path) {
-  std::ifstream in(path);
-  USER_CHECK(in) << "cannot read " << path;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = read_file_bytes(path, size_t(1) << 20);
   USER_CHECK(text.find("-----BEGIN ") != std::string::npos)
       << path << ": not a PEM file (no -----BEGIN line)";
   return text;
@@ -32,18 +31,6 @@ std::string sha256_hex(std::string_view bytes) {
   std::string out;
   for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", md[i]);
   return out;
-}
-
-std::string read_file_bytes(const std::string& path, size_t max_bytes) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  USER_CHECK(!ec) << "cannot read " << path << ": " << ec.message();
-  USER_CHECK(size <= max_bytes) << path << " is " << size << " bytes, over the limit of "
-                                << max_bytes;
-  std::ifstream in(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  USER_CHECK(in.good() || in.eof()) << "cannot read " << path;
-  return s;
 }
 
 rpc::Result to_proto(const measure::MeasureResult& r) {

@@ -23,8 +23,6 @@ std::string sha256_hex(std::string_view bytes);
 /// The text of a PEM file (a TLS certificate or key); UserError when it cannot be read or holds
 /// no PEM block (gRPC would only log that and retry forever).
 std::string read_pem(const std::string& path);
-/// The whole file; UserError if it cannot be read or is larger than max_bytes.
-std::string read_file_bytes(const std::string& path, size_t max_bytes);
 
 /// A result in its wire form and back (an unknown status name becomes UNKNOWN).
 rpc::Result to_proto(const measure::MeasureResult& r);

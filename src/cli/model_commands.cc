@@ -87,6 +87,8 @@ void run_compile(const CompileArgs& a) {
   o.verbose = log_level() >= LogLevel::Debug;  // `tuner -v compile`: each task's schedule
   std::string out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner"
                                   : a.out;
+  protect_input_file(a.m.model, "model being read");
+  if (!a.db.empty()) protect_input_file(a.db, "tuning database");
   check_output_path(out);  // before compiling
   graph::Graph g = load_model(a.m, a.print_passes);
   compile::CompileReport rep;

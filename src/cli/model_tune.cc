@@ -85,6 +85,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   };
   codegen::Target target = codegen::Target::parse(a.m.target);
   check_local_tuning(target);
+  protect_input_file(a.m.model, "model being read");
+  protect_input_file(a.db, "tuning database");
   if (!a.no_compile && !a.out.empty()) check_output_path(a.out);  // not only after tuning
   USER_CHECK(a.trials > 0) << "--trials must be positive";
   graph::Graph g = load_model(a.m);
@@ -398,7 +400,9 @@ void add_model_tune_command(CLI::App& app) {
       ->check(number_in(1, 1e15));
   measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
       ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "candidates per measurement round")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "candidates per measurement round")
+      ->check(number_in(1, 1e6))
+      ->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,
                   "a task stops after this many trials without improvement")
       ->capture_default_str();

@@ -14,6 +14,7 @@
 #include "codegen/gpu_source.h"
 #include "codegen/nvrtc.h"
 #include "search/space_gpu.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -130,7 +131,8 @@ void add_op_build_command(CLI::App* op) {
   cmd->add_flag("--source", args.source, "print the CUDA C");
   cmd->add_flag("--opencl", args.opencl, "print the OpenCL C of the same kernels");
   cmd->add_flag("--ir", args.ir, "print the GPU loop IR");
-  cmd->add_option("--random", args.random, "sample this many candidates of the GPU space instead");
+  cmd->add_option("--random", args.random, "sample this many candidates of the GPU space instead")
+      ->check(number_in(0, 1e6));
   cmd->add_option("--seed", args.seed, "first seed of --random")->capture_default_str();
   cmd->add_flag("--json", args.json, "print one JSON object");
   cmd->callback([] { cmd_build(args); });

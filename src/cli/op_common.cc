@@ -7,6 +7,7 @@
 
 #include "costmodel/random_model.h"
 #include "support/error.h"
+#include "support/read_file.h"
 #include "support/json.h"
 
 namespace tuner::cli {
@@ -60,9 +61,7 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
 namespace tuner::cli {
 
 ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string& path) {
-  std::ifstream f(path);
-  USER_CHECK(f) << "cannot read trace file " << path;
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string text = read_file_bytes(path, size_t(64) << 20);
   Json j = parse_json(text, false);
   USER_CHECK(!j.is_discarded()) << "trace file " << path << " is not valid JSON (or nested too deeply)";
   // Accept a bare trace or an exported record line carrying one.

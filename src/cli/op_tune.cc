@@ -19,6 +19,7 @@
 #include "search/space_gpu.h"
 #include "search/task_tuner.h"
 #include "support/atomic_file.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -75,6 +76,7 @@ void cmd_tune(const TuneArgs& a) {
   }
   OpWorkload w = prepare_op(a.op, a.params, a.target);
   check_local_tuning(w.target);
+  protect_input_file(a.db, "tuning database");
   if (!a.curve_csv.empty()) check_output_path(a.curve_csv);  // not only after tuning
   auto db = db::SqliteDatabase::open(a.db);
 
@@ -194,7 +196,9 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("params", a.params, "parameters as key=value");
   tune->add_option("--target", a.target, "compilation target")->capture_default_str();
   tune->add_option("--trials", a.trials, "measured candidates in all")->capture_default_str();
-  tune->add_option("--batch", a.batch, "candidates per measurement round")->capture_default_str();
+  tune->add_option("--batch", a.batch, "candidates per measurement round")
+      ->check(number_in(1, 1e6))
+      ->capture_default_str();
   tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
       ->capture_default_str();
   tune->add_option("--seed", a.seed, "seed of all randomness")->capture_default_str();
@@ -205,7 +209,7 @@ void add_op_tune_command(CLI::App* op) {
   measure::add_measure_option(tune, &a.cold);
   tune->add_option("--population", a.population,
                    "schedules per generation of the evolutionary search (the model ranks them)")
-      ->check(CLI::PositiveNumber)
+      ->check(number_in(1, 1e6))
       ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV");
   tune->add_flag("--json", a.json, "print one JSON object at the end");

@@ -1,5 +1,7 @@
 #include "costmodel/xgb_model.h"
 
+#include <fmt/format.h>
+
 #include <xgboost/c_api.h>
 
 #include <algorithm>
@@ -255,21 +257,39 @@ std::string XGBModel::save() const {
   bst_ulong len = 0;
   const char* buf = nullptr;
   xgb_check(XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &len, &buf), "save");
-  Json header{{"kind", "xgboost"}, {"feature_version", kFeatureVersion}};
-  return header.dump() + "\n" + std::string(buf, len);
+  std::string body(buf, len);
+  // XGBoost trusts the trees it loads (a damaged child index crashes or loops it): the
+  // checksum lets load refuse a damaged blob first.
+  Json header{{"kind", "xgboost"},
+              {"feature_version", kFeatureVersion},
+              {"checksum", fmt::format("{:016x}", checksum64(body))}};
+  return header.dump() + "\n" + body;
 }
 
 void XGBModel::load(const std::string& blob) {
   auto nl = blob.find('\n');
   USER_CHECK(nl != std::string::npos) << "not a saved cost model";
   Json header = parse_json(blob.substr(0, nl), false);
-  USER_CHECK(header.is_object() && header.value("kind", "") == "xgboost") << "not a saved XGBoost cost model";
-  int v = header.value("feature_version", -1);
-  USER_CHECK(v == kFeatureVersion) << "the cost model was trained on features of version " << v
-                                   << ", this Tuner extracts version " << kFeatureVersion;
+  auto field = [&](const char* key) {
+    return header.is_object() && header.contains(key) ? header[key] : Json();
+  };
+  USER_CHECK(field("kind") == "xgboost") << "not a saved XGBoost cost model";
+  Json v = field("feature_version");
+  USER_CHECK(v == kFeatureVersion) << "the cost model was trained on features of version "
+                                   << (v.is_null() ? "?" : v.dump()) << ", this Tuner extracts version "
+                                   << kFeatureVersion;
+  std::string_view body(blob.data() + nl + 1, blob.size() - nl - 1);
+  Json sum = field("checksum");  // absent in models saved before it existed
+  USER_CHECK(sum.is_null() || sum == fmt::format("{:016x}", checksum64(body)))
+      << "the saved cost model is damaged (its checksum does not match)";
   BoosterHandle b;
   xgb_check(XGBoosterCreate(nullptr, 0, &b), "XGBoosterCreate");
-  xgb_check(XGBoosterLoadModelFromBuffer(b, blob.data() + nl + 1, blob.size() - nl - 1), "load");
+  if (XGBoosterLoadModelFromBuffer(b, body.data(), body.size()) != 0) {
+    std::string why = XGBGetLastError();
+    XGBoosterFree(b);
+    USER_ERROR() << "the saved cost model is damaged: XGBoost cannot load it ("
+                 << why.substr(0, why.find('\n')) << ")";
+  }
   if (booster_) XGBoosterFree(booster_);
   booster_ = b;
 }

@@ -10,6 +10,7 @@
 #include "db/sqlite_conn.h"
 #include "db/sqlite_rows.h"
 #include "db/timestamp.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -116,6 +117,7 @@ std::unique_ptr<SqliteDatabase> SqliteDatabase::open(const std::string& path,
   } catch (const sqlite::SqliteError& e) {
     db->raise(e);
   }
+  protect_input_file(path, "tuning database");  // no -o of this process may replace it
   return db;
 }
 

@@ -15,6 +15,7 @@
 #include "graph/converters.h"
 #include "graph/infer.h"
 #include "graph/tensor_proto.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace tuner::graph {
@@ -305,6 +306,7 @@ void parse_input_shape(const std::string& spec, ImportOptions& opts) {
 
 Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   onnx::ModelProto m = read_model(path);
+  protect_input_file(path, "model being read");
   check_names(m.graph(), path);
   USER_CHECK(m.graph().output_size() > 0) << path << ": the model has no outputs";
   Graph g;

@@ -264,6 +264,7 @@ void add_nn_ops(std::vector<OpDef>& ops) {
                dtype_param()};
   mm.build = [](const Params& p) {
     int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k"), wb = p.get_int("wblock");
+    USER_CHECK(wb >= 0) << "matmul: wblock=" << wb << " must be 0 (plain) or positive";
     bool tb = p.get_bool("transpose_b");
     Shape as = batch_dims(p), bs = batch_dims_b(p);
     as.insert(as.end(), {m, k});

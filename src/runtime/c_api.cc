@@ -1,4 +1,5 @@
 #include <exception>
+#include <stdexcept>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,19 @@ int guarded(F&& f) {
   return -1;
 }
 
+// A NULL argument the API needs is a failure, not a crash.
+void need(const void* p, const char* what) {
+  if (!p) throw std::invalid_argument(std::string(what) + " is NULL");
+}
+
+// Index i of `count` inputs or outputs, checked.
+size_t index(int i, size_t count, const char* what) {
+  if (i < 0 || size_t(i) >= count)
+    throw std::out_of_range("the model has " + std::to_string(count) + " " + what + "s; " + what +
+                            " " + std::to_string(i) + " does not exist");
+  return size_t(i);
+}
+
 int describe(const tuner::runtime::BufferDesc& d, const char** name, const char** dtype, int* ndim,
              const int64_t** shape) {
   if (name) *name = d.name.c_str();
@@ -42,6 +56,8 @@ extern "C" {
 
 int tuner_model_load(const char* path, int num_threads, TunerModel** out) {
   return guarded([&] {
+    need(path, "the path");
+    need(out, "the output pointer");
     auto m = std::make_unique<TunerModel>();
     m->exec = std::make_unique<tuner::runtime::Executor>(tuner::runtime::Artifact::load(path),
                                                          num_threads);
@@ -53,32 +69,66 @@ void tuner_model_free(TunerModel* model) { delete model; }
 
 const char* tuner_last_error(void) { return g_last_error.c_str(); }
 
-int tuner_model_num_inputs(const TunerModel* model) { return int(model->exec->num_inputs()); }
-int tuner_model_num_outputs(const TunerModel* model) { return int(model->exec->num_outputs()); }
+int tuner_model_num_inputs(const TunerModel* model) {
+  int n = -1;
+  guarded([&] {
+    need(model, "the model");
+    n = int(model->exec->num_inputs());
+  });
+  return n;
+}
+
+int tuner_model_num_outputs(const TunerModel* model) {
+  int n = -1;
+  guarded([&] {
+    need(model, "the model");
+    n = int(model->exec->num_outputs());
+  });
+  return n;
+}
 
 int tuner_model_input_info(const TunerModel* model, int i, const char** name, const char** dtype,
                            int* ndim, const int64_t** shape) {
-  return guarded([&] { describe(model->exec->input_desc(size_t(i)), name, dtype, ndim, shape); });
+  return guarded([&] {
+    need(model, "the model");
+    describe(model->exec->input_desc(index(i, model->exec->num_inputs(), "input")), name, dtype,
+             ndim, shape);
+  });
 }
 
 int tuner_model_output_info(const TunerModel* model, int i, const char** name,
                             const char** dtype, int* ndim, const int64_t** shape) {
-  return guarded([&] { describe(model->exec->output_desc(size_t(i)), name, dtype, ndim, shape); });
+  return guarded([&] {
+    need(model, "the model");
+    describe(model->exec->output_desc(index(i, model->exec->num_outputs(), "output")), name,
+             dtype, ndim, shape);
+  });
 }
 
 int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes) {
-  return guarded([&] { model->exec->set_input(size_t(i), data, bytes); });
+  return guarded([&] {
+    need(model, "the model");
+    size_t k = index(i, model->exec->num_inputs(), "input");
+    need(data, "the input data");
+    model->exec->set_input(k, data, bytes);
+  });
 }
 
 int tuner_model_run(TunerModel* model) {
-  return guarded([&] { model->exec->run(); });
+  return guarded([&] {
+    need(model, "the model");
+    model->exec->run();
+  });
 }
 
 int tuner_model_get_output(const TunerModel* model, int i, const void** data, size_t* bytes) {
   return guarded([&] {
-    const auto& d = model->exec->output_desc(size_t(i));
-    *data = model->exec->output(size_t(i));
-    *bytes = size_t(d.bytes);
+    need(model, "the model");
+    size_t k = index(i, model->exec->num_outputs(), "output");
+    need(data, "the data pointer");
+    need(bytes, "the size pointer");
+    *data = model->exec->output(k);
+    *bytes = size_t(model->exec->output_desc(k).bytes);
   });
 }
 

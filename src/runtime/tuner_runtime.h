@@ -1,6 +1,7 @@
 /* The C API of compiled Tuner models: load an artifact written by `tuner compile`, set the
  * inputs, run, read the outputs. Every function returning int gives 0 on success and -1 on
- * failure, with the reason in tuner_last_error() (per thread). Link with libtuner_runtime. */
+ * failure, with the reason in tuner_last_error() (per thread): a NULL pointer argument or an
+ * index out of range among them. Link with libtuner_runtime. */
 #ifndef TUNER_RUNTIME_H_
 #define TUNER_RUNTIME_H_
 
@@ -20,6 +21,7 @@ void tuner_model_free(TunerModel* model);
 /** The message of this thread's last failure. */
 const char* tuner_last_error(void);
 
+/** The number of inputs (outputs); -1 for a NULL model. */
 int tuner_model_num_inputs(const TunerModel* model);
 int tuner_model_num_outputs(const TunerModel* model);
 /** Name, dtype ("float32", ...), rank and shape of input i; the strings live with the model. */

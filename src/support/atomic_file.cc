@@ -1,11 +1,14 @@
 #include "support/atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <vector>
 
 #include "support/error.h"
 
@@ -28,6 +31,17 @@ fs::path resolve(const std::string& path) {
   USER_ERROR() << "cannot write " << path << ": too many levels of symbolic links";
 }
 
+struct Protected {
+  dev_t dev;
+  ino_t ino;
+  std::string role, path;
+};
+std::mutex protected_mu;
+std::vector<Protected>& protected_files() {
+  static std::vector<Protected> files;
+  return files;
+}
+
 fs::path dir_of(const fs::path& p) {
   return p.parent_path().empty() ? fs::path(".") : p.parent_path();
 }
@@ -44,10 +58,27 @@ fs::path checked_target(const std::string& path) {
   fs::path dir = dir_of(p);
   USER_CHECK(fs::is_directory(dir, ec))
       << "cannot write " << path << ": no directory " << dir.string();
+  struct stat sb;
+  if (stat(p.c_str(), &sb) == 0) {
+    std::lock_guard lk(protected_mu);
+    for (const auto& f : protected_files())
+      USER_CHECK(f.dev != sb.st_dev || f.ino != sb.st_ino)
+          << "cannot write " << path << ": it is the " << f.role << " (" << f.path
+          << "); name another output";
+  }
   return p;
 }
 
 }  // namespace
+
+void protect_input_file(const std::string& path, const std::string& role) {
+  struct stat sb;
+  if (stat(path.c_str(), &sb) != 0) return;
+  std::lock_guard lk(protected_mu);
+  for (const auto& f : protected_files())
+    if (f.dev == sb.st_dev && f.ino == sb.st_ino) return;
+  protected_files().push_back({sb.st_dev, sb.st_ino, role, path});
+}
 
 void check_output_path(const std::string& path) {
   fs::path p = checked_target(path);

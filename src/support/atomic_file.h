@@ -8,9 +8,15 @@
 
 namespace tuner {
 
+/// Marks the existing file `path` as an input of this process that no output may replace (the
+/// model being compiled, the tuning database): check_output_path and write_file_atomically
+/// refuse it, by device and inode (so other spellings and links are caught), naming `role`.
+void protect_input_file(const std::string& path, const std::string& role);
+
 /// Fails with a UserError now unless `path` can be written by write_file_atomically: an
-/// existing path must be a regular file (a symlink counts as its target) and its directory
-/// must exist. Commands call it before long work whose result goes to `path`.
+/// existing path must be a regular file (a symlink counts as its target), not a protected
+/// input, and its directory must exist. Commands call it before long work whose result goes
+/// to `path`.
 void check_output_path(const std::string& path);
 
 /// Writes `path` with `write`: into a temporary file beside it (beside a symlink's target),

@@ -37,5 +37,6 @@ expect_error "iter 7 is not a loop of stage matmul" op run matmul m=8 n=8 k=8 --
 expect_error "parallel.*reduction" op run matmul m=8 n=8 k=8 --trace "$tmp/parallel_reduce.json"
 expect_error "version 9" op run matmul m=8 n=8 k=8 --trace "$tmp/version.json"
 expect_error "not valid JSON" op run matmul m=8 n=8 k=8 --trace "$tmp/garbage.json"
-expect_error "cannot read trace file" op run matmul m=8 n=8 k=8 --trace "$tmp/missing.json"
+expect_error "cannot read $tmp/missing.json: no such file" op run matmul m=8 n=8 k=8 --trace "$tmp/missing.json"
+expect_error "cannot read /dev/zero: not a regular file" op run matmul m=8 n=8 k=8 --trace /dev/zero
 finish

@@ -31,6 +31,22 @@ else
   echo "FAIL: export through a symlink: $(ls -l "$tmp/out" "$tmp/real")"
   failures=$((failures + 1))
 fi
+# An output that is this command's own input (the database, the model; under another name
+# too) is refused before any work, and the input stays intact.
+expect_error "cannot write $db: it is the tuning database \($db\); name another output" \
+  db export -o "$db" --db "$db"
+ln "$db" "$tmp/out/hardlink.db"
+expect_error "cannot write $tmp/out/hardlink.db: it is the tuning database" \
+  db export -o "$tmp/out/hardlink.db" --db "$db"
+expect_error "cannot write $db: it is the tuning database" \
+  op tune matmul m=4 n=4 k=4 --db "$db" --trials 100000 --curve "$db"
+model=$(cd "$(dirname "$0")/../.." && pwd)/examples/small_cnn/model.onnx
+cp "$model" "$tmp/m.onnx"
+expect_error "cannot write $tmp/m.onnx: it is the model being read" compile "$tmp/m.onnx" --db '' -o "$tmp/m.onnx"
+expect_error "cannot write $db: it is the tuning database" tune "$tmp/m.onnx" --db "$db" --trials 100000 -o "$db"
+cmp -s "$model" "$tmp/m.onnx" || { echo "FAIL: the model was changed"; failures=$((failures + 1)); }
+[ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||
+  { echo "FAIL: the database lost its record"; failures=$((failures + 1)); }
 left=$(find "$tmp/out" "$tmp/real" -name '*.tmp*' -o -name '*.partial')
 [ -z "$left" ] || { echo "FAIL: temporary files left: $left"; failures=$((failures + 1)); }
 finish

@@ -85,6 +85,41 @@ TEST(XGBModel, RefusesAnotherFeatureVersion) {
   EXPECT_THROW(n.load("garbage"), UserError);
 }
 
+// XGBoost trusts the trees it loads (a child index out of range crashed it, a tree pointing
+// at itself looped): a damaged blob is refused by its checksum first, a cut one too.
+TEST(XGBModel, RefusesADamagedSavedModel) {
+  XGBOptions o;
+  o.rounds = 2;
+  XGBModel m(o, 1);
+  auto d = make_synthetic(64, 4);
+  m.add_data("w", d.programs, d.costs);
+  ASSERT_TRUE(m.train());
+  std::string blob = m.save();
+  XGBModel n(o, 2);
+  auto refuses = [&](const std::string& b, const char* why) {
+    try {
+      n.load(b);
+      ADD_FAILURE() << "loaded: " << why;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+    }
+  };
+  std::string child = "\"left_children\":[";
+  size_t at = blob.find(child);
+  ASSERT_NE(at, std::string::npos);
+  std::string edited = blob;
+  edited.insert(at + child.size(), "1000000");
+  edited.erase(at + child.size() + 7, edited.find_first_of(",]", at + child.size() + 7) - (at + child.size() + 7));
+  refuses(edited, "a child index out of range");
+  refuses(blob.substr(0, blob.size() / 2), "half a blob");
+  // Without a checksum (saved before it existed) a cut blob is still XGBoost's to refuse.
+  std::string plain = R"({"kind":"xgboost","feature_version":)" + std::to_string(kFeatureVersion) + "}" +
+                      blob.substr(blob.find('\n'));
+  EXPECT_NO_THROW(n.load(plain));
+  refuses(plain.substr(0, plain.size() / 2), "half a blob without a checksum");
+  EXPECT_THROW(n.load(R"({"kind":7})" "\n{}"), UserError);
+}
+
 TEST(XGBModel, UntrainedModelStillRanks) {
   XGBModel m;
   auto d = make_synthetic(5, 5);

@@ -155,3 +155,31 @@ TEST(Artifact, LoadRefusesCpuFeaturesTheHostLacks) {
 }
 
 }  // namespace tuner::runtime
+
+namespace tuner::runtime {
+
+// The C API answers a NULL argument with -1 and a message, never a crash.
+TEST(CApi, NullArgumentsAreErrors) {
+  auto says = [](const char* what) {
+    return std::string(tuner_last_error()).find(what) != std::string::npos;
+  };
+  TunerModel* m = nullptr;
+  EXPECT_EQ(tuner_model_load(nullptr, 1, &m), -1);
+  EXPECT_TRUE(says("the path is NULL")) << tuner_last_error();
+  EXPECT_EQ(tuner_model_load("x.tuner", 1, nullptr), -1);
+  EXPECT_TRUE(says("the output pointer is NULL")) << tuner_last_error();
+  EXPECT_EQ(tuner_model_num_inputs(nullptr), -1);
+  EXPECT_EQ(tuner_model_num_outputs(nullptr), -1);
+  EXPECT_EQ(tuner_model_input_info(nullptr, 0, nullptr, nullptr, nullptr, nullptr), -1);
+  EXPECT_EQ(tuner_model_output_info(nullptr, 0, nullptr, nullptr, nullptr, nullptr), -1);
+  float x = 0;
+  EXPECT_EQ(tuner_model_set_input(nullptr, 0, &x, sizeof x), -1);
+  EXPECT_EQ(tuner_model_run(nullptr), -1);
+  const void* data = nullptr;
+  size_t bytes = 0;
+  EXPECT_EQ(tuner_model_get_output(nullptr, 0, &data, &bytes), -1);
+  EXPECT_TRUE(says("the model is NULL")) << tuner_last_error();
+  tuner_model_free(nullptr);
+}
+
+}  // namespace tuner::runtime

@@ -41,6 +41,17 @@ size_t index(int i, size_t count, const char* what) {
   return size_t(i);
 }
 
+using tuner::runtime::Executor;
+
+// The number of inputs or outputs, or -1 (and the error) for a NULL model.
+int count(const TunerModel* model, size_t (Executor::*n)() const) {
+  if (!model) {
+    g_last_error = "the model is NULL";
+    return -1;
+  }
+  return int((*model->exec.*n)());
+}
+
 int describe(const tuner::runtime::BufferDesc& d, const char** name, const char** dtype, int* ndim,
              const int64_t** shape) {
   if (name) *name = d.name.c_str();
@@ -69,23 +80,8 @@ void tuner_model_free(TunerModel* model) { delete model; }
 
 const char* tuner_last_error(void) { return g_last_error.c_str(); }
 
-int tuner_model_num_inputs(const TunerModel* model) {
-  int n = -1;
-  guarded([&] {
-    need(model, "the model");
-    n = int(model->exec->num_inputs());
-  });
-  return n;
-}
-
-int tuner_model_num_outputs(const TunerModel* model) {
-  int n = -1;
-  guarded([&] {
-    need(model, "the model");
-    n = int(model->exec->num_outputs());
-  });
-  return n;
-}
+int tuner_model_num_inputs(const TunerModel* model) { return count(model, &Executor::num_inputs); }
+int tuner_model_num_outputs(const TunerModel* model) { return count(model, &Executor::num_outputs); }
 
 int tuner_model_input_info(const TunerModel* model, int i, const char** name, const char** dtype,
                            int* ndim, const int64_t** shape) {

@@ -39,6 +39,17 @@ Synthetic make_synthetic(int n, uint64_t seed) {
   return s;
 }
 
+// A model trained for `rounds` rounds on n synthetic programs, and its saved blob.
+std::string trained_blob(int rounds, int n, uint64_t seed) {
+  XGBOptions o;
+  o.rounds = rounds;
+  XGBModel m(o, 1);
+  auto d = make_synthetic(n, seed);
+  m.add_data("w", d.programs, d.costs);
+  EXPECT_TRUE(m.train());
+  return m.save();
+}
+
 }  // namespace
 
 TEST(XGBModel, LearnsToRank) {
@@ -70,12 +81,7 @@ TEST(XGBModel, PredictionsSurviveSaveAndLoad) {
 
 TEST(XGBModel, RefusesAnotherFeatureVersion) {
   XGBOptions o;
-  o.rounds = 2;
-  XGBModel m(o, 1);
-  auto d = make_synthetic(64, 4);
-  m.add_data("w", d.programs, d.costs);
-  ASSERT_TRUE(m.train());
-  std::string blob = m.save();
+  std::string blob = trained_blob(2, 64, 4);
   std::string old = "\"feature_version\":" + std::to_string(kFeatureVersion);
   auto pos = blob.find(old);
   ASSERT_NE(pos, std::string::npos);
@@ -89,12 +95,7 @@ TEST(XGBModel, RefusesAnotherFeatureVersion) {
 // at itself looped): a damaged blob is refused by its checksum first, a cut one too.
 TEST(XGBModel, RefusesADamagedSavedModel) {
   XGBOptions o;
-  o.rounds = 2;
-  XGBModel m(o, 1);
-  auto d = make_synthetic(64, 4);
-  m.add_data("w", d.programs, d.costs);
-  ASSERT_TRUE(m.train());
-  std::string blob = m.save();
+  std::string blob = trained_blob(2, 64, 4);
   XGBModel n(o, 2);
   auto refuses = [&](const std::string& b, const char* why) {
     try {

@@ -136,6 +136,14 @@ void cmd_tune_model(const TuneModelArgs& a) {
     auto r = db->run(a.resume);
     USER_CHECK(r) << "no tuning run " << a.resume << " in " << a.db;
     USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
+    // Its records and tasks must be this command's: the same target and fusion.
+    auto arg = [&](const char* k) { return r->args.is_object() && r->args.contains(k) ? r->args[k] : Json(); };
+    USER_CHECK(arg("target") == run_args["target"])
+        << "run " << a.resume << " tuned for " << (arg("target").is_string() ? arg("target").get<std::string>() : "?")
+        << ", not for " << target.str() << " (give its --target to resume it)";
+    USER_CHECK(arg("fuse") == run_args["fuse"])
+        << "run " << a.resume << " tuned with fusion " << (arg("fuse") == true ? "on" : "off")
+        << "; resume it with the same --no-fuse setting";
     run_id = r->id;
   } else {
     int64_t finished = 0;

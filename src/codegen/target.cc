@@ -91,6 +91,10 @@ Target Target::parse(const std::string& s) {
   if (t.triple.empty()) t.triple = host_triple;
   t.triple = llvm::Triple::normalize(t.triple);
   const llvm::Target* lt = lookup(t.triple);
+  // Kernels are linked into ELF shared objects and loaded by dlopen: Linux-like systems only.
+  USER_CHECK(llvm::Triple(t.triple).isOSBinFormatELF())
+      << "target triple '" << t.triple << "' is not supported: Tuner builds ELF shared objects "
+      << "(use a ...-linux-gnu triple)";
   bool host = llvm::Triple(t.triple).getArch() == llvm::Triple(host_triple).getArch();
   if (t.cpu.empty() || t.cpu == "native") {
     USER_CHECK(host || t.cpu.empty())

@@ -88,7 +88,9 @@ OpDef conv_op(bool depthwise) {
   auto geometry = [depthwise](const Params& p) {
     int64_t c = p.get_int("c");
     int64_t groups = depthwise ? c : p.get_int("groups");
-    int64_t k = depthwise ? c * p.get_int("multiplier") : p.get_int("k");
+    int64_t k = p.get_int(depthwise ? "multiplier" : "k");
+    USER_CHECK(!depthwise || !__builtin_mul_overflow(c, k, &k))
+        << "depthwise_conv2d: c * multiplier overflows 64 bits";
     // max(1, ...) so that a bad group count is reported by the shape check, not as a 0 dim.
     Shape weight = {k, std::max<int64_t>(1, groups > 0 ? c / groups : 1), p.get_int("kh"),
                     p.get_int("kw")};

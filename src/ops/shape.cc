@@ -21,7 +21,23 @@ std::string list_string(const std::vector<int64_t>& v) {
   return "[" + r + "]";
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// For a >= 0, b > 0, without the overflow of (a + b - 1) / b.
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+// Sums and products of sizes (dims, pads, dilations): absurd attributes are refused, not
+// wrapped around into negative sizes.
+int64_t add(int64_t a, int64_t b, const std::string& op) {
+  int64_t r;
+  USER_CHECK(!__builtin_add_overflow(a, b, &r))
+      << op << ": sizes overflow 64 bits (" << a << " + " << b << ")";
+  return r;
+}
+int64_t mul(int64_t a, int64_t b, const std::string& op) {
+  int64_t r;
+  USER_CHECK(!__builtin_mul_overflow(a, b, &r))
+      << op << ": sizes overflow 64 bits (" << a << " * " << b << ")";
+  return r;
+}
 
 }  // namespace
 
@@ -117,8 +133,10 @@ Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
       << op << ": weight " << shape_string(weight) << " must have " << c / a.groups
       << " input channels per group for data " << shape_string(data) << " and groups "
       << a.groups;
-  int64_t eh = a.dilation_h * (weight[2] - 1) + 1, ew = a.dilation_w * (weight[3] - 1) + 1;
-  int64_t ph = data[2] + a.pad_top + a.pad_bottom, pw = data[3] + a.pad_left + a.pad_right;
+  int64_t eh = add(mul(a.dilation_h, weight[2] - 1, op), 1, op);
+  int64_t ew = add(mul(a.dilation_w, weight[3] - 1, op), 1, op);
+  int64_t ph = add(add(data[2], a.pad_top, op), a.pad_bottom, op);
+  int64_t pw = add(add(data[3], a.pad_left, op), a.pad_right, op);
   USER_CHECK(ph >= eh && pw >= ew)
       << op << ": the dilated kernel (" << eh << "x" << ew << ") is larger than the padded input ("
       << ph << "x" << pw << "); data " << shape_string(data) << ", weight "
@@ -140,8 +158,13 @@ Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
       << op << ": weight " << shape_string(weight) << " must have the " << data[1]
       << " input channels of data " << shape_string(data) << " first, divisible by groups ("
       << a.groups << ")";
-  auto size = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
-                 int64_t extra) { return (in - 1) * s + d * (k - 1) + 1 + extra - p0 - p1; };
+  USER_CHECK(a.pad_top >= 0 && a.pad_left >= 0 && a.pad_bottom >= 0 && a.pad_right >= 0)
+      << op << ": pads must be >= 0";
+  auto size = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                  int64_t extra) {
+    int64_t full = add(add(add(mul(in - 1, s, op), mul(d, k - 1, op), op), 1, op), extra, op);
+    return full - p0 - p1;  // no overflow: full >= 1 and pads >= 0
+  };
   int64_t oh = size(data[2], weight[2], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom,
                     a.output_padding_h);
   int64_t ow = size(data[3], weight[3], a.stride_w, a.dilation_w, a.pad_left, a.pad_right,
@@ -161,11 +184,12 @@ Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& o
   USER_CHECK(a.pad_top >= 0 && a.pad_left >= 0 && a.pad_bottom >= 0 && a.pad_right >= 0)
       << op << ": pads must be >= 0";
   // The window's extent; a window entirely in the padding would have no input element.
-  int64_t kh = a.dilation_h * (a.kernel_h - 1) + 1, kw = a.dilation_w * (a.kernel_w - 1) + 1;
+  int64_t kh = add(mul(a.dilation_h, a.kernel_h - 1, op), 1, op);
+  int64_t kw = add(mul(a.dilation_w, a.kernel_w - 1, op), 1, op);
   USER_CHECK(a.pad_top < kh && a.pad_bottom < kh && a.pad_left < kw && a.pad_right < kw)
       << op << ": pads must be smaller than the (dilated) kernel (" << kh << "x" << kw << ")";
   auto out_size = [&](int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1) {
-    int64_t span = in + p0 + p1 - k;
+    int64_t span = add(add(in, p0, op), p1, op) - k;
     USER_CHECK(span >= 0) << op << ": kernel " << a.kernel_h << "x" << a.kernel_w
                           << " is larger than the padded input of " << shape_string(data);
     int64_t o = (a.ceil_mode ? ceil_div(span, s) : span / s) + 1;
@@ -259,7 +283,7 @@ Shape pad_shape(const Shape& s, const std::vector<int64_t>& pads, const std::str
   for (size_t d = 0; d < s.size(); ++d) {
     USER_CHECK(pads[d] >= 0 && pads[d + s.size()] >= 0)
         << op << ": negative pads " << list_string(pads) << " are not supported";
-    out[d] += pads[d] + pads[d + s.size()];
+    out[d] = add(out[d], add(pads[d], pads[d + s.size()], op), op);
   }
   return out;
 }
@@ -317,7 +341,7 @@ std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& 
     USER_CHECK(!seen[d]) << op << ": axis " << d << " is sliced twice";
     seen[d] = true;
     int64_t dim = s[d], step = steps.empty() ? 1 : steps[steps.size() == 1 ? 0 : i];
-    USER_CHECK(step != 0) << op << ": step must not be 0";
+    USER_CHECK(step != 0 && step != INT64_MIN) << op << ": step must not be 0 (nor -2^63)";
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
     int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
     int64_t extent;

@@ -46,7 +46,7 @@ Expr choose(const Expr& k, const std::vector<Expr>& v) {
   return r;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }  // a >= 0, b > 0
 
 }  // namespace
 

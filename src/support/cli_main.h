@@ -8,9 +8,11 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/error.h"
@@ -25,6 +27,21 @@ inline CLI::Validator number_in(double lo, double hi) {
     return fmt::format("'{}' is not a number from {} to {}", s, lo, hi);
   };
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
+}
+
+/// `text` on one line: a tool's multi-line output inside a message (a linker's, NVRTC's log)
+/// joined with "; ", blank lines dropped. An error is one line, so scripts can rely on it.
+inline std::string one_line(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (!line.empty()) out += (out.empty() ? "" : "; ") + std::string(line);
+    start = end + 1;
+  }
+  return out;
 }
 
 /// Parses argv into `app`, then calls `run` (if any); returns the process's exit code.
@@ -47,7 +64,7 @@ inline int run_command_line(CLI::App& app, int argc, char** argv,
     fmt::print(stderr, "{}\n", e.what());
     return 2;
   } catch (const std::exception& e) {  // UserError and the libraries' errors (bad_alloc, ...)
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", one_line(e.what()));
     return 1;
   }
   return 0;

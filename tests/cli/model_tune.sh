@@ -86,6 +86,11 @@ check "choices tuned by this Tuner were timed against its fallback" \
 # The same command as a finished run tunes further, and says so (an interrupted one resumes).
 "$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile >"$tmp/r3.txt" 2>&1
 check "rerunning a finished command says it is a new run" grep -q "finished; this new run measures 16 more trials" "$tmp/r3.txt"
+# --resume of a run tuned for another target (or with other fusion) is refused: its records
+# and tasks are not this command's.
+"$TUNER" tune "$MODEL" --trials 16 --resume 1 --target "llvm -mcpu=skylake" --db "$tmp/t.db" \
+  --no-compile >"$tmp/r4.txt" 2>&1
+check "--resume of another target's run is refused" grep -q "^error: run 1 tuned for .*, not for .*skylake" "$tmp/r4.txt"
 
 # Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
 # lost): the same command resumes the run and ends with exactly its budget of records.

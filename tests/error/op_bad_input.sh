@@ -22,6 +22,15 @@ if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then  # would
 fi
 expect_error "float32 tensor of shape 1000000x1000000 .* too large for this machine's memory" \
   op run matmul m=1000000 n=4 k=1000000 --db ''
+# Found by fuzzing (session 43): sizes that overflowed int64 (undefined behaviour), a target
+# the linker cannot build for, NVRTC's multi-line log, a negative packing block.
+expect_error "conv2d: sizes overflow 64 bits" op run conv2d n=1 c=3 h=8 w=8 k=4 kh=3 kw=3 \
+  pad=4611686018427387904 --db ''
+expect_error "target triple 'x86_64-pc-windows-msvc' is not supported: Tuner builds ELF shared objects" \
+  op run matmul m=8 n=8 k=8 --db '' --target "llvm -mtriple=x86_64-pc-windows-msvc"
+expect_error "matmul: wblock=-4 must be 0 \(plain\) or positive" op run matmul m=8 n=8 k=8 wblock=-4 --db ''
+expect_error "--batch: '0' is not a number from 1" op tune matmul m=8 n=8 k=8 --batch 0 --db ''
+expect_error "NVRTC|CUDA" op build matmul m=8 n=8 k=8 --db '' --target "cuda -arch=sm_35"
 expect_error "winograd: the 3x3 window does not fit the padded 2x2 input" \
   op run winograd_input c=4 h=2 w=2 pad=0 --db ''
 TUNER_LLVM_OPTIONS=-no-such-llvm-option \

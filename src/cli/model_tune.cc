@@ -399,7 +399,9 @@ void add_model_tune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "tune every task of an ONNX model, then compile it with the best schedules");
   add_model_options(cmd, a->m);
-  cmd->add_option("--trials", a->trials, "measured candidates in all")->capture_default_str();
+  cmd->add_option("--trials", a->trials, "measured candidates in all")
+      ->check(number_in(1, 1e9))
+      ->capture_default_str();
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
   cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();

@@ -195,7 +195,9 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("op", a.op, "operator name (see `tuner op list`)")->required();
   tune->add_option("params", a.params, "parameters as key=value");
   tune->add_option("--target", a.target, "compilation target")->capture_default_str();
-  tune->add_option("--trials", a.trials, "measured candidates in all")->capture_default_str();
+  tune->add_option("--trials", a.trials, "measured candidates in all")
+      ->check(number_in(1, 1e9))
+      ->capture_default_str();
   tune->add_option("--batch", a.batch, "candidates per measurement round")
       ->check(number_in(1, 1e6))
       ->capture_default_str();

@@ -188,7 +188,13 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   rep.groups = int(ts.groups.size());
   rep.tasks = int(ts.tasks.size());
   std::filesystem::path dump(opts.dump_dir);
-  if (!opts.dump_dir.empty()) std::filesystem::create_directories(dump);
+  if (!opts.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dump, ec);
+    USER_CHECK(!ec && std::filesystem::is_directory(dump))
+        << "cannot create the dump folder " << opts.dump_dir << ": "
+        << (ec ? ec.message() : "not a directory");
+  }
   std::vector<schedule::LoweredFunc> funcs;
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const graph::Task& task = ts.tasks[i];

@@ -91,6 +91,9 @@ std::unique_ptr<SqliteDatabase> SqliteDatabase::open(const std::string& path,
           << check.schema_version << "; a command that writes to it (`tuner db import`, "
           << "`tuner db prune`, a tuning run) upgrades it";
     } else {
+      // SQLite would open a private temporary database: the records would vanish at exit.
+      USER_CHECK(!path.empty() && path != ":memory:")
+          << "this command writes tuning records and needs a database file (--db PATH)";
       fs::path parent = fs::path(path).parent_path();
       std::error_code ec;
       if (!parent.empty()) fs::create_directories(parent, ec);

@@ -159,7 +159,8 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
 
 ops::HostTensor load_tensor_file(const std::string& path) {
   std::error_code ec;
-  USER_CHECK(fs::is_regular_file(path, ec)) << path << ": no such file";
+  USER_CHECK(fs::exists(path, ec)) << path << ": no such file";
+  USER_CHECK(fs::is_regular_file(path, ec)) << path << ": not a regular file";
   auto size = fs::file_size(path, ec);
   USER_CHECK(!ec && size < (uintmax_t(1) << 31)) << path << ": larger than 2 GiB";
   std::ifstream in(path, std::ios::binary);

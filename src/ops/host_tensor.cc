@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +65,8 @@ bool supported(te::DataType t) {
 
 // Bytes of physical memory (0 when unknown): larger tensors are refused before allocating, so
 // the error does not depend on the allocator (ASan aborts on huge requests instead of failing).
+std::atomic<size_t> g_host_bytes{0};  // held by every live host tensor (padded)
+
 size_t physical_memory_bytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
@@ -79,7 +82,10 @@ int64_t to_int64(double v) {
 
 }  // namespace
 
-void HostTensor::Free::operator()(std::byte* p) const { std::free(p); }
+void HostTensor::Free::operator()(std::byte* p) const {
+  g_host_bytes -= bytes;
+  std::free(p);
+}
 
 HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
     : shape(std::move(shape_)), dtype(dtype_) {
@@ -92,11 +98,19 @@ HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
   }
   size_t padded = std::max<size_t>(64, (bytes() + 63) / 64 * 64);
   static const size_t memory = physical_memory_bytes();
-  if (memory == 0 || padded <= memory)
-    data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, padded)));
+  // All tensors together: an op's inputs, outputs and reference copies each fitting alone
+  // could still exhaust memory, and the OOM killer gives no message.
+  size_t held = g_host_bytes.load();
+  if (memory == 0 || (padded <= memory && held <= memory - padded)) {
+    data_ = std::unique_ptr<std::byte[], Free>(
+        static_cast<std::byte*>(std::aligned_alloc(64, padded)), Free{padded});
+    if (data_) g_host_bytes += padded;
+  }
   USER_CHECK(data_) << "a " << dtype.str() << " tensor of shape " << te::shape_str(shape) << " ("
                     << fmt::format("{:.3g}", double(padded) / 1e9)
-                    << " GB) is too large for this machine's memory";
+                    << " GB) is too large for this machine's memory"
+                    << (held ? fmt::format(" ({:.3g} GB held by other tensors)", double(held) / 1e9)
+                             : "");
   std::memset(data_.get(), 0, padded);
 }
 

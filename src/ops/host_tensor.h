@@ -90,6 +90,7 @@ struct HostTensor {
 
  private:
   struct Free {
+    size_t bytes;  // counted in the bytes all host tensors hold (value-initialized: 0)
     void operator()(std::byte* p) const;
   };
   std::unique_ptr<std::byte[], Free> data_;

@@ -32,6 +32,12 @@ int64_t add(int64_t a, int64_t b, const std::string& op) {
       << op << ": sizes overflow 64 bits (" << a << " + " << b << ")";
   return r;
 }
+int64_t sub(int64_t a, int64_t b, const std::string& op) {
+  int64_t r;
+  USER_CHECK(!__builtin_sub_overflow(a, b, &r))
+      << op << ": sizes overflow 64 bits (" << a << " - " << b << ")";
+  return r;
+}
 int64_t mul(int64_t a, int64_t b, const std::string& op) {
   int64_t r;
   USER_CHECK(!__builtin_mul_overflow(a, b, &r))
@@ -158,12 +164,10 @@ Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
       << op << ": weight " << shape_string(weight) << " must have the " << data[1]
       << " input channels of data " << shape_string(data) << " first, divisible by groups ("
       << a.groups << ")";
-  USER_CHECK(a.pad_top >= 0 && a.pad_left >= 0 && a.pad_bottom >= 0 && a.pad_right >= 0)
-      << op << ": pads must be >= 0";
   auto size = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
                   int64_t extra) {
     int64_t full = add(add(add(mul(in - 1, s, op), mul(d, k - 1, op), op), 1, op), extra, op);
-    return full - p0 - p1;  // no overflow: full >= 1 and pads >= 0
+    return sub(sub(full, p0, op), p1, op);  // negative pads widen the output
   };
   int64_t oh = size(data[2], weight[2], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom,
                     a.output_padding_h);

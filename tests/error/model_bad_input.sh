@@ -184,6 +184,8 @@ expect "input 'where' holds -4 at element 1, out of range for ScatterElements 'p
   run "$tmp/sc.tuner" --input "$m/where_bad.pb"
 expect_model "ScatterND 'snd': index 4 \(element 1 of the constant indices\) is out of range for a dimension of size 4" \
   "$m/scatternd_oob.onnx"
+expect "cannot create the dump folder /dev/null: Not a directory" compile "$m/good.onnx" --db "" \
+  -o "$tmp/dump.tuner" --dump /dev/null
 expect_ok "a model larger than memory compiles" compile "$m/huge_pad.onnx" --db "" -o "$tmp/huge.tuner"
 if [ "$(awk '/^MemTotal/ {print $2}' /proc/meminfo)" -lt 150000000 ]; then
   grep -q "^warning: the model needs 149.0 GiB of buffers at run time, more than this machine's" \

@@ -65,11 +65,13 @@ Target Target::parse(const std::string& s) {
   Target t;
   t.kind = kind;
   std::string tok;
+  std::set<std::string> seen;
   while (is >> tok) {
     auto eq = tok.find('=');
     USER_CHECK(tok.size() > 1 && tok[0] == '-' && eq != std::string::npos && eq + 1 < tok.size())
         << "malformed target option '" << tok << "' in '" << s << "' (expected -key=value)";
     std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
+    USER_CHECK(seen.insert(key).second) << "target option " << key << " is given twice in '" << s << "'";
     if (kind == "llvm" && key == "-mtriple") t.triple = value;
     else if (kind == "llvm" && key == "-mcpu") t.cpu = value;
     else if (kind == "llvm" && key == "-mattr") t.mattr = value;

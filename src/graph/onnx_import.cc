@@ -301,7 +301,8 @@ void parse_input_shape(const std::string& spec, ImportOptions& opts) {
     if (x == std::string::npos) break;
     pos = x + 1;
   }
-  opts.input_shapes[spec.substr(0, colon)] = s;
+  bool fresh = opts.input_shapes.emplace(spec.substr(0, colon), s).second;
+  USER_CHECK(fresh) << "--input-shape gives input '" << spec.substr(0, colon) << "' twice";
 }
 
 Graph import_onnx(const std::string& path, const ImportOptions& opts) {

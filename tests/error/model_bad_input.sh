@@ -221,6 +221,7 @@ expect_model "--input-shape gives input 'x' rank 3, the model says 2" "$m/dynami
   --input-shape x:4x3x2
 expect_model "--input-shape x:2x4 disagrees with the model's dimension 1 = 3" "$m/good.onnx" \
   --input-shape x:2x4
+expect_model "--input-shape gives input 'x' twice" "$m/good.onnx" --input-shape x:2x3 --input-shape x:2x3
 expect_model "shape 999999999x999999999 is too large" "$m/dynamic2.onnx" \
   --input-shape x:999999999x999999999
 

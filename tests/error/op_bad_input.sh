@@ -31,6 +31,8 @@ expect_error "target triple 'x86_64-pc-windows-msvc' is not supported: Tuner bui
 expect_error "matmul: wblock=-4 must be 0 \(plain\) or positive" op run matmul m=8 n=8 k=8 wblock=-4 --db ''
 expect_error "--batch: '0' is not a number from 1" op tune matmul m=8 n=8 k=8 --batch 0 --db ''
 expect_error "NVRTC|CUDA" op build matmul m=8 n=8 k=8 --db '' --target "cuda -arch=sm_35"
+expect_error "target option -mcpu is given twice" op run matmul m=8 n=8 k=8 --db '' \
+  --target "llvm -mcpu=znver3 -mcpu=skylake"
 expect_error "--trials: '0' is not a number from 1" op tune matmul m=8 n=8 k=8 --trials 0 --db "$tmp/none.db"
 [ ! -e "$tmp/none.db" ] || { echo "FAIL: a refused op tune created its database"; failures=$((failures + 1)); }
 expect_error "this command writes tuning records and needs a database file \(--db PATH\)" \

@@ -44,7 +44,7 @@ TEST(ChildLauncher, Aarch64KernelsRunUnderQemuOrSayWhatIsMissing) {
 
 TEST(ChildLauncher, TargetArchIsReadWithoutLlvmAsLlvmReadsIt) {
   for (const char* s : {"llvm", "llvm -mcpu=native", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72",
-                        "llvm -mtriple=arm64-apple-darwin", "llvm -mtriple=riscv64-linux-gnu",
+                        "llvm -mtriple=arm64-unknown-linux-gnu", "llvm -mtriple=riscv64-linux-gnu",
                         "llvm -mtriple=x86_64-unknown-linux-gnu"})
     EXPECT_EQ(target_arch(s), codegen::Target::parse(s).llvm_arch()) << s;
   EXPECT_EQ(target_arch("cuda -arch=sm_90"), "");

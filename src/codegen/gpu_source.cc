@@ -212,22 +212,11 @@ class Emitter {
         BIN(Add, "+") BIN(Sub, "-") BIN(Mul, "*") BIN(Div, "/") BIN(EQ, "==") BIN(NE, "!=")
         BIN(LT, "<") BIN(LE, "<=") BIN(GT, ">") BIN(GE, ">=") BIN(And, "&&") BIN(Or, "||")
 #undef BIN
-      case NodeKind::FloorDiv:
-      case NodeKind::FloorMod: {
-        auto* b = static_cast<const BinaryNode<NodeKind::FloorDiv>*>(e.get());
-        DataType t = e.type();
-        if (t.is_uint()) return bin(b->a, e.kind() == NodeKind::FloorDiv ? "/" : "%", b->b);
-        std::string fn = e.kind() == NodeKind::FloorDiv ? "tfloordiv_" : "tfloormod_";
-        if (t.bits == 64 || t.bits == 32) return fn + suffix(t) + "(" + expr(b->a) + ", " + expr(b->b) + ")";
-        return "(" + type(t) + ")" + fn + "i32(" + expr(b->a) + ", " + expr(b->b) + ")";
-      }
-      case NodeKind::Min:
-      case NodeKind::Max: {
-        auto* b = static_cast<const BinaryNode<NodeKind::Min>*>(e.get());
-        DataType t = e.type().is_bool() ? DataType::u8() : e.type();
-        return std::string(e.kind() == NodeKind::Min ? "tmin_" : "tmax_") + suffix(t) + "(" + expr(b->a) +
-               ", " + expr(b->b) + ")";
-      }
+      // Each kind through its own node type (one cast for two kinds was undefined behaviour).
+      case NodeKind::FloorDiv: return floor_op(e, e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b);
+      case NodeKind::FloorMod: return floor_op(e, e.as<FloorModNode>()->a, e.as<FloorModNode>()->b);
+      case NodeKind::Min: return min_max(e, e.as<MinNode>()->a, e.as<MinNode>()->b);
+      case NodeKind::Max: return min_max(e, e.as<MaxNode>()->a, e.as<MaxNode>()->b);
       case NodeKind::Not: return "(!" + expr(e.as<NotNode>()->a) + ")";
       case NodeKind::Select: {
         auto* s = e.as<SelectNode>();
@@ -255,6 +244,21 @@ class Emitter {
     }
     INTERNAL_CHECK(false) << "GPU codegen: unexpected " << kind_name(e.kind());
     return "";
+  }
+
+  // Floor division and modulo (C's / and % truncate) of e = a op b.
+  std::string floor_op(const Expr& e, const Expr& a, const Expr& b) {
+    DataType t = e.type();
+    if (t.is_uint()) return bin(a, e.kind() == NodeKind::FloorDiv ? "/" : "%", b);
+    std::string fn = e.kind() == NodeKind::FloorDiv ? "tfloordiv_" : "tfloormod_";
+    if (t.bits == 64 || t.bits == 32) return fn + suffix(t) + "(" + expr(a) + ", " + expr(b) + ")";
+    return "(" + type(t) + ")" + fn + "i32(" + expr(a) + ", " + expr(b) + ")";
+  }
+
+  std::string min_max(const Expr& e, const Expr& a, const Expr& b) {
+    DataType t = e.type().is_bool() ? DataType::u8() : e.type();
+    return std::string(e.kind() == NodeKind::Min ? "tmin_" : "tmax_") + suffix(t) + "(" + expr(a) +
+           ", " + expr(b) + ")";
   }
 
   std::string bin(const Expr& a, const char* op, const Expr& b) {

@@ -404,7 +404,9 @@ void add_model_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
-  cmd->add_option("--seed", a->seed, "seed of all randomness")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "seed of all randomness")
+      ->check(number_in(0, 18446744073709551615.0))
+      ->capture_default_str();
   cmd->add_option("--resume", a->resume,
                   "continue tuning run RUN (default: the same command's unfinished run, if any)")
       ->check(number_in(1, 1e15));

@@ -203,7 +203,9 @@ void add_op_tune_command(CLI::App* op) {
       ->capture_default_str();
   tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
       ->capture_default_str();
-  tune->add_option("--seed", a.seed, "seed of all randomness")->capture_default_str();
+  tune->add_option("--seed", a.seed, "seed of all randomness")
+      ->check(number_in(0, 18446744073709551615.0))
+      ->capture_default_str();
   measure::add_threads_option(tune, &a.threads, "threads of the measured kernels")
       ->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();

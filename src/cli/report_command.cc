@@ -11,6 +11,7 @@
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 
 namespace tuner::cli {
@@ -62,7 +63,7 @@ void add_report_command(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "write an HTML page with the tuning curves, time and failures of a tuning run");
-  cmd->add_option("run", a->run, "tuning run id (default: the newest run)");
+  cmd->add_option("run", a->run, "tuning run id (default: the newest run)")->check(number_in(1, 1e15));
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)");
   cmd->add_flag("--list", a->list, "list the tuning runs instead");

@@ -91,6 +91,7 @@ expect_error() {  # what, then the command: exit 1 and exactly one line, "error:
 }
 expect_error "report of a run that does not exist" "$TUNER" report 7 --db "$tmp/t.db" -o "$tmp/x.html"
 expect_error "report of run 0" "$TUNER" report 0 --db "$tmp/t.db" -o "$tmp/x.html"
+expect_error "report of a run id past 64 bits" "$TUNER" report 99999999999999999999 --db "$tmp/t.db" -o "$tmp/x.html"
 printf 'not a database at all, just text that is long enough to have a header %.0s' {1..10} >"$tmp/bad.db"
 expect_error "report of an unreadable database" "$TUNER" report --db "$tmp/bad.db" -o "$tmp/x.html"
 expect_error "report of a missing database" "$TUNER" report --db "$tmp/none.db" -o "$tmp/x.html"

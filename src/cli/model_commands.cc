@@ -127,8 +127,6 @@ struct RunArgs {
   uint64_t seed = 0;
 };
 
-te::DataType parse_dtype(const std::string& s) { return te::DataType::parse(s); }
-
 int run_run(const RunArgs& a) {
   runtime::Artifact art = runtime::Artifact::load(a.artifact);
   codegen::Target::parse(art.plan.target).check_runs_here(a.artifact);  // not SIGILL mid-run
@@ -149,10 +147,7 @@ int run_run(const RunArgs& a) {
           << "] does not match input '" << d.name << "' " << d.dtype << "["
           << ops::shape_string(d.shape) << "]";
     } else {
-      te::DataType dt = parse_dtype(d.dtype);
-      // Random data; integer inputs (token ids, indices) stay small and non-negative.
-      t = dt.is_float() ? ops::HostTensor::random(d.shape, dt, rng)
-                        : ops::HostTensor::random(d.shape, dt, rng, 0, random_int_max(ex, i));
+      t = random_input(ex, i, rng);
     }
     ex.set_input(i, t.raw(), t.bytes());
   }

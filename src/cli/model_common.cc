@@ -51,18 +51,19 @@ graph::Graph load_model(const ModelArgs& a, bool print) {
   return g;
 }
 
-int64_t random_int_max(const runtime::Executor& ex, size_t i) {
-  int64_t limit = ex.index_limit(i);
-  return limit == 1 ? 0 : 1;
+ops::HostTensor random_input(const runtime::Executor& ex, size_t i, Rng& rng) {
+  const auto& d = ex.input_desc(i);
+  te::DataType t = te::DataType::parse(d.dtype);
+  if (t.is_float()) return ops::HostTensor::random(d.shape, t, rng);
+  // Integers (token ids, indices) 0 or 1, or only 0 when they index a dimension of size 1:
+  // within the plan's index checks.
+  return ops::HostTensor::random(d.shape, t, rng, 0, ex.index_limit(i) == 1 ? 0 : 1);
 }
 
 void set_random_inputs(runtime::Executor& ex) {
   Rng rng(0);
   for (size_t i = 0; i < ex.num_inputs(); ++i) {
-    const auto& d = ex.input_desc(i);
-    te::DataType t = te::DataType::parse(d.dtype);
-    ops::HostTensor x = t.is_float() ? ops::HostTensor::random(d.shape, t, rng)
-                                     : ops::HostTensor::random(d.shape, t, rng, 0, random_int_max(ex, i));
+    ops::HostTensor x = random_input(ex, i, rng);
     ex.set_input(i, x.raw(), x.bytes());
   }
 }

@@ -2,6 +2,8 @@
 // and timing a compiled model.
 #pragma once
 
+#include "support/rng.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,9 +32,8 @@ graph::Graph load_model(const ModelArgs& a, bool print = false);
 
 /// Fills the executor's inputs with seeded random values (integer inputs 0 or 1: valid ids).
 void set_random_inputs(runtime::Executor& ex);
-/// The largest random value for integer input i (token ids, indices): 1, or 0 when it indexes
-/// a dimension of size 1, so random inputs pass the plan's index checks.
-int64_t random_int_max(const runtime::Executor& ex, size_t i);
+/// Seeded random data for input i (integer inputs 0 or 1, within the plan's index checks).
+ops::HostTensor random_input(const runtime::Executor& ex, size_t i, Rng& rng);
 
 /// Runs the executors in turn, in blocks of a few timed runs after an untimed one (so a
 /// change of machine load hits them alike), calling on_run(index, seconds) after each timed

@@ -16,6 +16,7 @@
 #include "ops/registry.h"
 #include "search/multi_task.h"
 #include "support/error.h"
+#include "support/escape.h"
 #include "support/log.h"
 
 namespace tuner::server {
@@ -71,7 +72,7 @@ std::string client_message(std::string what, const std::string& server_file,
     for (size_t at = 0; (at = what.find(from, at)) != std::string::npos; at += to.size())
       what.replace(at, from.size(), to);
   };
-  replace_all(server_file, model_name.empty() ? "the model" : model_name);
+  replace_all(server_file, model_name.empty() ? "the model" : escape_controls(model_name));
   replace_all(jobs_dir, "<server>");
   return what;
 }

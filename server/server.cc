@@ -24,6 +24,7 @@
 
 #include "server/wire.h"
 #include "support/error.h"
+#include "support/escape.h"
 #include "support/log.h"
 #include "tuner.grpc.pb.h"
 
@@ -31,22 +32,12 @@ namespace tuner::server {
 
 namespace {
 
-// `s` with control characters escaped (\x00): a NUL would cut a message short where it is
-// printed.
-std::string escaped(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if ((unsigned char)c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", (unsigned char)c);
-    else out += c;
-  return out;
-}
-
 // A status message quoting a client's strings stays short: gRPC refuses metadata over 16 KiB,
 // and the client would see RESOURCE_EXHAUSTED instead of the error (a 10 MB job name, say).
 std::string short_message(std::string m) {
   constexpr size_t kMax = 2000;
   if (m.size() > kMax) m = m.substr(0, kMax) + fmt::format("... ({} bytes in all)", m.size());
-  return escaped(m);
+  return escape_controls(m);
 }
 
 grpc::Status user_error(const std::exception& e) {
@@ -56,7 +47,7 @@ grpc::Status user_error(const std::exception& e) {
 // A client's id or name inside a message, quoted and cut short.
 std::string quoted(const std::string& s) {
   constexpr size_t kMax = 200;
-  return "'" + escaped(s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
+  return "'" + escape_controls(s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
 }
 
 constexpr size_t kMaxImportBytes = size_t(1) << 30;
@@ -288,12 +279,6 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     try {
       // The spellings `tuner db best` takes locally: hash, prefix or op name; a target's
       // string or its start, empty for the workload's only target.
-      // Names and hashes hold no control characters; a NUL would cut the error message short.
-      for (const std::string* f : {&req->workload(), &req->target()})
-        if (escaped(*f) != *f)
-          return {grpc::StatusCode::INVALID_ARGUMENT,
-                  "no workload " + quoted(req->workload()) + " with target " + quoted(req->target()) +
-                      " in the database (names hold no control characters)"};
       db::Workload w = compile::resolve_workload(db_, req->workload());
       std::string target = compile::resolve_target(db_, w, req->target());
       for (const auto& r : db_.top_k(w.id, target, std::clamp(req->k(), 1, 1000))) {

@@ -167,10 +167,15 @@ TEST(ServiceDatabase, TopKTakesPrefixesOpNamesAndTargetStarts) {
   EXPECT_EQ(other.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(other.error_message().find("no target"), std::string::npos) << other.error_message();
   EXPECT_EQ(top("feedface", "", &rep).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  // A NUL in the name is shown escaped, not cutting the message short.
+  // A NUL in the name or the target is shown escaped, not cutting the message short.
   auto nul = top(std::string("dense\0tail", 10), "", &rep);
   EXPECT_EQ(nul.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(nul.error_message().find("'dense\\x00tail'"), std::string::npos) << nul.error_message();
+  auto nul_target = top(hash, std::string("llvm\0tail", 9), &rep);
+  EXPECT_EQ(nul_target.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(nul_target.error_message().find("no target 'llvm\\x00tail' in the database"),
+            std::string::npos)
+      << nul_target.error_message();
 }
 
 TEST(ServiceHealth, ReportsServingWithoutAToken) {
@@ -437,6 +442,20 @@ TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
   sub.set_target("no-such-target");
   EXPECT_EQ(tuning->Submit(ctx(kClientToken).get(), sub, &rep).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+  // The client's strings are quoted whole, a NUL escaped (it used to cut the message short).
+  auto refused = [&](const rpc::SubmitRequest& r) {
+    return tuning->Submit(ctx(kClientToken).get(), r, &rep).error_message();
+  };
+  rpc::SubmitRequest nul = sub;
+  nul.set_target(std::string("ll\0vm", 5));
+  EXPECT_NE(refused(nul).find("unknown target kind 'll\\x00vm'"), std::string::npos) << refused(nul);
+  nul.set_target("llvm");
+  nul.mutable_op()->set_op(std::string("mat\0mul", 7));
+  EXPECT_NE(refused(nul).find("unknown op 'mat\\x00mul'"), std::string::npos) << refused(nul);
+  nul.mutable_op()->set_op("matmul");
+  for (auto p : {"m=4", "n=4"}) nul.mutable_op()->add_params(p);
+  nul.mutable_op()->add_params(std::string("k=4\0", 4));
+  EXPECT_NE(refused(nul).find("'4\\x00' is not an integer"), std::string::npos) << refused(nul);
   // Parameters that parse but build no operator are refused too, not queued as a job that
   // waits for a worker and then fails.
   sub.set_target("llvm");
@@ -460,6 +479,10 @@ TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
   EXPECT_NE(st.error_message().find("broken.onnx: not an ONNX model"), std::string::npos)
       << st.error_message();
   EXPECT_EQ(st.error_message().find(s.scratch.path("")), std::string::npos) << st.error_message();
+  msub.mutable_model()->set_name(std::string("bro\0ken.onnx", 12));
+  st = tuning->Submit(ctx(kClientToken).get(), msub, &rep);
+  EXPECT_NE(st.error_message().find("bro\\x00ken.onnx: not an ONNX model"), std::string::npos)
+      << st.error_message();
   rpc::ListJobsReply jobs;
   ASSERT_TRUE(tuning->List(ctx(kClientToken).get(), {}, &jobs).ok());
   EXPECT_EQ(jobs.jobs_size(), 0);

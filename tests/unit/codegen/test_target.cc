@@ -81,4 +81,9 @@ TEST(Target, BadStringsNameTheProblem) {
   EXPECT_NE(message("cuda -arch=sm_x").find("sm_x"), std::string::npos);
   EXPECT_NE(message("llvm mcpu").find("malformed"), std::string::npos);
   EXPECT_NE(message("").find("empty target"), std::string::npos);
+  // A client's string is quoted with its control characters escaped: a NUL does not cut the
+  // message short, an escape sequence does not reach a terminal.
+  EXPECT_NE(message(std::string("vul\0kan", 7)).find("unknown target kind 'vul\\x00kan'"),
+            std::string::npos);
+  EXPECT_NE(message("llvm -mcpu=\x1b[2J").find("unknown CPU '\\x1b[2J'"), std::string::npos);
 }

@@ -1,0 +1,15 @@
+#include "support/escape.h"
+
+#include <fmt/format.h>
+
+namespace tuner {
+
+std::string escape_controls(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if ((unsigned char)c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", (unsigned char)c);
+    else out += c;
+  return out;
+}
+
+}  // namespace tuner

@@ -16,6 +16,7 @@
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
+#include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -400,7 +401,9 @@ void add_db_commands(CLI::App& app) {
   stats->callback([o] { cmd_stats(*o); });
 
   auto* exp = db->add_subcommand("export", "write records as JSON lines");
-  exp->add_option("-o,--output", o->output, "output file (- for stdout)")->required();
+  exp->add_option("-o,--output", o->output, "output file (- for stdout)")
+      ->required()
+      ->check(output_path());
   exp->add_option("--target", o->target, "only this target (its canonical string)");
   exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
   exp->add_option("--token-file", o->token_file, "the client token of --server");

@@ -403,7 +403,8 @@ void add_model_tune_command(CLI::App& app) {
       ->check(number_in(1, 1e9))
       ->capture_default_str();
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
-  cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)");
+  cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
+      ->check(output_path());
   cmd->add_option("--seed", a->seed, "seed of all randomness")
       ->check(number_in(0, 18446744073709551615.0))
       ->capture_default_str();

@@ -29,6 +29,13 @@ inline CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
 }
 
+/// A CLI11 check of an output file option (-o, --curve): an empty path is refused. The
+/// commands take an empty value as "not given" and would write their default file instead.
+inline CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); }, "");
+}
+
 /// `text` on one line: a tool's multi-line output inside a message (a linker's, NVRTC's log)
 /// joined with "; ", blank lines dropped. An error is one line, so scripts can rely on it.
 inline std::string one_line(std::string_view text) {

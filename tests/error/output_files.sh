@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Output files (-o, --curve): a device, a directory or a missing directory is refused with one
-# error line (before tuning, for --curve) and left as it was; a symlink stays a link and its
-# target is written; no temporary file is left behind. Usage: bash output_files.sh /path/to/tuner
+# Output files (-o, --curve): an empty path, a device, a directory or a missing directory is
+# refused with one error line (before tuning, for --curve) and left as it was; a symlink stays
+# a link and its target is written; no temporary file is left behind. Usage: bash output_files.sh /path/to/tuner
 TUNER=$1
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/records_lib.bash"
@@ -45,6 +45,17 @@ cp "$model" "$tmp/m.onnx"
 expect_error "cannot write $tmp/m.onnx: it is the model being read" compile "$tmp/m.onnx" --db '' -o "$tmp/m.onnx"
 expect_error "cannot write $db: it is the tuning database" tune "$tmp/m.onnx" --db "$db" --trials 100000 -o "$db"
 cmp -s "$model" "$tmp/m.onnx" || { echo "FAIL: the model was changed"; failures=$((failures + 1)); }
+# An empty -o or --curve is refused, not taken as "not given" (compile -o '' wrote m.tuner in
+# the current folder).
+mkdir "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+expect_error "^error: --output: empty path" compile "$tmp/m.onnx" --db '' -o ''
+expect_error "^error: --output: empty path" tune "$tmp/m.onnx" --db "$db" --trials 100000 -o ''
+expect_error "^error: --output: empty path" report --db "$db" -o ''
+expect_error "^error: --output: empty path" db export --db "$db" -o ''
+expect_error "^error: --curve: empty path" op tune matmul m=4 n=4 k=4 --db '' --trials 4 --curve ''
+cd - > /dev/null || exit 1
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: wrote $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 [ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||
   { echo "FAIL: the database lost its record"; failures=$((failures + 1)); }
 left=$(find "$tmp/out" "$tmp/real" -name '*.tmp*' -o -name '*.partial')

@@ -396,9 +396,7 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
 }
 
 void Server::open_database() {
-  std::filesystem::path dbp(opts_.db_path);
-  if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
-  db_ = db::SqliteDatabase::open(opts_.db_path);
+  db_ = db::SqliteDatabase::open(opts_.db_path);  // checks the path, creates its folder
   // Two servers on one database would both resume its running jobs and measure them twice.
   // The lock is on the file itself, so every path to it (links included) finds it; SQLite's
   // own locks are fcntl locks, independent of flock.

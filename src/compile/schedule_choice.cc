@@ -14,8 +14,10 @@
 namespace tuner::compile {
 
 std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
+  if (db_path.empty()) return nullptr;
+  db::check_database_path(db_path);  // refused, not taken as absent
   struct stat st;
-  if (db_path.empty() || stat(db_path.c_str(), &st) != 0) return nullptr;
+  if (stat(db_path.c_str(), &st) != 0) return nullptr;
   db::SqliteOptions o;
   o.mode = db::OpenMode::ReadOnly;
   return db::SqliteDatabase::open(db_path, o);

@@ -75,8 +75,15 @@ SqliteDatabase::~SqliteDatabase() {
   writer_.reset();  // the last connection checkpoints and removes the WAL
 }
 
+void check_database_path(const std::string& path) {
+  USER_CHECK(path.rfind("file:", 0) != 0)
+      << "tuning database '" << path << "' is an SQLite URI, which Tuner does not open: give "
+      << "the database's file path (./" << path << " for a file named so)";
+}
+
 std::unique_ptr<SqliteDatabase> SqliteDatabase::open(const std::string& path,
                                                      const SqliteOptions& options) {
+  check_database_path(path);
   std::unique_ptr<SqliteDatabase> db(new SqliteDatabase(path, options));
   const int deadline = options.busy_deadline_ms;
   FileCheck check = sqlite::retry_busy(path, deadline, [&] {

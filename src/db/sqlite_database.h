@@ -47,6 +47,10 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
+/// Fails with a UserError when `path` is an SQLite URI ("file:..."): Tuner opens plain paths,
+/// so one would be taken as a relative path (creating a folder "file:" here).
+void check_database_path(const std::string& path);
+
 class SqliteDatabase final : public Database {
  public:
   /// Opens (or, ReadWrite, creates) the database at `path`. See the file comment for errors.

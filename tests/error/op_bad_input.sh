@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Bad input to `tuner op`: one clear error line and a non-zero exit, never a crash.
+# Bad input to `tuner op` (and an SQLite URI as --db): one clear error line and a non-zero
+# exit, never a crash.
 TUNER=$1
 source "$(dirname "$0")/lib.bash"
 expect_error "unknown op.*nosuchop" op run nosuchop
@@ -54,4 +55,16 @@ expect_error "version 9" op run matmul m=8 n=8 k=8 --trace "$tmp/version.json"
 expect_error "not valid JSON" op run matmul m=8 n=8 k=8 --trace "$tmp/garbage.json"
 expect_error "cannot read $tmp/missing.json: no such file" op run matmul m=8 n=8 k=8 --trace "$tmp/missing.json"
 expect_error "cannot read /dev/zero: not a regular file" op run matmul m=8 n=8 k=8 --trace /dev/zero
+# An SQLite URI as --db is refused, read or written, not taken as a relative path (op tune
+# created the folder ./file: here; compile and op run used no records without a word).
+mkdir "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+uri="file:$tmp/t.db?mode=rwc"
+for cmd in "op tune matmul m=8 n=8 k=8 --trials 4" "op run matmul m=8 n=8 k=8" "db stats"; do
+  # shellcheck disable=SC2086
+  expect_error "^error: tuning database 'file:$tmp/t.db.mode=rwc' is an SQLite URI" \
+    $cmd --db "$uri"
+done
+cd - > /dev/null || exit 1
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: created $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 finish

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tuner-worker and tuner-server (next to tuner) with bad arguments (out-of-range counts and
-# times, a port over 65535, a port file in a missing directory, an address it cannot bind):
+# times, a port over 65535, a port file in a missing directory, an address it cannot bind, an
+# SQLite URI as the database):
 # one "error: ..." line and exit 1, never an abort or a silently wrapped value, and no files
 # left behind. Skipped when they were not built (no gRPC).
 # Usage: bash service_bad_args.sh /path/to/tuner
@@ -44,6 +45,13 @@ expect_error "^error: cannot listen on 192.0.2.1:0 " --db "$tmp/new/dir/s.db" --
   --worker-token-file "$tmp/w" --listen 192.0.2.1:0
 [ ! -e "$tmp/s.db" ] && [ ! -e "$tmp/s.db.jobs" ] && [ ! -e "$tmp/new" ] ||
   { echo "FAIL: a refused start left files: $(ls "$tmp")"; failures=$((failures + 1)); }
+# An SQLite URI as --db is refused before anything is created (it made ./file: folders).
+mkdir "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+expect_error "^error: tuning database 'file:/x.db.mode=ro' is an SQLite URI" --db "file:/x.db?mode=ro" \
+  --client-token-file "$tmp/c" --worker-token-file "$tmp/w" --listen 127.0.0.1:0
+cd - > /dev/null || exit 1
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: created $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 # ... and never removes what was there before: an existing database and jobs folder stay.
 : > "$tmp/empty.jsonl"
 "$bin/tuner" db import "$tmp/empty.jsonl" --db "$tmp/keep.db" > /dev/null

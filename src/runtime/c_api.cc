@@ -2,12 +2,15 @@
 #include <stdexcept>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/executor.h"
 #include "runtime/tuner_runtime.h"
 
 struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
+  // Inputs given by tuner_model_set_input: the others hold zeros, which a caller never meant.
+  std::vector<bool> input_set;
 };
 
 namespace {
@@ -72,6 +75,7 @@ int tuner_model_load(const char* path, int num_threads, TunerModel** out) {
     auto m = std::make_unique<TunerModel>();
     m->exec = std::make_unique<tuner::runtime::Executor>(tuner::runtime::Artifact::load(path),
                                                          num_threads);
+    m->input_set.assign(m->exec->num_inputs(), false);
     *out = m.release();
   });
 }
@@ -107,12 +111,18 @@ int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t byt
     size_t k = index(i, model->exec->num_inputs(), "input");
     need(data, "the input data");
     model->exec->set_input(k, data, bytes);
+    model->input_set[k] = true;
   });
 }
 
 int tuner_model_run(TunerModel* model) {
   return guarded([&] {
     need(model, "the model");
+    for (size_t k = 0; k < model->input_set.size(); ++k)
+      if (!model->input_set[k])
+        throw std::invalid_argument("input '" + model->exec->input_desc(k).name + "' (input " +
+                                    std::to_string(k) +
+                                    ") was never set: call tuner_model_set_input first");
     model->exec->run();
   });
 }

@@ -32,7 +32,7 @@ int tuner_model_output_info(const TunerModel* model, int i, const char** name,
                             const char** dtype, int* ndim, const int64_t** shape);
 /** Copies input i from data (bytes must be the input's exact size). */
 int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes);
-/** Runs the model once. */
+/** Runs the model once; -1 naming the first input that tuner_model_set_input never set. */
 int tuner_model_run(TunerModel* model);
 /** Points *data at output i (valid until the next run or free) and its size in *bytes. */
 int tuner_model_get_output(const TunerModel* model, int i, const void** data, size_t* bytes);

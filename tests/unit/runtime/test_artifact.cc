@@ -182,4 +182,38 @@ TEST(CApi, NullArgumentsAreErrors) {
   tuner_model_free(nullptr);
 }
 
+// Running before every input was set is an error naming the input (it ran on zeros); once set,
+// the model runs, and the input stays set for later runs.
+TEST(CApi, RunNeedsEveryInputSet) {
+  Artifact a = sample();
+  a.plan.cpu_features = {};
+  a.plan.buffers = {{"x", {2, 3}, "float32", 24, Storage::Input, 0},
+                    {"y", {2, 3}, "float32", 24, Storage::Output, 0}};
+  a.plan.outputs = {1};
+  a.plan.steps = {{"copy6", {0, 1}, "Copy", 0}};
+  a.shared_object = read_bytes(TUNER_COPY_KERNEL_SO);
+  a.weights.clear();
+  std::string p = temp_path("tuner_capi_inputs.tuner");
+  a.save(p);
+  TunerModel* m = nullptr;
+  ASSERT_EQ(tuner_model_load(p.c_str(), 1, &m), 0) << tuner_last_error();
+  std::filesystem::remove(p);
+  EXPECT_EQ(tuner_model_run(m), -1);
+  EXPECT_EQ(std::string(tuner_last_error()),
+            "input 'x' (input 0) was never set: call tuner_model_set_input first");
+  float x[6] = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a failed set does not count
+  EXPECT_EQ(tuner_model_run(m), -1);
+  ASSERT_EQ(tuner_model_set_input(m, 0, x, sizeof x), 0) << tuner_last_error();
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_EQ(tuner_model_run(m), 0) << tuner_last_error();
+    const void* data = nullptr;
+    size_t bytes = 0;
+    ASSERT_EQ(tuner_model_get_output(m, 0, &data, &bytes), 0) << tuner_last_error();
+    ASSERT_EQ(bytes, sizeof x);
+    EXPECT_EQ(static_cast<const float*>(data)[5], 6.0f);
+  }
+  tuner_model_free(m);
+}
+
 }  // namespace tuner::runtime

@@ -111,11 +111,16 @@ std::string Dispatcher::register_worker(const std::string& target, const std::st
   return id;
 }
 
+Dispatcher::Worker* Dispatcher::live_worker(const std::string& id) {
+  auto w = workers_.find(id);
+  return w == workers_.end() || !w->second.alive ? nullptr : &w->second;
+}
+
 bool Dispatcher::heartbeat(const std::string& worker_id) {
   std::lock_guard lk(mu_);
-  auto w = workers_.find(worker_id);
-  if (w == workers_.end() || !w->second.alive) return false;
-  w->second.last_seen = Clock::now();
+  Worker* w = live_worker(worker_id);
+  if (!w) return false;
+  w->last_seen = Clock::now();
   return true;
 }
 
@@ -127,20 +132,19 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
   auto end = Clock::now() + seconds(wait_s > 0 ? std::min(wait_s, max_wait) : 0.0);
   std::vector<rpc::Lease> leases;
   while (true) {
-    auto wf = workers_.find(worker_id);
-    if (wf == workers_.end() || !wf->second.alive || stopping_) return std::nullopt;
-    Worker& w = wf->second;
-    w.last_seen = Clock::now();
+    Worker* w = live_worker(worker_id);
+    if (!w || stopping_) return std::nullopt;
+    w->last_seen = Clock::now();
     for (auto p = pending_.begin(); p != pending_.end() && int(leases.size()) < max;) {
       Item& it = items_.at(*p);
-      if (it.work.target != w.view.target) {
+      if (it.work.target != w->view.target) {
         ++p;
         continue;
       }
       p = pending_.erase(p);
       ++it.attempt;
       it.leased_to = worker_id;
-      w.leases.insert(it.id);
+      w->leases.insert(it.id);
       rpc::Lease& l = leases.emplace_back();
       l.set_job(it.work.job);
       l.set_candidate(it.work.candidate);
@@ -151,7 +155,7 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
       if (it.work.gpu) *l.mutable_gpu() = to_proto(*it.work.gpu);
       l.set_timeout_s(it.work.timeout_s);
       double life = it.work.timeout_s + opts_.lease_margin_s;
-      it.lease_has_task = w.tasks_sent.insert(it.work.task->key()).second;
+      it.lease_has_task = w->tasks_sent.insert(it.work.task->key()).second;
       if (it.lease_has_task) {
         *l.mutable_task() = *it.work.task;
         life += opts_.prepare_allowance_s;
@@ -169,15 +173,17 @@ ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string
                                  const std::string& candidate, int attempt,
                                  measure::MeasureResult r, bool task_missing) {
   std::lock_guard lk(mu_);
-  auto wf = workers_.find(worker_id);
-  if (wf != workers_.end() && wf->second.alive) wf->second.last_seen = Clock::now();
+  // A lost worker's leases were re-queued: nothing it reports can be current.
+  Worker* w = live_worker(worker_id);
+  if (!w) return {false, "unknown or lost worker", /*known_worker=*/false};
+  w->last_seen = Clock::now();
   auto k = by_key_.find({job, candidate});
   if (k == by_key_.end()) return {false, "no such pending measurement (duplicate or cancelled)"};
   Item& it = items_.at(k->second);
   if (it.attempt != attempt || it.leased_to != worker_id)
     return {false, fmt::format("late report: attempt {} is not the current lease", attempt)};
   if (task_missing) {
-    if (wf != workers_.end()) wf->second.tasks_sent.erase(it.work.task->key());
+    w->tasks_sent.erase(it.work.task->key());
     if (it.lease_has_task) {
       revoke(it, true, "worker " + worker_id + " reported the task missing from a lease that carried it");
       return {false, "the lease carried the task's data"};
@@ -185,7 +191,7 @@ ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string
     revoke(it, false, "");
     return {false, "the task's data will be sent again"};
   }
-  if (wf != workers_.end()) ++wf->second.view.measurements;
+  ++w->view.measurements;
   finish(it.id, std::move(r));
   return {true, ""};
 }
@@ -208,15 +214,15 @@ void Dispatcher::revoke(Item& it, bool strike, const std::string& why) {
   work_cv_.notify_all();
 }
 
-void Dispatcher::deregister(const std::string& worker_id) {
+bool Dispatcher::deregister(const std::string& worker_id) {
   std::lock_guard lk(mu_);
-  auto wf = workers_.find(worker_id);
-  if (wf == workers_.end()) return;
-  Worker& w = wf->second;
-  w.alive = false;
-  w.view.state = "gone";
-  for (uint64_t id : std::set<uint64_t>(w.leases)) revoke(items_.at(id), false, "deregistered");
+  Worker* w = live_worker(worker_id);
+  if (!w) return false;
+  w->alive = false;
+  w->view.state = "gone";
+  for (uint64_t id : std::set<uint64_t>(w->leases)) revoke(items_.at(id), false, "deregistered");
   tuner::log(LogLevel::Info, "worker {} deregistered", worker_id);
+  return true;
 }
 
 void Dispatcher::reap_loop() {

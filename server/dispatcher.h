@@ -76,7 +76,8 @@ struct WorkerView {
 
 struct ReportOutcome {
   bool accepted = false;
-  std::string reason;  // why not
+  std::string reason;         // why not
+  bool known_worker = true;  // false: the id is unknown or was declared lost (register again)
 };
 
 class Dispatcher {
@@ -103,15 +104,17 @@ class Dispatcher {
   /// Up to max leases for the worker's target, waiting up to wait_s for the first; nullopt
   /// when the worker is unknown or lost.
   std::optional<std::vector<rpc::Lease>> pull(const std::string& worker_id, int max, double wait_s);
-  /// Delivers a result; a duplicate, late or foreign report is refused and changes nothing.
+  /// Delivers a result; a duplicate, late or foreign report is refused and changes nothing,
+  /// as is any report of an unknown or lost worker (known_worker false: register again).
   /// With task_missing the candidate is re-queued (no result) and the worker gets the task's
   /// data again; when the lease carried the data already, that is a strike on the candidate
   /// (a worker that always answers so cannot keep a job running for ever).
   ReportOutcome report(const std::string& worker_id, const std::string& job,
                        const std::string& candidate, int attempt, measure::MeasureResult r,
                        bool task_missing = false);
-  /// The worker leaves; its leases re-queue without counting against the candidates.
-  void deregister(const std::string& worker_id);
+  /// The worker leaves; its leases re-queue without counting against the candidates. False
+  /// when the id is unknown or was declared lost (its leases were re-queued then).
+  bool deregister(const std::string& worker_id);
 
   /// Alive workers serving the target.
   int alive_workers(const std::string& target);
@@ -141,6 +144,8 @@ class Dispatcher {
     bool alive = true;
   };
 
+  // The worker of `id`; nullptr when the id is unknown or was declared lost. Under mu_.
+  Worker* live_worker(const std::string& id);
   void reap_loop();
   // Takes the item back from its worker: re-queued, or quarantined after too many strikes.
   void revoke(Item& it, bool strike, const std::string& why);

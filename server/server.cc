@@ -50,6 +50,11 @@ std::string quoted(const std::string& s) {
   return "'" + escape_controls(s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
 }
 
+// Every WorkerService call of an unknown or lost worker id: the worker registers again.
+grpc::Status unknown_worker() {
+  return {grpc::StatusCode::NOT_FOUND, "unknown or lost worker: register again"};
+}
+
 constexpr size_t kMaxImportBytes = size_t(1) << 30;
 
 // A streambuf sending what is written as RecordLines messages of about 256 KiB, cut at line
@@ -125,8 +130,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
   grpc::Status Heartbeat(grpc::ServerContext* ctx, const rpc::HeartbeatRequest* req,
                          rpc::HeartbeatReply*) override {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
-    if (!d_.heartbeat(req->worker_id()))
-      return {grpc::StatusCode::NOT_FOUND, "unknown or lost worker: register again"};
+    if (!d_.heartbeat(req->worker_id())) return unknown_worker();
     return grpc::Status::OK;
   }
   grpc::Status PullWork(grpc::ServerContext* ctx, const rpc::PullRequest* req,
@@ -137,7 +141,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     auto left = std::chrono::duration<double>(ctx->deadline() - std::chrono::system_clock::now());
     wait = std::min(wait, left.count() - 0.5);
     auto leases = d_.pull(req->worker_id(), std::max(1, req->max_leases()), wait);
-    if (!leases) return {grpc::StatusCode::NOT_FOUND, "unknown or lost worker: register again"};
+    if (!leases) return unknown_worker();
     for (auto& l : *leases) *rep->add_leases() = std::move(l);
     return grpc::Status::OK;
   }
@@ -146,6 +150,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
     auto out = d_.report(req->worker_id(), req->job(), req->candidate(), req->attempt(),
                          from_proto(req->result()), req->task_missing());
+    if (!out.known_worker) return unknown_worker();
     rep->set_accepted(out.accepted);
     rep->set_reason(out.reason);
     return grpc::Status::OK;
@@ -153,7 +158,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
   grpc::Status Deregister(grpc::ServerContext* ctx, const rpc::DeregisterRequest* req,
                           rpc::DeregisterReply*) override {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
-    d_.deregister(req->worker_id());
+    if (!d_.deregister(req->worker_id())) return unknown_worker();
     return grpc::Status::OK;
   }
 
@@ -276,12 +281,15 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
   grpc::Status TopK(grpc::ServerContext* ctx, const rpc::TopKRequest* req,
                     rpc::TopKReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
+    if (req->k() < 1)
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              fmt::format("k must be at least 1 (got {})", req->k())};
     try {
       // The spellings `tuner db best` takes locally: hash, prefix or op name; a target's
       // string or its start, empty for the workload's only target.
       db::Workload w = compile::resolve_workload(db_, req->workload());
       std::string target = compile::resolve_target(db_, w, req->target());
-      for (const auto& r : db_.top_k(w.id, target, std::clamp(req->k(), 1, 1000))) {
+      for (const auto& r : db_.top_k(w.id, target, std::min(req->k(), 1000))) {
         auto* o = rep->add_records();
         o->set_id(r.id);
         o->set_trace(r.trace);

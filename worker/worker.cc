@@ -264,6 +264,11 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
       else tuner::log(LogLevel::Debug, "report not accepted: {}", rep.reason());
       return;
     }
+    // Declared lost meanwhile: the lease went to another worker; register again.
+    if (s.error_code() == grpc::StatusCode::NOT_FOUND) {
+      forget(id);
+      return;
+    }
     fatal_if_refused(s);
     if (!transient(s)) return;
     backoff(&delay);

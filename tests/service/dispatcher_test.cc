@@ -141,9 +141,15 @@ TEST(Dispatcher, LostWorkerLeasesAreRequeuedAndLateReportIgnored) {
   EXPECT_EQ(again[0].attempt(), 2);
   EXPECT_TRUE(again[0].has_task());  // w2 had never received the task
   EXPECT_FALSE(d.heartbeat(w1));     // lost: must register again
-  EXPECT_FALSE(d.report(w1, "j", "a", 1, ok(1e-3)).accepted);
+  auto late = d.report(w1, "j", "a", 1, ok(1e-3));
+  EXPECT_FALSE(late.accepted);
+  EXPECT_FALSE(late.known_worker);  // as for heartbeat: the worker registers again
+  EXPECT_FALSE(d.deregister(w1));
   EXPECT_TRUE(d.report(w2, "j", "a", 2, ok(2e-3)).accepted);
   EXPECT_DOUBLE_EQ(f[0].get().median(), 2e-3);
+  EXPECT_TRUE(d.deregister(w2));
+  EXPECT_FALSE(d.deregister(w2));
+  EXPECT_FALSE(d.report("no-such-worker", "j", "a", 2, ok(1e-3)).known_worker);
 }
 
 TEST(Dispatcher, CandidateThatTakesDownThreeWorkersIsQuarantined) {

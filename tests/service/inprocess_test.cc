@@ -125,6 +125,46 @@ TEST(ServiceAuth, RefusesABoardWhoseCpuLacksTheTargetsFeatures) {
   EXPECT_TRUE(worker->Register(ctx(kWorkerToken).get(), old_worker, &rrep).ok());
 }
 
+// Every WorkerService call of an unknown worker id, or of one that deregistered, is NOT_FOUND:
+// the worker registers again (reports and deregistrations answered OK before).
+TEST(ServiceAuth, UnknownWorkerIsNotFoundOnEveryCall) {
+  InProcess s;
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  auto all_not_found = [&](const std::string& id) {
+    rpc::HeartbeatRequest hb;
+    hb.set_worker_id(id);
+    rpc::HeartbeatReply hbr;
+    rpc::PullRequest pr;
+    pr.set_worker_id(id);
+    rpc::PullReply prr;
+    rpc::ReportRequest rr;
+    rr.set_worker_id(id);
+    rr.set_job("1");
+    rr.set_candidate("c");
+    rpc::ReportReply rrr;
+    rpc::DeregisterRequest dr;
+    dr.set_worker_id(id);
+    rpc::DeregisterReply drr;
+    for (const grpc::Status& st : {worker->Heartbeat(ctx(kWorkerToken).get(), hb, &hbr),
+                                   worker->PullWork(ctx(kWorkerToken).get(), pr, &prr),
+                                   worker->ReportResult(ctx(kWorkerToken).get(), rr, &rrr),
+                                   worker->Deregister(ctx(kWorkerToken).get(), dr, &drr)}) {
+      EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << id << ": " << st.error_message();
+      EXPECT_EQ(st.error_message(), "unknown or lost worker: register again");
+    }
+  };
+  all_not_found("no-such-worker");
+  rpc::RegisterRequest reg;
+  reg.set_target("llvm");
+  rpc::RegisterReply rrep;
+  ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rrep).ok());
+  rpc::DeregisterRequest dr;
+  dr.set_worker_id(rrep.worker_id());
+  rpc::DeregisterReply drr;
+  ASSERT_TRUE(worker->Deregister(ctx(kWorkerToken).get(), dr, &drr).ok());
+  all_not_found(rrep.worker_id());
+}
+
 // grpc.health.v1.Health/Check through a generic stub (no generated health code needed): an
 // empty request, the reply {status: SERVING} is the bytes 08 01. No token required.
 // The database service finds workloads and targets by the spellings `tuner db best` takes:
@@ -167,6 +207,15 @@ TEST(ServiceDatabase, TopKTakesPrefixesOpNamesAndTargetStarts) {
   EXPECT_EQ(other.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(other.error_message().find("no target"), std::string::npos) << other.error_message();
   EXPECT_EQ(top("feedface", "", &rep).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // k < 1 is refused (it was taken as 1).
+  for (int k : {0, -3}) {
+    rpc::TopKRequest req;
+    req.set_workload(hash);
+    req.set_k(k);
+    auto st = db->TopK(ctx(kClientToken).get(), req, &rep);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << k;
+    EXPECT_EQ(st.error_message(), fmt::format("k must be at least 1 (got {})", k));
+  }
   // A NUL in the name or the target is shown escaped, not cutting the message short.
   auto nul = top(std::string("dense\0tail", 10), "", &rep);
   EXPECT_EQ(nul.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

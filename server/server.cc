@@ -311,7 +311,7 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
 
 namespace {
 
-std::mutex g_grpc_log_mu;
+std::mutex g_grpc_log_mu;  // held briefly: g_grpc_capture and the text it points to
 std::string* g_grpc_capture = nullptr;  // set while a server binds its port
 
 // gRPC's own log lines: errors as one "grpc: ..." line of the server's log, the rest at debug
@@ -348,6 +348,8 @@ class CaptureGrpcLog {
   CaptureGrpcLog& operator=(const CaptureGrpcLog&) = delete;
 
  private:
+  // Held for the whole capture, so servers binding at once take turns. It cannot be the log
+  // lock: BuildAndStart logs through grpc_log on the thread holding it.
   static inline std::mutex g_capture_mu;
 };
 

@@ -18,6 +18,9 @@ struct FallbackOptions {
 struct ReductionTile {
   int row_axis = 0, col_axis = 0;  // axes of wop: tile rows (unrolled), columns (vectorized)
   int64_t rows = 1, cols = 1;
+  /// > 1: the tile also spans this many output rows (axis 2) of a packed conv, unrolled
+  /// outside its pixels.
+  int64_t out_rows = 1;
   /// > cols: the outer tile spans this many columns, the register tile sweeping them in
   /// blocks of `cols` (a depthwise conv's whole output row).
   int64_t col_span = 0;

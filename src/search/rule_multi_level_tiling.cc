@@ -77,7 +77,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
       // are left for the threads) and the thread-split rows' blocks, which run serially
       // around the tile (S1).
       int64_t text = padded ? padded : ext;
-      int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : 1;
+      int64_t inner = a == fb->row_axis ? fb->rows : a == fb->col_axis ? fb->cols : a == 2 ? fb->out_rows : 1;
       // A row-spanning tile sweeps its blocks inside the register tile's stage (S2), around
       // the taps (R1 below).
       if (plane.channel_blocks) {
@@ -85,7 +85,7 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
         if (a == 2) prefer({text / plane.row_block, 1, plane.row_block, 1});
         else if (a == 3) prefer({1, 1, text, 1});
         else prefer({text / in, 1, 1, in});
-      } else if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block, 1, 1});
+      } else if (fb->row_block && a == 2) prefer({text / fb->row_block, fb->row_block / inner, 1, inner});
       else if (a == fb->col_axis && spans_row) prefer({1, 1, text / inner, inner});
       else if (a == nsp - 1 && !fb->last_parallel) prefer({1, text / inner, 1, inner});
       else prefer({text / inner, 1, 1, inner});

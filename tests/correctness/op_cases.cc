@@ -42,9 +42,12 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"c=16", "h=14", "w=14", "k=48", "pad=1", "bias=1", "wblock=16"},
                   {"c=8", "h=7", "w=5", "k=16", "kh=1", "kw=1", "wblock=8"},
                   {"c=3", "h=30", "w=30", "k=32", "kh=7", "kw=7", "stride=2", "pad=3", "wblock=16"},
+                  // 3x3 stride 2 with 16 registers: tiles of 2 rows x 2 pixels x 2 blocks.
+                  {"c=16", "h=28", "w=28", "k=32", "stride=2", "pad=1", "bias=1", "wblock=8"},
                   // Rows split among threads (schedule::split_rows_among_threads).
                   {"n=2", "c=4", "h=30", "w=9", "k=12", "kh=1", "kw=1", "bias=1"},
-                  {"c=4", "h=28", "w=12", "k=16", "pad=1", "wblock=8"}}},
+                  {"c=4", "h=28", "w=12", "k=16", "pad=1", "wblock=8"},
+                  {"c=16", "h=56", "w=24", "k=32", "stride=2", "pad=1", "wblock=8"}}},
       {"depthwise_conv2d", {{"c=8", "h=15", "w=15", "stride=2", "pad=1"},
                             {"c=3", "h=7", "w=9", "multiplier=2"}, {"c=1", "h=5", "w=5", "bias=1"},
                             // Partial last vector blocks: 56 = 3 x 16 + 8, 20 = 16 + 4.

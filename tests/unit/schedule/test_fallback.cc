@@ -146,6 +146,33 @@ TEST(Fallback, PointwiseRowBlocksLeaveTheThreadsManyTiles) {
   EXPECT_EQ(row_block("96", "24", "56", "3"), 8);
 }
 
+// With 16 registers a packed 3x3 stride-2 conv tiles 2 output rows x 2 pixels x 2 weight
+// blocks (8 accumulators), its thread blocks of rows a multiple of 2; not with 3 input
+// channels, an odd output width or 32 registers.
+TEST(Fallback, StridedPackedConvTilesTwoRowsOfTwoPixels) {
+  auto& def = ops::find_op("conv2d");
+  auto build = [&](const std::string& c, const std::string& hw, const std::string& k) {
+    return def.build(ops::parse_params(def, {"c=" + c, "h=" + hw, "w=" + hw, "k=" + k, "stride=2", "pad=1", "wblock=8"}));
+  };
+  auto tile = [&](const std::string& c, const std::string& hw, const std::string& k, int registers = 16) {
+    auto dag = build(c, hw, k);
+    return schedule::fallback_tile(*dag.outputs()[0], *dag.outputs()[0], 8, registers);
+  };
+  auto t = tile("128", "28", "256");
+  EXPECT_EQ(std::vector<int64_t>({t.out_rows, t.rows, t.cols, t.row_block}), std::vector<int64_t>({2, 2, 16, 0}));
+  auto split = tile("64", "56", "128");  // 28 output rows: blocks of 4 for the threads
+  EXPECT_EQ(std::vector<int64_t>({split.out_rows, split.rows, split.row_block}), std::vector<int64_t>({2, 2, 4}));
+  EXPECT_EQ(tile("3", "224", "32").out_rows, 1);
+  EXPECT_EQ(tile("256", "14", "512").out_rows, 1);  // 7 pixels wide
+  EXPECT_EQ(tile("128", "28", "256", 32).out_rows, 1);
+  // The kernel: 8 accumulator vectors, the tile's rows and pixels unrolled inside the taps.
+  std::string lowered = schedule::lower(schedule::fallback_schedule(build("128", "28", "256"), avx2_fallback()).state(), "k").str();
+  EXPECT_NE(lowered.find("[float32 x 64] local"), std::string::npos) << lowered;
+  size_t rw = lowered.find("for rw"), acc = lowered.find("conv2d.local[ramp(56, 1, 8)] =");
+  ASSERT_NE(rw, std::string::npos) << lowered;
+  EXPECT_LT(rw, acc) << lowered;
+}
+
 // With 16 registers a depthwise conv's tile is output rows (axis 2) with its 3x3 taps
 // unrolled, so adjacent rows share input loads; with 32 it stays channels x pixels.
 TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {

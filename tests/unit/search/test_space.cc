@@ -188,6 +188,21 @@ TEST(Space, SmallPlanePointwiseStartsAtThePlaneTile) {
   EXPECT_NE(lowered.find("x 784] local"), std::string::npos) << lowered;
 }
 
+// With 16 registers the search starts a packed 3x3 stride-2 conv at the fallback's tile: 2
+// output rows x 2 pixels x 16 channels (S3), the rows' thread blocks of 4 (S0, S1).
+TEST(Space, StridedPackedConvStartsAtTheFallbacksTile) {
+  auto& def = ops::find_op("conv2d");
+  auto dag = def.build(ops::parse_params(def, {"c=64", "h=56", "w=56", "k=128", "stride=2", "pad=1", "wblock=8"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  like = avx2_space(like);
+  Decisions d = decisions_of(generate_schedule(dag, like, 1).trace());
+  ASSERT_GE(d.size(), 4u);
+  EXPECT_EQ(d[1], (std::vector<int64_t>{8, 1, 1, 16}));
+  EXPECT_EQ(d[2], (std::vector<int64_t>{7, 2, 1, 2}));
+  EXPECT_EQ(d[3], (std::vector<int64_t>{1, 14, 1, 2}));
+}
+
 // With 16 registers the search's starting point for a depthwise conv is the fallback's
 // rows tile with its taps unrolled; other points sample whether the taps are unrolled.
 TEST(Space, DepthwiseStartsAtTheFallbacksRowsTile) {

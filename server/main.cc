@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   app.add_option("--build-threads", o.jobs.builder_threads, "parallel builds per job (0: cores)")
       ->capture_default_str()
       ->check(number_in(0, kMaxThreads));
-  app.add_option("--port-file", port_file, "write the bound port to this file once serving");
+  app.add_option("--port-file", port_file, "write the bound port to this file once serving")
+      ->check(output_path());
   return run_command_line(app, argc, argv, [&] {
     // Signals are taken by one thread (sigwait), so every other thread runs with them blocked.
     sigset_t set = block_stop_signals();

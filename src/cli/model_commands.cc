@@ -258,7 +258,8 @@ void add_model_commands(CLI::App& app) {
     cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
     cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
         ->check(output_path());
-    cmd->add_option("--dump", a->dump, "write every task's DAG, trace, lowered IR and LLVM IR here");
+    cmd->add_option("--dump", a->dump, "write every task's DAG, trace, lowered IR and LLVM IR here")
+        ->check(output_path());
     cmd->add_flag("--print-passes", a->print_passes, "print the graph before and after each pass");
     cmd->callback([a] { run_compile(*a); });
   }

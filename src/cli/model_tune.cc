@@ -86,6 +86,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   codegen::Target target = codegen::Target::parse(a.m.target);
   check_local_tuning(target);
   protect_input_file(a.m.model, "model being read");
+  db::check_database_path(a.db);  // before any work
   protect_input_file(a.db, "tuning database");
   if (!a.no_compile && !a.out.empty()) check_output_path(a.out);  // not only after tuning
   USER_CHECK(a.trials > 0) << "--trials must be positive";
@@ -106,9 +107,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
                g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms(before));
 
-  std::filesystem::path dbp(a.db);
-  if (dbp.has_parent_path()) std::filesystem::create_directories(dbp.parent_path());
-  auto db = db::SqliteDatabase::open(a.db);
+  auto db = db::SqliteDatabase::open(a.db);  // creates the folder
   costmodel::XGBModel* xgb = nullptr;
   auto model = make_cost_model(a.cost_model, a.seed, false, &xgb);
   if (xgb) {

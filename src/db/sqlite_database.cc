@@ -12,6 +12,7 @@
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/escape.h"
 #include "support/json.h"
 #include "support/log.h"
 
@@ -77,8 +78,8 @@ SqliteDatabase::~SqliteDatabase() {
 
 void check_database_path(const std::string& path) {
   USER_CHECK(path.rfind("file:", 0) != 0)
-      << "tuning database '" << path << "' is an SQLite URI, which Tuner does not open: give "
-      << "the database's file path (./" << path << " for a file named so)";
+      << "tuning database '" << escape_controls(path) << "' is an SQLite URI, which Tuner does "
+      << "not open: give the database's file path";
 }
 
 std::unique_ptr<SqliteDatabase> SqliteDatabase::open(const std::string& path,

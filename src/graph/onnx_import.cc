@@ -199,10 +199,10 @@ Attr convert_attr(const onnx::AttributeProto& a, const std::string& where) {
     case onnx::AttributeProto::TENSOR:
       out.kind = Attr::Tensor;
       out.tensor = std::make_shared<const ops::HostTensor>(
-          tensor_from_proto(a.t(), "", where + " attribute " + a.name()));
+          tensor_from_proto(a.t(), "", where + " attribute " + escape_controls(a.name())));
       break;
     default:
-      USER_ERROR() << where << ": attribute '" << a.name() << "' of type "
+      USER_ERROR() << where << ": attribute '" << escape_controls(a.name()) << "' of type "
                    << onnx::AttributeProto::AttributeType_Name(a.type()) << " is not supported";
   }
   return out;

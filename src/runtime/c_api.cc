@@ -110,6 +110,7 @@ int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t byt
     need(model, "the model");
     size_t k = index(i, model->exec->num_inputs(), "input");
     need(data, "the input data");
+    model->input_set[k] = false;  // a refused set (indices checked after the copy) leaves it unset
     model->exec->set_input(k, data, bytes);
     model->input_set[k] = true;
   });

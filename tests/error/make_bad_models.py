@@ -224,6 +224,10 @@ save(model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad0")],
            [tensor_info("x", [1, 1, 4, 4])], [tensor_info("y", None)],
            [numpy_helper.from_array(np.array([0, 0, 100000, 100000] * 2, np.int64), "pads")]),
      "huge_pad.onnx")
+# A string attribute with an escape sequence and a NUL: quoted escaped, not cut at the NUL.
+save(model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad1", mode=b"ref\x1blect\x00x")],
+           [tensor_info("x", [2, 3])], [tensor_info("y", None)],
+           [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")]), "pad_mode_controls.onnx")
 # The same folded at compile time, INT64_MIN / -1 among them.
 i64 = [numpy_helper.from_array(np.array([np.iinfo(np.int64).min, 6], np.int64), "c"),
        numpy_helper.from_array(np.array([-1, 0], np.int64), "d")]

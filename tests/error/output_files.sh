@@ -54,6 +54,7 @@ expect_error "^error: --output: empty path" tune "$tmp/m.onnx" --db "$db" --tria
 expect_error "^error: --output: empty path" report --db "$db" -o ''
 expect_error "^error: --output: empty path" db export --db "$db" -o ''
 expect_error "^error: --curve: empty path" op tune matmul m=4 n=4 k=4 --db '' --trials 4 --curve ''
+expect_error "^error: --dump: empty path" compile "$tmp/m.onnx" --db '' --dump ''
 cd - > /dev/null || exit 1
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: wrote $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 [ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||

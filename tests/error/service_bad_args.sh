@@ -50,6 +50,9 @@ mkdir "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
 expect_error "^error: tuning database 'file:/x.db.mode=ro' is an SQLite URI" --db "file:/x.db?mode=ro" \
   --client-token-file "$tmp/c" --worker-token-file "$tmp/w" --listen 127.0.0.1:0
+# An empty --port-file is an error (it meant no file: a script waiting for it hung).
+expect_error "^error: --port-file: empty path" --db "$tmp/p.db" --port-file '' \
+  --client-token-file "$tmp/c" --worker-token-file "$tmp/w" --listen 127.0.0.1:0
 cd - > /dev/null || exit 1
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: created $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 # ... and never removes what was there before: an existing database and jobs folder stay.

@@ -213,6 +213,8 @@ TEST(CApi, RunNeedsEveryInputSet) {
     ASSERT_EQ(bytes, sizeof x);
     EXPECT_EQ(static_cast<const float*>(data)[5], 6.0f);
   }
+  EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a refused set unsets an input set before
+  EXPECT_EQ(tuner_model_run(m), -1);
   tuner_model_free(m);
 }
 

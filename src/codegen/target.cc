@@ -19,7 +19,6 @@
 
 #include "codegen/llvm_init.h"
 #include "support/error.h"
-#include "support/escape.h"
 
 namespace tuner::codegen {
 
@@ -39,8 +38,7 @@ std::string host_features() {
 const llvm::Target* lookup(const std::string& triple) {
   std::string err;
   const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, err);
-  USER_CHECK(t) << "unknown target triple '" << escape_controls(triple)
-                << "': " << escape_controls(err);
+  USER_CHECK(t) << "unknown target triple '" << triple << "': " << err;
   return t;
 }
 
@@ -63,8 +61,7 @@ Target Target::parse(const std::string& s) {
   is >> kind;
   USER_CHECK(!kind.empty()) << "empty target string (expected e.g. 'llvm' or 'cuda -arch=sm_90')";
   USER_CHECK(kind == "llvm" || kind == "cuda")
-      << "unknown target kind '" << escape_controls(kind) << "' in '" << escape_controls(s)
-      << "' (expected llvm or cuda)";
+      << "unknown target kind '" << kind << "' in '" << s << "' (expected llvm or cuda)";
   Target t;
   t.kind = kind;
   std::string tok;
@@ -72,29 +69,24 @@ Target Target::parse(const std::string& s) {
   while (is >> tok) {
     auto eq = tok.find('=');
     USER_CHECK(tok.size() > 1 && tok[0] == '-' && eq != std::string::npos && eq + 1 < tok.size())
-        << "malformed target option '" << escape_controls(tok) << "' in '" << escape_controls(s)
-        << "' (expected -key=value)";
+        << "malformed target option '" << tok << "' in '" << s << "' (expected -key=value)";
     std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
-    USER_CHECK(seen.insert(key).second) << "target option " << escape_controls(key)
-                                        << " is given twice in '" << escape_controls(s) << "'";
+    USER_CHECK(seen.insert(key).second) << "target option " << key << " is given twice in '" << s << "'";
     if (kind == "llvm" && key == "-mtriple") t.triple = value;
     else if (kind == "llvm" && key == "-mcpu") t.cpu = value;
     else if (kind == "llvm" && key == "-mattr") t.mattr = value;
     else if (kind == "llvm" && key == "-emulator") t.emulator = value;
     else if (kind == "cuda" && key == "-arch") t.arch = value;
     else
-      USER_ERROR() << "unknown option '" << escape_controls(key) << "' for target kind " << kind
-                   << " (expected "
+      USER_ERROR() << "unknown option '" << key << "' for target kind " << kind << " (expected "
                    << (kind == "llvm" ? "-mtriple, -mcpu, -mattr or -emulator" : "-arch") << ")";
   }
   USER_CHECK(t.emulator.empty() || t.emulator == "qemu")
-      << "unknown emulator '" << escape_controls(t.emulator) << "' in '" << escape_controls(s)
-      << "' (expected -emulator=qemu)";
+      << "unknown emulator '" << t.emulator << "' in '" << s << "' (expected -emulator=qemu)";
   if (kind == "cuda") {
     if (t.arch.empty()) t.arch = "sm_80";
     USER_CHECK(std::regex_match(t.arch, std::regex("sm_[0-9]{2,3}[a-z]?")))
-        << "bad CUDA architecture '" << escape_controls(t.arch)
-        << "' (expected e.g. sm_80 or sm_90)";
+        << "bad CUDA architecture '" << t.arch << "' (expected e.g. sm_80 or sm_90)";
     return t;
   }
   std::string host_triple = llvm::sys::getDefaultTargetTriple();
@@ -103,18 +95,17 @@ Target Target::parse(const std::string& s) {
   const llvm::Target* lt = lookup(t.triple);
   // Kernels are linked into ELF shared objects and loaded by dlopen: Linux-like systems only.
   USER_CHECK(llvm::Triple(t.triple).isOSBinFormatELF())
-      << "target triple '" << escape_controls(t.triple)
-      << "' is not supported: Tuner builds ELF shared objects "
+      << "target triple '" << t.triple << "' is not supported: Tuner builds ELF shared objects "
       << "(use a ...-linux-gnu triple)";
   bool host = llvm::Triple(t.triple).getArch() == llvm::Triple(host_triple).getArch();
   if (t.cpu.empty() || t.cpu == "native") {
     USER_CHECK(host || t.cpu.empty())
-        << "-mcpu=native needs the host architecture, not " << escape_controls(t.triple);
+        << "-mcpu=native needs the host architecture, not " << t.triple;
     t.cpu = host ? llvm::sys::getHostCPUName().str() : "generic";
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(lt->createMCSubtargetInfo(t.triple, "", ""));
   USER_CHECK(sti && (t.cpu == "generic" || sti->isCPUStringValid(t.cpu)))
-      << "unknown CPU '" << escape_controls(t.cpu) << "' for " << escape_controls(t.triple);
+      << "unknown CPU '" << t.cpu << "' for " << t.triple;
   if (host && t.cpu == llvm::sys::getHostCPUName().str()) t.features = host_features();
   if (!t.mattr.empty()) {
     // LLVM would warn on every compile and ignore an unknown feature: refuse it once here.
@@ -124,7 +115,7 @@ Target Target::parse(const std::string& s) {
     for (std::string f; std::getline(list, f, ',');)
       USER_CHECK(f.empty() || (f.size() > 1 && (f[0] == '+' || f[0] == '-') &&
                                known.count(llvm::StringRef(f).substr(1).lower())))
-          << "bad -mattr entry '" << escape_controls(f) << "' for " << escape_controls(t.triple)
+          << "bad -mattr entry '" << f << "' for " << t.triple
           << " (expected +feature or -feature, e.g. +avx2, -avx512f)";
     t.features += (t.features.empty() ? "" : ",") + t.mattr;
   }

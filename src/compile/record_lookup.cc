@@ -8,7 +8,6 @@
 #include "codegen/target.h"
 #include "schedule/trace.h"
 #include "support/error.h"
-#include "support/escape.h"
 #include "support/json.h"
 
 namespace tuner::compile {
@@ -18,11 +17,11 @@ db::Workload resolve_workload(db::Database& d, const std::string& what) {
   std::vector<db::Workload> hits;
   for (auto& w : d.workloads())
     if ((what.size() >= 4 && w.hash.rfind(what, 0) == 0) || w.op == what) hits.push_back(w);
-  USER_CHECK(!hits.empty()) << "no workload '" << escape_controls(what)
+  USER_CHECK(!hits.empty()) << "no workload '" << what
                             << "' in the database (`tuner db list` shows them)";
   std::vector<std::string> names;
   for (auto& w : hits) names.push_back(w.hash + " (" + w.op + " " + w.params + ")");
-  USER_CHECK(hits.size() == 1) << "'" << escape_controls(what) << "' matches " << hits.size()
+  USER_CHECK(hits.size() == 1) << "'" << what << "' matches " << hits.size()
                                << " workloads: " << fmt::format("{}", fmt::join(names, ", "));
   return hits[0];
 }
@@ -45,11 +44,10 @@ std::string resolve_target(db::Database& d, const db::Workload& w, const std::st
         (!codegen::is_emulated_target(t.name) || codegen::is_emulated_target(what)))
       hits.push_back(t.name);
   }
-  USER_CHECK(!hits.empty()) << "no target '" << escape_controls(what)
-                            << "' in the database (known: "
+  USER_CHECK(!hits.empty()) << "no target '" << what << "' in the database (known: "
                             << (known.empty() ? "none" : fmt::format("{}", fmt::join(known, " | ")))
                             << ")";
-  USER_CHECK(hits.size() == 1) << "target '" << escape_controls(what)
+  USER_CHECK(hits.size() == 1) << "target '" << what
                                << "' is ambiguous: " << fmt::format("{}", fmt::join(hits, " | "));
   return hits[0];
 }

@@ -5,7 +5,6 @@
 
 #include "graph/converters_impl.h"
 #include "support/error.h"
-#include "support/escape.h"
 
 namespace tuner::graph {
 
@@ -100,7 +99,7 @@ std::string ConvertContext::name(const std::string& suffix) const {
 }
 
 void ConvertContext::fail(const std::string& message) const {
-  throw UserError(describe(node_) + ": " + escape_controls(message));  // quotes model strings
+  throw UserError(describe(node_) + ": " + message);
 }
 
 namespace {

@@ -17,7 +17,6 @@
 #include "graph/tensor_proto.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
-#include "support/escape.h"
 
 namespace tuner::graph {
 
@@ -171,7 +170,7 @@ void fix_input_shapes(onnx::ModelProto& m, const std::set<std::string>& initiali
     }
   }
   for (const auto& [name, s] : opts.input_shapes)
-    USER_CHECK(used.count(name)) << path << ": --input-shape names '" << escape_controls(name)
+    USER_CHECK(used.count(name)) << path << ": --input-shape names '" << name
                                  << "', which is not an input of the model";
   if (!dynamic.empty()) {
     std::string list;
@@ -199,10 +198,10 @@ Attr convert_attr(const onnx::AttributeProto& a, const std::string& where) {
     case onnx::AttributeProto::TENSOR:
       out.kind = Attr::Tensor;
       out.tensor = std::make_shared<const ops::HostTensor>(
-          tensor_from_proto(a.t(), "", where + " attribute " + escape_controls(a.name())));
+          tensor_from_proto(a.t(), "", where + " attribute " + a.name()));
       break;
     default:
-      USER_ERROR() << where << ": attribute '" << escape_controls(a.name()) << "' of type "
+      USER_ERROR() << where << ": attribute '" << a.name() << "' of type "
                    << onnx::AttributeProto::AttributeType_Name(a.type()) << " is not supported";
   }
   return out;
@@ -287,8 +286,7 @@ void check_against_onnx_shapes(onnx::ModelProto& m, const Graph& g, const std::s
 void parse_input_shape(const std::string& spec, ImportOptions& opts) {
   size_t colon = spec.rfind(':');
   USER_CHECK(colon != std::string::npos && colon > 0)
-      << "--input-shape '" << escape_controls(spec)
-      << "': expected NAME:DIMS such as data:1x3x224x224";
+      << "--input-shape '" << spec << "': expected NAME:DIMS such as data:1x3x224x224";
   ops::Shape s;
   std::string dims = spec.substr(colon + 1);
   size_t pos = 0;
@@ -297,17 +295,14 @@ void parse_input_shape(const std::string& spec, ImportOptions& opts) {
     std::string part = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
     USER_CHECK(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
                part.size() < 10)
-        << "--input-shape '" << escape_controls(spec) << "': bad dimension '"
-        << escape_controls(part) << "'";
+        << "--input-shape '" << spec << "': bad dimension '" << part << "'";
     s.push_back(std::stoll(part));
-    USER_CHECK(s.back() > 0) << "--input-shape '" << escape_controls(spec)
-                             << "': dimensions must be positive";
+    USER_CHECK(s.back() > 0) << "--input-shape '" << spec << "': dimensions must be positive";
     if (x == std::string::npos) break;
     pos = x + 1;
   }
   bool fresh = opts.input_shapes.emplace(spec.substr(0, colon), s).second;
-  USER_CHECK(fresh) << "--input-shape gives input '" << escape_controls(spec.substr(0, colon))
-                    << "' twice";
+  USER_CHECK(fresh) << "--input-shape gives input '" << spec.substr(0, colon) << "' twice";
 }
 
 Graph import_onnx(const std::string& path, const ImportOptions& opts) {

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "ops/registry_impl.h"
-#include "support/escape.h"
 
 namespace tuner::ops {
 
@@ -40,7 +39,7 @@ std::vector<int64_t> parse_shape(const std::string& key, const std::string& v) {
   for (auto& part : split(v, 'x')) {
     int64_t d;
     USER_CHECK(parse_int(trim(part), &d) && d > 0)
-        << "parameter " << key << ": '" << escape_controls(v) << "' is not a shape like 1x64x56x56";
+        << "parameter " << key << ": '" << v << "' is not a shape like 1x64x56x56";
     shape.push_back(d);
   }
   return shape;
@@ -57,8 +56,8 @@ const std::string& Params::get(const std::string& key) const {
 int64_t Params::get_int(const std::string& key) const {
   const std::string& v = get(key);
   int64_t r;
-  USER_CHECK(parse_int(trim(v), &r))
-      << "parameter " << key << ": '" << escape_controls(v) << "' is not an integer";
+  USER_CHECK(parse_int(trim(v), &r)) << "parameter " << key << ": '" << v
+                                     << "' is not an integer";
   return r;
 }
 
@@ -68,7 +67,7 @@ double Params::get_float(const std::string& key) const {
   char* end = nullptr;
   double r = t.empty() ? 0 : std::strtod(t.c_str(), &end);
   USER_CHECK(!t.empty() && end == t.c_str() + t.size())
-      << "parameter " << key << ": '" << escape_controls(v) << "' is not a number";
+      << "parameter " << key << ": '" << v << "' is not a number";
   return r;
 }
 
@@ -76,8 +75,7 @@ bool Params::get_bool(const std::string& key) const {
   const std::string& v = get(key);
   if (v == "1" || v == "true") return true;
   if (v == "0" || v == "false") return false;
-  USER_ERROR() << "parameter " << key << ": '" << escape_controls(v)
-               << "' is not a boolean (0/1/true/false)";
+  USER_ERROR() << "parameter " << key << ": '" << v << "' is not a boolean (0/1/true/false)";
 }
 
 std::vector<int64_t> Params::get_shape(const std::string& key) const {
@@ -90,8 +88,8 @@ std::vector<int64_t> Params::get_ints(const std::string& key) const {
   std::vector<int64_t> out;
   for (auto& part : split(v, ',')) {
     int64_t x;
-    USER_CHECK(parse_int(trim(part), &x)) << "parameter " << key << ": '" << escape_controls(v)
-                                          << "' is not a list of integers like 0,2,1";
+    USER_CHECK(parse_int(trim(part), &x))
+        << "parameter " << key << ": '" << v << "' is not a list of integers like 0,2,1";
     out.push_back(x);
   }
   return out;
@@ -133,7 +131,7 @@ const OpDef& find_op(const std::string& name) {
     if (op.name == name) return op;
   std::string known;
   for (auto& op : op_registry()) known += (known.empty() ? "" : ", ") + op.name;
-  USER_ERROR() << "unknown op '" << escape_controls(name) << "'; known ops: " << known;
+  USER_ERROR() << "unknown op '" << name << "'; known ops: " << known;
 }
 
 Params parse_params(const OpDef& op, const std::vector<std::string>& key_eq_value) {
@@ -146,11 +144,11 @@ Params parse_params(const OpDef& op, const std::vector<std::string>& key_eq_valu
   for (auto& kv : key_eq_value) {
     size_t eq = kv.find('=');
     USER_CHECK(eq != std::string::npos && eq > 0)
-        << "op " << op.name << ": expected key=value, got '" << escape_controls(kv) << "'";
+        << "op " << op.name << ": expected key=value, got '" << kv << "'";
     std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
     bool known = std::any_of(op.params.begin(), op.params.end(),
                              [&](const OpParam& p) { return p.name == key; });
-    USER_CHECK(known) << "op " << op.name << " has no parameter '" << escape_controls(key)
+    USER_CHECK(known) << "op " << op.name << " has no parameter '" << key
                       << "'; valid parameters: " << valid();
     USER_CHECK(!params.has(key)) << "op " << op.name << ": parameter " << key
                                  << " is given twice";

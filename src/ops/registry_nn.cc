@@ -7,7 +7,6 @@
 #include "ops/reference.h"
 #include "ops/registry_impl.h"
 #include "ops/winograd.h"
-#include "support/escape.h"
 
 namespace tuner::ops::detail {
 
@@ -19,8 +18,7 @@ using te::ComputeDAG;
 std::pair<int64_t, int64_t> pair_param(const Params& p, const std::string& key) {
   std::vector<int64_t> v = p.get_ints(key);
   USER_CHECK(v.size() == 1 || v.size() == 2)
-      << "parameter " << key << ": expected one value or two (h,w), got '"
-      << escape_controls(p.get(key)) << "'";
+      << "parameter " << key << ": expected one value or two (h,w), got '" << p.get(key) << "'";
   return {v[0], v.back()};
 }
 
@@ -31,7 +29,7 @@ std::array<int64_t, 4> pads_param(const Params& p, const std::string& key) {
   if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
   USER_CHECK(v.size() == 4) << "parameter " << key
                             << ": expected 1, 2 (h,w) or 4 (top,left,bottom,right) values, got '"
-                            << escape_controls(p.get(key)) << "'";
+                            << p.get(key) << "'";
   return {v[0], v[1], v[2], v[3]};
 }
 

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "support/error.h"
-#include "support/escape.h"
 #include "te/tensor.h"
 
 namespace tuner::te {
@@ -27,7 +26,7 @@ std::string DataType::str() const {
 DataType DataType::parse(const std::string& s) {
   for (DataType t : {f32(), f16(), i64(), i32(), i8(), u8(), boolean()})
     if (t.str() == s) return t;
-  USER_ERROR() << "unknown dtype '" << escape_controls(s)
+  USER_ERROR() << "unknown dtype '" << s
                << "' (expected float32, float16, int64, int32, int8, uint8 or bool)";
 }
 

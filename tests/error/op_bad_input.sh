@@ -3,6 +3,7 @@
 # exit, never a crash.
 TUNER=$1
 source "$(dirname "$0")/lib.bash"
+here=$(cd "$(dirname "$0")/../.." && pwd)  # before any cd: $0 may be relative
 expect_error "unknown op.*nosuchop" op run nosuchop
 expect_error "parameter .q." op run matmul m=4 n=4 k=4 q=3
 expect_error "target kind 'vulkan'" op run matmul m=4 n=4 k=4 --target=vulkan
@@ -61,7 +62,6 @@ mkdir "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
 uri="file:$tmp/t.db?mode=rwc"
 # tune refuses it before reading the model (it created ./file: after tuning had begun).
-here=$(cd "$(dirname "$0")/../.." && pwd)
 for cmd in "op tune matmul m=8 n=8 k=8 --trials 4" "op run matmul m=8 n=8 k=8" "db stats" \
     "tune $tmp/no_model.onnx --trials 4" "compile $here/examples/small_cnn/model.onnx -o $tmp/c.tuner" \
     "report 1 -o $tmp/r.html"; do

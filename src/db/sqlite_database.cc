@@ -12,7 +12,6 @@
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
-#include "support/escape.h"
 #include "support/json.h"
 #include "support/log.h"
 
@@ -78,7 +77,7 @@ SqliteDatabase::~SqliteDatabase() {
 
 void check_database_path(const std::string& path) {
   USER_CHECK(path.rfind("file:", 0) != 0)
-      << "tuning database '" << escape_controls(path) << "' is an SQLite URI, which Tuner does "
+      << "tuning database '" << path << "' is an SQLite URI, which Tuner does "
       << "not open: give the database's file path";
 }
 

@@ -32,16 +32,17 @@ bool is_depthwise(const te::OperationNode& op) {
   return g != op.attrs.end() && g->second > 1 && g->second == op.shape[1];
 }
 
+int64_t op_attr(const te::OperationNode& op, const char* key, int64_t otherwise) {
+  auto it = op.attrs.find(key);
+  return it == op.attrs.end() ? otherwise : it->second;
+}
+
 bool pixels_are_one_axis(const te::OperationNode& op) {
   if (op.tag != "conv2d" || op.shape.size() != 4 || op.attrs.count("weight_block")) return false;
-  auto attr = [&](const char* k) {
-    auto it = op.attrs.find(k);
-    return it == op.attrs.end() ? int64_t(-1) : it->second;
-  };
   for (const char* k : {"kernel_h", "kernel_w", "stride_h", "stride_w", "groups"})
-    if (attr(k) != 1) return false;
+    if (op_attr(op, k, -1) != 1) return false;
   for (const char* k : {"pad_top", "pad_left", "pad_bottom", "pad_right"})
-    if (attr(k) != 0) return false;
+    if (op_attr(op, k, -1) != 0) return false;
   return true;
 }
 

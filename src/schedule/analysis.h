@@ -29,6 +29,9 @@ std::string epilogue_of(const State& st, const std::string& stage);
 /// core: mobilenet_v2's projection convs ran 2-3x slower after their depthwise conv).
 bool split_rows_among_threads(const te::OperationNode& op);
 
+/// The op's integer attribute `key`, or `otherwise` when it has none.
+int64_t op_attr(const te::OperationNode& op, const char* key, int64_t otherwise);
+
 /// A depthwise conv: one group per input channel (no input shared between channels).
 bool is_depthwise(const te::OperationNode& op);
 

@@ -380,17 +380,13 @@ constexpr int64_t kPlanePixels = 196;
 
 // kernel_h x kernel_w of a conv or pool, 0 for other ops.
 int64_t window_size(const te::OperationNode& op) {
-  auto kh = op.attrs.find("kernel_h"), kw = op.attrs.find("kernel_w");
-  return kh == op.attrs.end() || kw == op.attrs.end() ? 0 : kh->second * kw->second;
+  return op_attr(op, "kernel_h", 0) * op_attr(op, "kernel_w", 0);
 }
 
 // A 3x3 window at stride 2 in both directions.
 bool strided_3x3(const te::OperationNode& op) {
-  auto attr = [&](const char* k) {
-    auto it = op.attrs.find(k);
-    return it == op.attrs.end() ? int64_t(0) : it->second;
-  };
-  return attr("kernel_h") == 3 && attr("kernel_w") == 3 && attr("stride_h") == 2 && attr("stride_w") == 2;
+  return op_attr(op, "kernel_h", 0) == 3 && op_attr(op, "kernel_w", 0) == 3 &&
+         op_attr(op, "stride_h", 0) == 2 && op_attr(op, "stride_w", 0) == 2;
 }
 
 }  // namespace

@@ -1,5 +1,14 @@
 #include "support/error.h"
 
+#include "support/escape.h"
+
+namespace tuner {
+
+UserError::UserError(const std::string& message)
+    : std::runtime_error(escape_controls(message, /*keep_layout=*/true)) {}
+
+}  // namespace tuner
+
 namespace tuner::detail {
 
 std::string internal_prefix(const char* file, int line, const char* cond) {

@@ -8,10 +8,13 @@
 
 namespace tuner {
 
-/// A mistake in the user's input: bad shape, unknown op, bad target string, ...
+/// A mistake in the user's input: bad shape, unknown op, bad target string, ... Its message
+/// quotes users' and clients' strings, so control characters but newlines and tabs are escaped here
+/// (escape_controls): a NUL would cut what() short, an escape sequence reach a terminal.
 class UserError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UserError(const std::string& message);
+  explicit UserError(const char* message) : UserError(std::string(message)) {}
 };
 
 /// A violated internal invariant: a bug in Tuner.

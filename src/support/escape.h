@@ -1,6 +1,6 @@
-// A user's or a client's string inside an error message: control characters escaped, so a
-// NUL cannot cut the message short (UserError::what() is a C string) and escape sequences
-// never reach a terminal as such.
+// A user's or a client's string inside a message: control characters escaped, so a NUL
+// cannot cut the message short (what() is a C string) and escape sequences never reach a
+// terminal as such. UserError applies it to every message; the server to its status texts.
 #pragma once
 
 #include <string>
@@ -8,7 +8,8 @@
 
 namespace tuner {
 
-/// `s` with control characters (below 0x20, and 0x7f) written as \xNN; the rest unchanged.
-std::string escape_controls(std::string_view s);
+/// `s` with control characters (below 0x20, and 0x7f) written as \xNN, newlines and tabs too
+/// unless `keep_layout`; the rest unchanged. Idempotent.
+std::string escape_controls(std::string_view s, bool keep_layout = false);
 
 }  // namespace tuner

@@ -19,6 +19,7 @@
 #include "server/wire.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/escape.h"
 #include "support/json.h"
 #include "tuner.grpc.pb.h"
 
@@ -281,13 +282,15 @@ void add_remote_commands(CLI::App& app) {
     rpc::ListWorkersReply rep;
     auto ctx = context(token, 10);
     if (auto s = stub->ListWorkers(ctx.get(), {}, &rep); !s.ok()) fail(a->server, s);
-    // "emulated": the kernels run under qemu; its timings are not performance figures.
+    // "emulated": the kernels run under qemu; its timings are not performance figures. The
+    // strings come from workers and users: escaped before they reach the terminal.
     fmt::print("{:<14} {:<6} {:<8} {:<20} {:>14} {:>12} {:>6}  {}\n", "worker", "state", "kind",
                "device", "last heartbeat", "measurements", "leases", "target");
     for (const auto& w : rep.workers())
-      fmt::print("{:<14} {:<6} {:<8} {:<20} {:>12.1f} s {:>12} {:>6}  {}\n", w.worker_id(),
-                 w.state(), w.emulated() ? "emulated" : "board", w.device_key(),
-                 w.seconds_since_heartbeat(), w.measurements(), w.leases(), w.target());
+      fmt::print("{:<14} {:<6} {:<8} {:<20} {:>12.1f} s {:>12} {:>6}  {}\n",
+                 escape_controls(w.worker_id()), w.state(), w.emulated() ? "emulated" : "board",
+                 escape_controls(w.device_key()), w.seconds_since_heartbeat(), w.measurements(),
+                 w.leases(), escape_controls(w.target()));
     if (rep.workers().empty()) fmt::print("(no workers have registered)\n");
   });
 
@@ -317,7 +320,7 @@ void add_remote_commands(CLI::App& app) {
     fmt::print("{:<6} {:<10} {:>11} {:<40} {}\n", "job", "state", "trials", "what", "message");
     for (const auto& x : rep.jobs())
       fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {}\n", x.job(), x.state(), x.trials(),
-                 x.budget(), x.what().substr(0, 40), x.message());
+                 x.budget(), escape_controls(x.what()).substr(0, 40), escape_controls(x.message()));
     if (rep.jobs().empty()) fmt::print("(no jobs since the server started)\n");
   });
 }

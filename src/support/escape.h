@@ -9,7 +9,8 @@
 namespace tuner {
 
 /// `s` with control characters (below 0x20, and 0x7f) written as \xNN, newlines and tabs too
-/// unless `keep_layout`; the rest unchanged. Idempotent.
+/// unless `keep_layout`, and UTF-8 C1 controls (U+0080..U+009F) as \uNNNN; the rest
+/// unchanged. Idempotent.
 std::string escape_controls(std::string_view s, bool keep_layout = false);
 
 }  // namespace tuner

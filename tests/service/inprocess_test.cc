@@ -125,6 +125,26 @@ TEST(ServiceAuth, RefusesABoardWhoseCpuLacksTheTargetsFeatures) {
   EXPECT_TRUE(worker->Register(ctx(kWorkerToken).get(), old_worker, &rrep).ok());
 }
 
+// A board's name reaches `tuner workers` with its control characters escaped: a worker cannot
+// write escape sequences to a user's terminal.
+TEST(ServiceCli, WorkerListingEscapesControlCharacters) {
+  InProcess s;
+  auto worker = rpc::WorkerService::NewStub(channel(s.port()));
+  rpc::RegisterRequest reg;
+  reg.set_target("llvm");
+  reg.set_device_key("board\x1b[2J\xc2\x9b");
+  rpc::RegisterReply rrep;
+  ASSERT_TRUE(worker->Register(ctx(kWorkerToken).get(), reg, &rrep).ok());
+  std::string out = s.scratch.path("workers.txt");
+  int code = std::system(fmt::format("{} workers --server 127.0.0.1:{} --token-file {} >{} 2>&1",
+                                     TUNER_CLI_EXE, s.port(), s.scratch.client_token_file, out)
+                             .c_str());
+  std::string listing = read_file(out);
+  EXPECT_EQ(code, 0) << listing;
+  EXPECT_NE(listing.find("board\\x1b[2J\\u009b"), std::string::npos) << listing;
+  EXPECT_EQ(listing.find('\x1b'), std::string::npos) << listing;
+}
+
 // Every WorkerService call of an unknown worker id, or of one that deregistered, is NOT_FOUND:
 // the worker registers again (reports and deregistrations answered OK before).
 TEST(ServiceAuth, UnknownWorkerIsNotFoundOnEveryCall) {

@@ -2,7 +2,9 @@
 // kill the database opens, PRAGMA integrity_check is ok, and every round is either wholly
 // present or wholly absent (and the present rounds are exactly the first R).
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <random>
@@ -21,8 +23,8 @@ constexpr int kRoundSize = 64;
 constexpr int kKills = 50;
 
 // Commits rounds forever, continuing from the rounds already present. Round r's records all
-// have worker "round-r".
-[[noreturn]] void endless_writer(const std::string& path, int seed) {
+// have worker "round-r". Writes a byte to `committed_fd` after each commit.
+[[noreturn]] void endless_writer(const std::string& path, int seed, int committed_fd) {
   auto db = SqliteDatabase::open(path);
   int64_t r = db->count_records({}) / kRoundSize;
   std::mt19937 rng(seed);
@@ -33,6 +35,7 @@ constexpr int kKills = 50;
       round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng), int(r * kRoundSize + i),
                                         "round-" + std::to_string(r)));
     db->commit_round(round);
+    if (::write(committed_fd, "c", 1) != 1) _exit(97);
   }
 }
 
@@ -50,10 +53,26 @@ TEST(CrashSafety, SigkillAtRandomMoments) {
   std::uniform_int_distribution<int> life_us(500, 40000);
   int64_t rounds = 0, grew = 0;
   for (int kill = 0; kill < kKills; ++kill) {
-    pid_t pid = test::spawn([&]() -> int { endless_writer(path, kill); });
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t pid = test::spawn([&]() -> int {
+      ::close(fds[0]);
+      endless_writer(path, kill, fds[1]);
+    });
+    ::close(fds[1]);
+    // Every other kill waits for a commit first: on a loaded machine a writer may not get
+    // that far within its random life, and kills after commits must be among the 50.
+    if (kill % 2) {
+      pollfd p{fds[0], POLLIN, 0};
+      char c;
+      bool committed = ::poll(&p, 1, 30000) == 1 && ::read(fds[0], &c, 1) == 1;
+      if (!committed) ::kill(pid, SIGKILL);
+      ASSERT_TRUE(committed) << "the writer did not commit within 30 s";
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(life_us(rng)));
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
     ASSERT_EQ(test::wait_exit(pid), 128 + SIGKILL) << "the writer died on its own";
+    ::close(fds[0]);
 
     auto db = SqliteDatabase::open(path);
     VerifyReport rep = db->verify();  // PRAGMA integrity_check, keys, medians

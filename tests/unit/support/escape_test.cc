@@ -1,0 +1,35 @@
+#include "support/escape.h"
+
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+
+namespace tuner {
+namespace {
+
+TEST(Escape, ControlCharactersBecomeHexEscapes) {
+  EXPECT_EQ(escape_controls(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(escape_controls("\x1b[2J\x7f"), "\\x1b[2J\\x7f");
+  EXPECT_EQ(escape_controls("a\nb\tc"), "a\\x0ab\\x09c");
+  EXPECT_EQ(escape_controls("a\nb\tc", /*keep_layout=*/true), "a\nb\tc");
+}
+
+TEST(Escape, Utf8C1ControlsAreEscapedOtherTextKept) {
+  EXPECT_EQ(escape_controls("x\xc2\x9b" "2Jy"), "x\\u009b2Jy");  // CSI
+  EXPECT_EQ(escape_controls("\xc2\x80"), "\\u0080");
+  EXPECT_EQ(escape_controls("caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac"), "caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac");
+  EXPECT_EQ(escape_controls("\xc2"), "\xc2");  // a cut sequence stays as it is
+}
+
+TEST(Escape, IsIdempotent) {
+  std::string once = escape_controls(std::string("\0\x1b\xc2\x9b\n", 6));
+  EXPECT_EQ(escape_controls(once), once);
+}
+
+TEST(Escape, UserErrorEscapesItsMessage) {
+  UserError e("bad name 'a\x1b" "b'\nsecond line");
+  EXPECT_STREQ(e.what(), "bad name 'a\\x1bb'\nsecond line");
+}
+
+}  // namespace
+}  // namespace tuner

@@ -6,6 +6,7 @@
 
 #include "runtime/executor.h"
 #include "runtime/tuner_runtime.h"
+#include "support/escape.h"
 
 struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
@@ -17,14 +18,15 @@ namespace {
 
 thread_local std::string g_last_error;
 
-// Runs f, turning any exception into -1 and the thread's last error.
+// Runs f, turning any exception into -1 and the thread's last error (control characters
+// escaped: messages quote the model's names).
 template <class F>
 int guarded(F&& f) {
   try {
     f();
     return 0;
   } catch (const std::exception& e) {
-    g_last_error = e.what();
+    g_last_error = tuner::escape_controls(e.what(), /*keep_layout=*/true);
   } catch (...) {
     g_last_error = "unknown error";
   }

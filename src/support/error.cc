@@ -7,6 +7,9 @@ namespace tuner {
 UserError::UserError(const std::string& message)
     : std::runtime_error(escape_controls(message, /*keep_layout=*/true)) {}
 
+InternalError::InternalError(const std::string& message)
+    : std::logic_error(escape_controls(message, /*keep_layout=*/true)) {}
+
 }  // namespace tuner
 
 namespace tuner::detail {

@@ -17,10 +17,12 @@ class UserError : public std::runtime_error {
   explicit UserError(const char* message) : UserError(std::string(message)) {}
 };
 
-/// A violated internal invariant: a bug in Tuner.
+/// A violated internal invariant: a bug in Tuner. Its message may quote a model's names too,
+/// so it is escaped like UserError's.
 class InternalError : public std::logic_error {
  public:
-  using std::logic_error::logic_error;
+  explicit InternalError(const std::string& message);
+  explicit InternalError(const char* message) : InternalError(std::string(message)) {}
 };
 
 namespace detail {

@@ -182,12 +182,13 @@ TEST(CApi, NullArgumentsAreErrors) {
   tuner_model_free(nullptr);
 }
 
-// Running before every input was set is an error naming the input (it ran on zeros); once set,
-// the model runs, and the input stays set for later runs.
+// Running before every input was set is an error naming the input (it ran on zeros; the name,
+// the model's, with its control characters escaped); once set, the model runs, and the input
+// stays set for later runs.
 TEST(CApi, RunNeedsEveryInputSet) {
   Artifact a = sample();
   a.plan.cpu_features = {};
-  a.plan.buffers = {{"x", {2, 3}, "float32", 24, Storage::Input, 0},
+  a.plan.buffers = {{"x\x1b", {2, 3}, "float32", 24, Storage::Input, 0},
                     {"y", {2, 3}, "float32", 24, Storage::Output, 0}};
   a.plan.outputs = {1};
   a.plan.steps = {{"copy6", {0, 1}, "Copy", 0}};
@@ -200,7 +201,7 @@ TEST(CApi, RunNeedsEveryInputSet) {
   std::filesystem::remove(p);
   EXPECT_EQ(tuner_model_run(m), -1);
   EXPECT_EQ(std::string(tuner_last_error()),
-            "input 'x' (input 0) was never set: call tuner_model_set_input first");
+            "input 'x\\x1b' (input 0) was never set: call tuner_model_set_input first");
   float x[6] = {1, 2, 3, 4, 5, 6};
   EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a failed set does not count
   EXPECT_EQ(tuner_model_run(m), -1);

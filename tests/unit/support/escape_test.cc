@@ -29,6 +29,8 @@ TEST(Escape, IsIdempotent) {
 TEST(Escape, UserErrorEscapesItsMessage) {
   UserError e("bad name 'a\x1b" "b'\nsecond line");
   EXPECT_STREQ(e.what(), "bad name 'a\\x1bb'\nsecond line");
+  InternalError bug(std::string("stage 'a\0b'", 11));
+  EXPECT_STREQ(bug.what(), "stage 'a\\x00b'");
 }
 
 }  // namespace

@@ -1,15 +1,20 @@
-// `tuner costmodel eval --target T`: ranks the database's measured records of every workload
-// with the saved cost model of that target and reports pairwise accuracy and top-k recall.
+// `tuner costmodel eval --target T [--model M.onnx]`: ranks the database's measured records of
+// every workload with the saved cost model of that target and reports pairwise accuracy and
+// top-k recall. A model's tasks are rebuilt from the model: the database holds only their hash.
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "cli/commands.h"
+#include "cli/model_common.h"
 #include "cli/op_common.h"
 #include "codegen/target.h"
 #include "costmodel/features.h"
 #include "costmodel/xgb_model.h"
 #include "db/sqlite_database.h"
+#include "graph/tasks.h"
 #include "search/task_tuner.h"
 #include "support/cli_main.h"
 #include "support/error.h"
@@ -24,7 +29,21 @@ struct EvalArgs {
   std::string db = "tuning_logs/tuning.db";
   int k = 8;
   bool json = false;
+  std::vector<std::string> models;
 };
+
+// The DAGs of the tasks of `models` (tuned with the default passes), by hash.
+std::map<std::string, te::ComputeDAG> model_task_dags(const EvalArgs& a) {
+  std::map<std::string, te::ComputeDAG> dags;
+  for (const std::string& path : a.models) {
+    ModelArgs m;
+    m.model = path;
+    m.target = a.target;
+    graph::TaskSet ts = graph::extract_tasks(load_model(m), graph::FuseOptions{});
+    for (auto& t : ts.tasks) dags.emplace(t.dag.hash_hex(), t.dag);
+  }
+  return dags;
+}
 
 void cmd_eval(const EvalArgs& a) {
   std::string target = codegen::Target::parse(a.target).str();
@@ -34,16 +53,20 @@ void cmd_eval(const EvalArgs& a) {
   auto blob = db->load_cost_model(target, costmodel::kFeatureVersion, "xgboost");
   USER_CHECK(blob) << "no saved cost model for " << target << " (feature version "
                    << costmodel::kFeatureVersion << ") in " << a.db
-                   << "; `tuner op tune` saves one when it has trained";
+                   << "; `tuner tune` and `tuner op tune` save one when they have trained";
   costmodel::XGBModel model;
   model.load(blob->blob);
 
   Json rows = Json::array();
   double acc = 0, rec = 0;
   int n = 0;
-  if (!a.json)
-    fmt::print("{:<18} {:<10} {:>8} {:>10} {:>8}\n", "WORKLOAD", "OP", "RECORDS", "PAIRWISE", "TOP-K");
-  for (auto& rw : search::replay_records(*db, target, rebuild_op_dag)) {
+  auto tasks = model_task_dags(a);
+  auto rebuild = [&](const db::Workload& w) -> std::optional<te::ComputeDAG> {
+    if (auto it = tasks.find(w.hash); it != tasks.end()) return it->second;
+    return rebuild_op_dag(w);
+  };
+  auto replayed = search::replay_records(*db, target, rebuild);
+  for (auto& rw : replayed) {
     if (rw.costs.size() < 2) continue;
     std::vector<std::vector<std::vector<float>>> feats;
     for (auto& s : rw.schedules) feats.push_back(costmodel::extract_store_features(s.state()));
@@ -54,11 +77,24 @@ void cmd_eval(const EvalArgs& a) {
     n += int(rw.costs.size());
     rows.push_back({{"workload", rw.workload.hash}, {"op", rw.workload.op}, {"records", rw.costs.size()},
                     {"pairwise_accuracy", m.pairwise_accuracy}, {"top_k_recall", m.top_k_recall}});
+    if (!a.json && rows.size() == 1)
+      fmt::print("{:<18} {:<28} {:>8} {:>10} {:>8}\n", "WORKLOAD", "OP", "RECORDS", "PAIRWISE", "TOP-K");
     if (!a.json)
-      fmt::print("{:<18} {:<10} {:>8} {:>10.3f} {:>8.2f}\n", rw.workload.hash, rw.workload.op,
+      fmt::print("{:<18} {:<28} {:>8} {:>10.3f} {:>8.2f}\n", rw.workload.hash, rw.workload.op,
                  rw.costs.size(), m.pairwise_accuracy, m.top_k_recall);
   }
-  USER_CHECK(n > 0) << "no workload of " << target << " in " << a.db << " has two usable records";
+  if (n == 0) {
+    // Records of a model's tasks name only the task's hash: without the model they cannot be
+    // replayed. Say so rather than "no records".
+    std::set<int64_t> measured;
+    for (auto& r : db->ok_records(target)) measured.insert(r.workload_id);
+    size_t lost = measured.size() - replayed.size();
+    USER_CHECK(lost == 0) << lost << " of the " << measured.size() << " workloads of " << target
+                          << " measured in " << a.db << " could not be rebuilt"
+                          << (a.models.empty() ? ": tasks of a model need --model MODEL.onnx"
+                                               : " (tasks of another model?)");
+    USER_ERROR() << "no workload of " << target << " in " << a.db << " has two usable records";
+  }
   if (a.json) {
     fmt::print("{}\n", Json{{"target", target}, {"model_records", blob->num_records}, {"k", a.k},
                             {"pairwise_accuracy", acc / n}, {"top_k_recall", rec / n}, {"workloads", rows}}
@@ -81,6 +117,8 @@ void add_costmodel_commands(CLI::App& app) {
   eval->add_option("--db", a.db, "tuning database")->capture_default_str();
   eval->add_option("-k", a.k, "k of the top-k recall")->check(number_in(1, 1e6))->capture_default_str();
   eval->add_flag("--json", a.json, "print one JSON object");
+  eval->add_option("--model", a.models, "ONNX model whose tuned tasks to include (repeatable)")
+      ->check(CLI::ExistingFile);
   eval->callback([] { cmd_eval(a); });
 }
 

@@ -62,6 +62,25 @@ PY
 check "the tuned artifact matches the reference" \
   "$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$DATA/output_0.pb" --repeat 3
 
+# The saved cost model ranks the model's records once the model's tasks are rebuilt; without
+# --model one line says what is missing.
+"$TUNER" costmodel eval --db "$tmp/t.db" >"$tmp/eval0.txt" 2>&1
+code=$?
+check "costmodel eval without the model: one error line naming --model" \
+  test "$code" = 1 -a "$(wc -l <"$tmp/eval0.txt")" = 1 -a -n "$(grep 'could not be rebuilt: tasks of a model need --model' "$tmp/eval0.txt")"
+check "costmodel eval --model ranks the records of every task with two or more" python3 - \
+  "$("$TUNER" costmodel eval --db "$tmp/t.db" --model "$MODEL" --json)" "$tmp/r1.jsonl" <<'PY'
+import collections, json, sys
+j = json.loads(sys.argv[1])
+ok = collections.Counter(r["workload"]["hash"] for r in map(json.loads, open(sys.argv[2]))
+                         if r["status"] == "ok")
+# (in-model timings are not ranked: they are not sandbox measurements)
+got = {w["workload"]: w["records"] for w in j["workloads"]}
+assert got and set(got) == {w for w, n in ok.items() if n >= 2}, (j, ok)
+assert all(2 <= n <= ok[w] for w, n in got.items()), (got, ok)
+assert 0 <= j["pairwise_accuracy"] <= 1 and 0 <= j["top_k_recall"] <= 1, j
+PY
+
 "$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --json >"$tmp/r2.json"
 check "a second run adds its trials to the database" python3 - "$tmp/r1.json" "$tmp/r2.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'
 import json, sys

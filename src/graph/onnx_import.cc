@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -17,6 +16,7 @@
 #include "graph/tensor_proto.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/read_file.h"
 
 namespace tuner::graph {
 
@@ -91,19 +91,9 @@ std::string first_line(const std::string& s) {
 }
 
 onnx::ModelProto read_model(const std::string& path) {
-  std::error_code ec;
-  USER_CHECK(fs::exists(path, ec)) << path << ": no such file";
-  USER_CHECK(fs::is_regular_file(path, ec)) << path << ": not a regular file";
-  uintmax_t size = fs::file_size(path, ec);
-  USER_CHECK(!ec) << path << ": cannot read its size";
-  USER_CHECK(size < (uintmax_t(1) << 31))
-      << path << ": " << size << " bytes; ONNX files over 2 GiB must keep their weights as "
-      << "external data";
-  USER_CHECK(size > 0) << path << ": empty file, not an ONNX model";
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes(size_t(size), '\0');
-  in.read(bytes.data(), std::streamsize(size));
-  USER_CHECK(in.good()) << path << ": cannot read";
+  std::string bytes = read_file_bytes(path, (size_t(1) << 31) - 1,
+                                      "ONNX files over 2 GiB must keep their weights as external data");
+  USER_CHECK(!bytes.empty()) << path << ": empty file, not an ONNX model";
   onnx::ModelProto m;
   USER_CHECK(m.ParseFromString(bytes))
       << path << ": not an ONNX model (the file does not parse as an ONNX ModelProto)";

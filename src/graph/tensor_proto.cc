@@ -10,6 +10,7 @@
 
 #include "ops/shape.h"
 #include "support/error.h"
+#include "support/read_file.h"
 
 namespace tuner::graph {
 
@@ -158,13 +159,7 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
 }
 
 ops::HostTensor load_tensor_file(const std::string& path) {
-  std::error_code ec;
-  USER_CHECK(fs::exists(path, ec)) << path << ": no such file";
-  USER_CHECK(fs::is_regular_file(path, ec)) << path << ": not a regular file";
-  auto size = fs::file_size(path, ec);
-  USER_CHECK(!ec && size < (uintmax_t(1) << 31)) << path << ": larger than 2 GiB";
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes = read_file_bytes(path, (size_t(1) << 31) - 1);
   onnx::TensorProto t;
   USER_CHECK(t.ParseFromString(bytes)) << path << ": not a serialized ONNX TensorProto";
   // An empty file parses as a TensorProto with no fields.

@@ -8,7 +8,7 @@
 
 namespace tuner {
 
-std::string read_file_bytes(const std::string& path, size_t max_bytes) {
+std::string read_file_bytes(const std::string& path, size_t max_bytes, const std::string& too_big) {
   std::error_code ec;
   auto st = std::filesystem::status(path, ec);
   USER_CHECK(std::filesystem::exists(st)) << "cannot read " << path << ": no such file";
@@ -17,7 +17,7 @@ std::string read_file_bytes(const std::string& path, size_t max_bytes) {
   auto size = std::filesystem::file_size(path, ec);
   USER_CHECK(!ec) << "cannot read " << path << ": " << ec.message();
   USER_CHECK(size <= max_bytes) << path << " is " << size << " bytes, over the limit of "
-                                << max_bytes;
+                                << max_bytes << (too_big.empty() ? "" : ": ") << too_big;
   std::ifstream in(path, std::ios::binary);
   USER_CHECK(in) << "cannot read " << path;
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -8,7 +8,9 @@
 namespace tuner {
 
 /// The whole regular file at `path`; a UserError naming it when it cannot be read, is not a
-/// regular file (/dev/zero, a folder, a pipe) or is larger than max_bytes.
-std::string read_file_bytes(const std::string& path, size_t max_bytes);
+/// regular file (/dev/zero, a folder, a pipe) or is larger than max_bytes (`too_big`, when
+/// given, ends that message: what to do instead).
+std::string read_file_bytes(const std::string& path, size_t max_bytes,
+                            const std::string& too_big = "");
 
 }  // namespace tuner

@@ -110,7 +110,7 @@ expect_model "empty.onnx: empty file, not an ONNX model" "$tmp/empty.onnx"
 expect_model "png.onnx: not an ONNX model" "$tmp/png.onnx"
 expect_model "folder.onnx: not a regular file" "$tmp/folder.onnx"
 expect_model "missing.onnx: no such file" "$tmp/missing.onnx"
-expect_model "big.onnx: 3221225472 bytes; ONNX files over 2 GiB must keep their weights as external data" \
+expect_model "big.onnx is 3221225472 bytes, over the limit of 2147483647: ONNX files over 2 GiB must keep their weights as external data" \
   "$tmp/big.onnx"
 
 # --- external data: outside the model's folder, shorter than the tensor, missing, malformed
@@ -284,7 +284,7 @@ expect "missing.pb: no such file" run "$art" --input "$tmp/missing.pb"
 : >"$tmp/empty.pb"
 expect "empty.pb: not a serialized ONNX TensorProto \(no data type; the file is empty\)" run "$art" \
   --input "$tmp/empty.pb"
-expect "big.onnx: larger than 2 GiB" run "$art" --input "$tmp/big.onnx"
+expect "big.onnx is 3221225472 bytes, over the limit of 2147483647" run "$art" --input "$tmp/big.onnx"
 expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb" \
   --compare "$m/y.pb" --compare "$m/y.pb"
 expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \

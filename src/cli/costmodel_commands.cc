@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "cli/commands.h"
@@ -32,15 +31,14 @@ struct EvalArgs {
   std::vector<std::string> models;
 };
 
-// The DAGs of the tasks of `models` (tuned with the default passes), by hash.
-std::map<std::string, te::ComputeDAG> model_task_dags(const EvalArgs& a) {
-  std::map<std::string, te::ComputeDAG> dags;
+// The DAGs of the tasks of `models` (tuned with the default passes).
+std::vector<te::ComputeDAG> model_task_dags(const EvalArgs& a) {
+  std::vector<te::ComputeDAG> dags;
   for (const std::string& path : a.models) {
     ModelArgs m;
     m.model = path;
     m.target = a.target;
-    graph::TaskSet ts = graph::extract_tasks(load_model(m), graph::FuseOptions{});
-    for (auto& t : ts.tasks) dags.emplace(t.dag.hash_hex(), t.dag);
+    for (auto& t : graph::extract_tasks(load_model(m), graph::FuseOptions{}).tasks) dags.push_back(t.dag);
   }
   return dags;
 }
@@ -61,11 +59,8 @@ void cmd_eval(const EvalArgs& a) {
   double acc = 0, rec = 0;
   int n = 0;
   auto tasks = model_task_dags(a);
-  auto rebuild = [&](const db::Workload& w) -> std::optional<te::ComputeDAG> {
-    if (auto it = tasks.find(w.hash); it != tasks.end()) return it->second;
-    return rebuild_op_dag(w);
-  };
-  auto replayed = search::replay_records(*db, target, rebuild);
+  auto replayed =
+      search::replay_records(*db, target, [&](const db::Workload& w) { return rebuild_dag(w, tasks); });
   for (auto& rw : replayed) {
     if (rw.costs.size() < 2) continue;
     std::vector<std::vector<std::vector<float>>> feats;

@@ -112,12 +112,10 @@ void cmd_tune_model(const TuneModelArgs& a) {
   auto model = make_cost_model(a.cost_model, a.seed, false, &xgb);
   if (xgb) {
     // Transfer: every record of the target whose DAG we can rebuild (this model's tasks, ops).
-    auto rebuild = [&](const db::Workload& w) -> std::optional<te::ComputeDAG> {
-      for (const auto& t : ts.tasks)
-        if (t.dag.hash_hex() == w.hash) return t.dag;
-      return rebuild_op_dag(w);
-    };
-    size_t n = search::warm_start_model(*xgb, *db, target.str(), rebuild);
+    std::vector<te::ComputeDAG> dags;
+    for (const auto& t : ts.tasks) dags.push_back(t.dag);
+    size_t n = search::warm_start_model(*xgb, *db, target.str(),
+                                        [&](const db::Workload& w) { return rebuild_dag(w, dags); });
     if (n && chatty) fmt::print(stderr, "cost model: starting from {} records of {}\n", n, target.str());
   }
   measure::Builder builder;

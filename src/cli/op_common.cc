@@ -50,6 +50,12 @@ std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
   return std::nullopt;
 }
 
+std::optional<te::ComputeDAG> rebuild_dag(const db::Workload& w, const std::vector<te::ComputeDAG>& tasks) {
+  for (const auto& t : tasks)
+    if (t.hash_hex() == w.hash) return t;
+  return rebuild_op_dag(w);
+}
+
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,
                                const std::string& db_path) {
   auto db = compile::open_db_if_present(db_path);

@@ -1,12 +1,11 @@
 #include <exception>
-#include <stdexcept>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/executor.h"
 #include "runtime/tuner_runtime.h"
-#include "support/escape.h"
+#include "support/error.h"
 
 struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
@@ -18,15 +17,15 @@ namespace {
 
 thread_local std::string g_last_error;
 
-// Runs f, turning any exception into -1 and the thread's last error (control characters
-// escaped: messages quote the model's names).
+// Runs f, turning any exception into -1 and the thread's last error. The API's own failures
+// are UserErrors, whose messages (quoting the model's names) have their controls escaped.
 template <class F>
 int guarded(F&& f) {
   try {
     f();
     return 0;
   } catch (const std::exception& e) {
-    g_last_error = tuner::escape_controls(e.what(), /*keep_layout=*/true);
+    g_last_error = e.what();
   } catch (...) {
     g_last_error = "unknown error";
   }
@@ -35,13 +34,13 @@ int guarded(F&& f) {
 
 // A NULL argument the API needs is a failure, not a crash.
 void need(const void* p, const char* what) {
-  if (!p) throw std::invalid_argument(std::string(what) + " is NULL");
+  if (!p) throw tuner::UserError(std::string(what) + " is NULL");
 }
 
 // Index i of `count` inputs or outputs, checked.
 size_t index(int i, size_t count, const char* what) {
   if (i < 0 || size_t(i) >= count)
-    throw std::out_of_range("the model has " + std::to_string(count) + " " + what + "s; " + what +
+    throw tuner::UserError("the model has " + std::to_string(count) + " " + what + "s; " + what +
                             " " + std::to_string(i) + " does not exist");
   return size_t(i);
 }
@@ -123,7 +122,7 @@ int tuner_model_run(TunerModel* model) {
     need(model, "the model");
     for (size_t k = 0; k < model->input_set.size(); ++k)
       if (!model->input_set[k])
-        throw std::invalid_argument("input '" + model->exec->input_desc(k).name + "' (input " +
+        throw tuner::UserError("input '" + model->exec->input_desc(k).name + "' (input " +
                                     std::to_string(k) +
                                     ") was never set: call tuner_model_set_input first");
     model->exec->run();

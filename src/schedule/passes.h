@@ -32,6 +32,11 @@ te::Stmt vectorize_loops(const te::Stmt& s, int max_lanes = 64);
 /// unguarded copy, run when the tests hold over the whole loop.
 te::Stmt hoist_store_guards(const te::Stmt& s);
 
+/// A reduction nest reading guarded loads (`if_then_else(tests, x, y)`, inline padding)
+/// whose tests are linear in the nest's variables becomes `if (they hold over the whole
+/// nest) nest reading x unguarded else nest`, decided once per execution of the nest.
+te::Stmt version_guarded_reductions(const te::Stmt& s);
+
 /// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
 te::Stmt legalize_parallel(const te::Stmt& s);
 

@@ -238,7 +238,7 @@ LinearForm to_linear(const Expr& e) {
   return f;
 }
 
-std::optional<VarBound> linear_bound(const Expr& c, const VarNode* v) {
+std::optional<NonNegativeTest> nonnegative_form(const Expr& c) {
   Expr a, b;
   int64_t shift = 0;  // the test is a - b - shift >= 0
   if (auto* n = c.as<GENode>()) a = n->a, b = n->b;
@@ -251,16 +251,23 @@ std::optional<VarBound> linear_bound(const Expr& c, const VarNode* v) {
   LinearForm lb = to_linear(b);
   for (auto& [atom, k] : lb.terms) e.add(atom, -k);
   e.constant -= lb.constant + shift;
+  return NonNegativeTest{std::move(e), a.type()};
+}
+
+std::optional<VarBound> linear_bound(const Expr& c, const VarNode* v) {
+  std::optional<NonNegativeTest> test = nonnegative_form(c);
+  if (!test) return std::nullopt;
+  const LinearForm* e = &test->form;
   int64_t coef = 0;
   LinearForm rest;
-  rest.constant = e.constant;
-  for (auto& [atom, k] : e.terms) {
+  rest.constant = e->constant;
+  for (auto& [atom, k] : e->terms) {
     if (atom.get() == v) coef += k;
     else if (uses_var(atom, v)) return std::nullopt;  // v inside a division or product
     else rest.add(atom, k);
   }
   if (coef == 0) return std::nullopt;
-  DataType t = a.type();
+  DataType t = test->type;
   Expr r = rest.to_expr(t);
   // coef * v + r >= 0: v >= ceil(-r / coef) for coef > 0, v <= floor(r / -coef) otherwise.
   if (coef > 0) return VarBound{true, floordiv(make_int(coef - 1, t) - r, make_int(coef, t))};

@@ -51,6 +51,16 @@ struct LinearForm {
 /// The linear form of a scalar integer expression.
 LinearForm to_linear(const Expr& e);
 
+/// A comparison of integers as `form >= 0`, form of the compared type.
+struct NonNegativeTest {
+  LinearForm form;
+  DataType type;
+};
+
+/// The comparison (<, <=, >, >= of scalar integers) `cmp` as a NonNegativeTest; nullopt
+/// for anything else.
+std::optional<NonNegativeTest> nonnegative_form(const Expr& cmp);
+
 /// A test on a variable v as a bound: v >= bound (lower) or v < bound.
 struct VarBound {
   bool lower;

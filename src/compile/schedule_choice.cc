@@ -27,7 +27,7 @@ namespace {
 
 // The traces re-measured after tuning by `worker` (the sandbox's validation, or timings
 // inside the model) that replay on `dag`, by the median of their records' medians, fastest
-// first; at most `limit`.
+// first; at most `limit`. With `latest_only`, only the records of the last commit count.
 struct Ranked {
   double median;
   ChosenSchedule choice;
@@ -35,22 +35,29 @@ struct Ranked {
 
 std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
                                    int64_t workload_id, const std::string& target,
-                                   std::string_view worker, const char* how, size_t limit) {
+                                   std::string_view worker, const char* how, size_t limit,
+                                   bool latest_only = false) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
   };
-  std::map<std::string, Seen> by_trace;
+  std::vector<db::Record> records;
   db::RecordFilter f;
   f.workload_id = workload_id;
   f.target = target;
   f.status = db::MeasureStatus::Ok;
   f.skip_unreadable = true;
   db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
-    if (r.worker != worker || !r.median) return;
+    if (r.worker == worker && r.median) records.push_back(r);
+  });
+  int64_t latest = 0;
+  for (const db::Record& r : records) latest = std::max(latest, r.created_ms);
+  std::map<std::string, Seen> by_trace;
+  for (const db::Record& r : records) {
+    if (latest_only && r.created_ms != latest) continue;
     auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});
     it->second.medians.push_back(*r.median);
-  });
+  }
   std::vector<std::pair<double, const std::string*>> ranked;
   for (auto& [trace, seen] : by_trace) ranked.emplace_back(db::median_of(seen.medians), &trace);
   std::sort(ranked.begin(), ranked.end());
@@ -94,12 +101,14 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
   return first_choice(v, codegen::default_schedule(dag, target));
 }
 
-// The fastest schedule timed inside the model, unless the fallback, timed there too, is
-// within kInModelMargin of it: then the fallback.
+// The fastest schedule of the latest timing inside the model, unless the fallback, timed
+// there too, is within kInModelMargin of it: then the fallback. Each timing is one paired
+// experiment (all schedules in turn, in the same minutes, with one build of Tuner); an
+// older one, on another day or by another Tuner, does not compare with it.
 std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Database& db,
                                               int64_t workload_id, const codegen::Target& target) {
   auto v = ranked_choices(dag, db, workload_id, target.str(), db::kModelWorker,
-                          "faster in the model", SIZE_MAX);
+                          "faster in the model", SIZE_MAX, true);
   if (v.empty()) return std::nullopt;
   schedule::Schedule fallback = codegen::default_schedule(dag, target);
   const Ranked* f = find_trace(v, fallback.trace());

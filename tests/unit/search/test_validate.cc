@@ -49,6 +49,21 @@ void commit_timed(db::Database& db, int64_t wid, const codegen::Target& target,
   db.commit_round(one);
 }
 
+// One timing inside the model (cli/model_validate.h): every schedule's record in one commit,
+// at `created_ms`.
+void commit_in_model(db::Database& db, int64_t wid, const codegen::Target& target,
+                     const std::vector<std::pair<schedule::Trace, double>>& times, int64_t created_ms) {
+  std::vector<db::Record> round;
+  for (const auto& [trace, ms] : times) {
+    measure::MeasureResult r;
+    r.status = db::MeasureStatus::Ok;
+    r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
+    round.push_back(search::make_record(wid, target.str(), trace, r, std::string(db::kModelWorker), std::nullopt));
+    round.back().created_ms = created_ms;
+  }
+  db.commit_round(round);
+}
+
 // `n` schedules of matmul's space (random model, seed 1).
 std::vector<schedule::Trace> proposed(const te::ComputeDAG& dag, int n) {
   costmodel::RandomModel model(1);
@@ -123,8 +138,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // Timed inside the model (cli/model_validate.h), the fallback beats the validated choice:
   // compile takes the fallback, unless told to ignore in-model timings.
-  commit_timed(db, wid, target, traces[1], 0.9, db::kModelWorker);
-  commit_timed(db, wid, target, traces[3], 0.7, db::kModelWorker);
+  commit_in_model(db, wid, target, {{traces[1], 0.9}, {traces[3], 0.7}}, 1000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
@@ -132,18 +146,21 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // A schedule within 3 % of the fallback in the model does not replace it (the fastest of a
   // few noisy medians is biased low); one 3 % faster or more does.
-  auto time_in_model = [&](size_t i, double ms) {
-    commit_timed(db, wid, target, traces[i], ms, db::kModelWorker);
-  };
-  time_in_model(0, 0.69);
+  commit_in_model(db, wid, target, {{traces[0], 0.69}, {traces[3], 0.7}}, 2000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_FALSE(c.from_db);
   EXPECT_NE(c.source.find("fallback"), std::string::npos) << c.source;
-  time_in_model(2, 0.67);
+  commit_in_model(db, wid, target, {{traces[2], 0.50}, {traces[3], 0.7}}, 3000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[2].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
+  // The latest timing decides alone: pooled with the one before, traces[2] (0.50 and 0.70
+  // ms) would still beat the fallback (0.7 ms).
+  commit_in_model(db, wid, target, {{traces[2], 0.70}, {traces[3], 0.69}}, 4000);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[3].str()) << c.source;
+  EXPECT_FALSE(c.from_db);
 }
 
 // Timings after tuning that did not include this Tuner's fallback (an older Tuner's fallback
@@ -175,11 +192,11 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
   EXPECT_FALSE(c.against_other_fallback) << c.source;
 
   // Timed inside the model without the fallback: marked again, until the fallback is timed.
-  timed(traces[1], 0.8, db::kModelWorker);
+  commit_in_model(db, wid, target, {{traces[1], 0.8}}, 1000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_TRUE(c.against_other_fallback);
-  timed(fallback, 0.9, db::kModelWorker);
+  commit_in_model(db, wid, target, {{traces[1], 0.8}, {fallback, 0.9}}, 2000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_FALSE(c.against_other_fallback) << c.source;

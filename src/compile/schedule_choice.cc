@@ -27,7 +27,9 @@ namespace {
 
 // The traces re-measured after tuning by `worker` (the sandbox's validation, or timings
 // inside the model) that replay on `dag`, by the median of their records' medians, fastest
-// first; at most `limit`. With `latest_only`, only the records of the last commit count.
+// first; at most `limit`. Only the latest such measurement counts (its records are one
+// commit): each is a paired experiment, all schedules in turn, in the same minutes, by one
+// build of Tuner; one from another day or another build does not compare with it.
 struct Ranked {
   double median;
   ChosenSchedule choice;
@@ -35,8 +37,7 @@ struct Ranked {
 
 std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
                                    int64_t workload_id, const std::string& target,
-                                   std::string_view worker, const char* how, size_t limit,
-                                   bool latest_only = false) {
+                                   std::string_view worker, const char* how, size_t limit) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
@@ -54,7 +55,7 @@ std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
   for (const db::Record& r : records) latest = std::max(latest, r.created_ms);
   std::map<std::string, Seen> by_trace;
   for (const db::Record& r : records) {
-    if (latest_only && r.created_ms != latest) continue;
+    if (r.created_ms != latest) continue;
     auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});
     it->second.medians.push_back(*r.median);
   }
@@ -102,13 +103,11 @@ std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Da
 }
 
 // The fastest schedule of the latest timing inside the model, unless the fallback, timed
-// there too, is within kInModelMargin of it: then the fallback. Each timing is one paired
-// experiment (all schedules in turn, in the same minutes, with one build of Tuner); an
-// older one, on another day or by another Tuner, does not compare with it.
+// there too, is within kInModelMargin of it: then the fallback.
 std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Database& db,
                                               int64_t workload_id, const codegen::Target& target) {
   auto v = ranked_choices(dag, db, workload_id, target.str(), db::kModelWorker,
-                          "faster in the model", SIZE_MAX, true);
+                          "faster in the model", SIZE_MAX);
   if (v.empty()) return std::nullopt;
   schedule::Schedule fallback = codegen::default_schedule(dag, target);
   const Ranked* f = find_trace(v, fallback.trace());

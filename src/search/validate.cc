@@ -37,6 +37,8 @@ int validate_best(const std::vector<TuneTask>& tasks, const ValidateOptions& opt
 
     auto built = builder.build(task.dag, traces, task.target);
     measure::MeasureTask mtask{task.dag, task.target, 0, task.inputs, {}};
+    // One commit per task: compile compares the schedules of its latest validation only.
+    std::vector<db::Record> records;
     for (int round = 0; round < opts.rounds; ++round) {
       // A different candidate goes first each round: none always follows the same one.
       std::vector<measure::BuiltCandidate> order;
@@ -46,12 +48,11 @@ int validate_best(const std::vector<TuneTask>& tasks, const ValidateOptions& opt
         order.push_back(built[index.back()]);
       }
       auto results = runner.run(mtask, order);
-      std::vector<db::Record> records;
       for (size_t k = 0; k < results.size(); ++k)
         records.push_back(make_record(w->id, target, traces[index[k]], results[k],
                                       std::string(db::kValidationWorker), std::nullopt));
-      committed += int(db.commit_round(records).inserted);
     }
+    committed += int(db.commit_round(records).inserted);
   }
   return committed;
 }

@@ -39,26 +39,17 @@ class TableRunner : public measure::Runner {
   }
 };
 
-// Commits one record of `trace` timed at `ms` (twice, 0.1 % apart) by `worker`.
-void commit_timed(db::Database& db, int64_t wid, const codegen::Target& target,
-                  const schedule::Trace& trace, double ms, std::string_view worker) {
-  measure::MeasureResult r;
-  r.status = db::MeasureStatus::Ok;
-  r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
-  std::vector<db::Record> one{search::make_record(wid, target.str(), trace, r, std::string(worker), std::nullopt)};
-  db.commit_round(one);
-}
-
-// One timing inside the model (cli/model_validate.h): every schedule's record in one commit,
-// at `created_ms`.
-void commit_in_model(db::Database& db, int64_t wid, const codegen::Target& target,
-                     const std::vector<std::pair<schedule::Trace, double>>& times, int64_t created_ms) {
+// One validation or timing inside the model (cli/model_validate.h): every schedule's record
+// in one commit, at `created_ms`.
+void commit_timings(db::Database& db, int64_t wid, const codegen::Target& target,
+                    const std::vector<std::pair<schedule::Trace, double>>& times, int64_t created_ms,
+                    std::string_view worker = db::kModelWorker) {
   std::vector<db::Record> round;
   for (const auto& [trace, ms] : times) {
     measure::MeasureResult r;
     r.status = db::MeasureStatus::Ok;
     r.times = {ms * 1e-3, ms * 1e-3 * 1.001};
-    round.push_back(search::make_record(wid, target.str(), trace, r, std::string(db::kModelWorker), std::nullopt));
+    round.push_back(search::make_record(wid, target.str(), trace, r, std::string(worker), std::nullopt));
     round.back().created_ms = created_ms;
   }
   db.commit_round(round);
@@ -138,7 +129,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // Timed inside the model (cli/model_validate.h), the fallback beats the validated choice:
   // compile takes the fallback, unless told to ignore in-model timings.
-  commit_in_model(db, wid, target, {{traces[1], 0.9}, {traces[3], 0.7}}, 1000);
+  commit_timings(db, wid, target, {{traces[1], 0.9}, {traces[3], 0.7}}, 1000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
@@ -146,18 +137,18 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // A schedule within 3 % of the fallback in the model does not replace it (the fastest of a
   // few noisy medians is biased low); one 3 % faster or more does.
-  commit_in_model(db, wid, target, {{traces[0], 0.69}, {traces[3], 0.7}}, 2000);
+  commit_timings(db, wid, target, {{traces[0], 0.69}, {traces[3], 0.7}}, 2000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_FALSE(c.from_db);
   EXPECT_NE(c.source.find("fallback"), std::string::npos) << c.source;
-  commit_in_model(db, wid, target, {{traces[2], 0.50}, {traces[3], 0.7}}, 3000);
+  commit_timings(db, wid, target, {{traces[2], 0.50}, {traces[3], 0.7}}, 3000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[2].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
   // The latest timing decides alone: pooled with the one before, traces[2] (0.50 and 0.70
   // ms) would still beat the fallback (0.7 ms).
-  commit_in_model(db, wid, target, {{traces[2], 0.70}, {traces[3], 0.69}}, 4000);
+  commit_timings(db, wid, target, {{traces[2], 0.70}, {traces[3], 0.69}}, 4000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str()) << c.source;
   EXPECT_FALSE(c.from_db);
@@ -177,26 +168,30 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
 
   db::MemoryDatabase db;
   int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
-  auto timed = [&](const schedule::Trace& t, double ms, std::string_view worker) {
-    commit_timed(db, wid, target, t, ms, worker);
-  };
-  timed(traces[0], 1.0, db::kValidationWorker);
-  timed(traces[1], 1.5, db::kValidationWorker);
+  commit_timings(db, wid, target, {{traces[0], 1.0}, {traces[1], 1.5}}, 1000, db::kValidationWorker);
   compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[0].str());
   EXPECT_TRUE(c.against_other_fallback);
   EXPECT_NE(c.source.find("another fallback"), std::string::npos) << c.source;
-  timed(fallback, 2.0, db::kValidationWorker);
+  commit_timings(db, wid, target, {{traces[0], 1.0}, {traces[1], 1.5}, {fallback, 2.0}}, 2000,
+                 db::kValidationWorker);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[0].str());
   EXPECT_FALSE(c.against_other_fallback) << c.source;
+  // The latest validation decides alone (pooled, traces[0]'s 1.0 ms would still win).
+  commit_timings(db, wid, target, {{traces[0], 1.0}, {traces[1], 0.8}, {fallback, 2.0}}, 3000,
+                 db::kValidationWorker);
+  EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[1].str());
+  auto vt = compile::validated_times(dag, target, db);
+  ASSERT_TRUE(vt);
+  EXPECT_NEAR(vt->best, 0.8e-3, 1e-6);
 
   // Timed inside the model without the fallback: marked again, until the fallback is timed.
-  commit_in_model(db, wid, target, {{traces[1], 0.8}}, 1000);
+  commit_timings(db, wid, target, {{traces[1], 0.8}}, 1000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_TRUE(c.against_other_fallback);
-  commit_in_model(db, wid, target, {{traces[1], 0.8}, {fallback, 0.9}}, 2000);
+  commit_timings(db, wid, target, {{traces[1], 0.8}, {fallback, 0.9}}, 2000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_FALSE(c.against_other_fallback) << c.source;

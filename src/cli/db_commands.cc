@@ -417,8 +417,10 @@ void add_db_commands(CLI::App& app) {
   imp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");
   imp->callback([o] { cmd_import(*o); });
 
-  auto* prune = db->add_subcommand("prune", "keep only the fastest records");
-  prune->add_option("--keep", o->keep, "records to keep per workload and target")->required();
+  auto* prune = db->add_subcommand(
+      "prune", "keep only the fastest records (and the latest validation and in-model timing "
+               "of each workload, which compile chooses by)");
+  prune->add_option("--keep", o->keep, "measured records to keep per workload and target")->required();
   prune->callback([o] { cmd_prune(*o); });
 
   auto* verify = db->add_subcommand("verify", "integrity check and workload re-hash");

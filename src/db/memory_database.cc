@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "db/timestamp.h"
 #include "support/error.h"
@@ -211,14 +212,30 @@ int64_t MemoryDatabase::prune(int keep) {
   USER_CHECK(keep >= 1) << "prune must keep at least 1 record per workload and target, not "
                         << keep;
   std::lock_guard lock(mu_);
+  // The fastest measured alone, and the records of the latest validation and in-model
+  // timing of each (workload, target), which compile chooses by.
   std::map<std::pair<int64_t, std::string>, std::vector<const Record*>> groups;
-  for (auto& [id, r] : records_)
-    if (r.status == MeasureStatus::Ok) groups[{r.workload_id, r.target}].push_back(&r);
+  std::map<std::tuple<int64_t, std::string, std::string>, int64_t> latest;
+  auto timing = [](const Record& r) {
+    return r.worker == kValidationWorker || r.worker == kModelWorker;
+  };
+  for (auto& [id, r] : records_) {
+    if (r.status != MeasureStatus::Ok) continue;
+    if (measured_alone(r)) groups[{r.workload_id, r.target}].push_back(&r);
+    if (timing(r)) {
+      int64_t& t = latest[{r.workload_id, r.target, r.worker}];
+      t = std::max(t, r.created_ms);
+    }
+  }
   std::set<int64_t> kept;
   for (auto& [k, rs] : groups) {
     std::sort(rs.begin(), rs.end(), faster);
     for (size_t i = 0; i < rs.size() && int(i) < keep; ++i) kept.insert(rs[i]->id);
   }
+  for (auto& [id, r] : records_)
+    if (r.status == MeasureStatus::Ok && timing(r) &&
+        r.created_ms == latest[{r.workload_id, r.target, r.worker}])
+      kept.insert(id);
   int64_t deleted = 0;
   for (auto it = records_.begin(); it != records_.end();) {
     if (kept.count(it->first)) {

@@ -480,11 +480,16 @@ int64_t SqliteDatabase::prune(int keep) {
   USER_CHECK(keep >= 1) << "prune must keep at least 1 record per workload and target, not "
                         << keep;
   return write([&](Connection& c) {
+    // The fastest measured alone, and the records of the latest validation and in-model
+    // timing of each (workload, target), which compile chooses by.
     auto q = c.query(
         "DELETE FROM records WHERE id NOT IN (SELECT id FROM (SELECT id, row_number() OVER "
         "(PARTITION BY workload_id, target_id ORDER BY median, id) AS n FROM records "
-        "WHERE status = 'ok') WHERE n <= ?)");
-    q.bind(1, keep).run();
+        "WHERE status = 'ok' AND worker != ?) WHERE n <= ? "
+        "UNION SELECT id FROM (SELECT id, created, max(created) OVER (PARTITION BY "
+        "workload_id, target_id, worker) AS latest FROM records "
+        "WHERE status = 'ok' AND worker IN (?, ?)) WHERE created = latest)");
+    q.binds(kModelWorker, keep, kValidationWorker, kModelWorker).run();
     return c.changes();
   });
 }

@@ -1,6 +1,8 @@
 // The Database contract, checked on both implementations (SQLite and in-memory).
 #include "db/database.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "db/memory_database.h"
@@ -259,6 +261,33 @@ TYPED_TEST(DatabaseTest, PruneKeepsTheBestPerWorkloadAndTarget) {
   EXPECT_EQ(db.prune(2), 0);
   // A pruned record may be committed again.
   EXPECT_EQ(db.commit_round(std::vector<Record>{round[14]}).inserted, 1);
+}
+
+// Compile chooses by a workload's latest validation and in-model timing
+// (compile/schedule_choice.cc): prune keeps those whole, whatever their times.
+TYPED_TEST(DatabaseTest, PruneKeepsTheLatestValidationAndInModelTiming) {
+  Database& db = this->db();
+  int64_t w = db.commit_workload(test_workload(0));
+  std::vector<Record> round;
+  auto add = [&](double seconds, int tag, std::string_view worker, int64_t created) {
+    round.push_back(test_record(w, kX86, seconds, tag));
+    round.back().worker = std::string(worker);
+    round.back().created_ms = created;
+  };
+  for (int i = 0; i < 4; ++i) add(1e-3 * (i + 1), i, "local", 100);
+  add(5e-3, 10, kValidationWorker, 1000);  // an older validation
+  add(6e-3, 11, kValidationWorker, 1000);
+  add(7e-3, 12, kValidationWorker, 2000);  // the latest
+  add(8e-3, 13, kValidationWorker, 2000);
+  add(9e-3, 14, kModelWorker, 500);  // an older in-model timing
+  add(0.5e-3, 15, kModelWorker, 1500);  // the latest; faster than any, but not measured alone
+  add(9e-3, 16, kModelWorker, 1500);
+  CommitResult c = db.commit_round(round);
+  EXPECT_EQ(db.prune(2), 5);  // local 3 ms and 4 ms, the older validation and timing
+  std::set<int64_t> left;
+  db.for_each_record({}, [&](const Workload&, const Record& r) { left.insert(r.id); });
+  EXPECT_EQ(left, (std::set<int64_t>{c.ids[0], c.ids[1], c.ids[6], c.ids[7], c.ids[9], c.ids[10]}));
+  EXPECT_EQ(db.prune(2), 0);
 }
 
 TYPED_TEST(DatabaseTest, TuningRunsResume) {

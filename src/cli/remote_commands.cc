@@ -320,7 +320,7 @@ void add_remote_commands(CLI::App& app) {
     fmt::print("{:<6} {:<10} {:>11} {:<40} {}\n", "job", "state", "trials", "what", "message");
     for (const auto& x : rep.jobs())
       fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {}\n", x.job(), x.state(), x.trials(),
-                 x.budget(), escape_controls(x.what()).substr(0, 40), escape_controls(x.message()));
+                 x.budget(), escape_controls(first_chars(x.what(), 40)), escape_controls(x.message()));
     if (rep.jobs().empty()) fmt::print("(no jobs since the server started)\n");
   });
 }

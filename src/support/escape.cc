@@ -21,4 +21,11 @@ std::string escape_controls(std::string_view s, bool keep_layout) {
   return out;
 }
 
+std::string_view first_chars(std::string_view s, size_t n) {
+  size_t chars = 0;
+  for (size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && chars++ == n) return s.substr(0, i);
+  return s;
+}
+
 }  // namespace tuner

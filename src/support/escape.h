@@ -13,4 +13,8 @@ namespace tuner {
 /// unchanged. Idempotent.
 std::string escape_controls(std::string_view s, bool keep_layout = false);
 
+/// The first `n` characters (UTF-8 code points) of `s`: a column of a listing cut before
+/// escaping, so the cut never splits a character or an escape.
+std::string_view first_chars(std::string_view s, size_t n);
+
 }  // namespace tuner

@@ -21,6 +21,16 @@ TEST(Escape, Utf8C1ControlsAreEscapedOtherTextKept) {
   EXPECT_EQ(escape_controls("\xc2"), "\xc2");  // a cut sequence stays as it is
 }
 
+TEST(Escape, FirstCharsNeverSplitsACharacter) {
+  EXPECT_EQ(first_chars("abcdef", 3), "abc");
+  EXPECT_EQ(first_chars("ab", 3), "ab");
+  EXPECT_EQ(first_chars("caf\xc3\xa9s", 4), "caf\xc3\xa9");  // 5 bytes, 4 characters
+  EXPECT_EQ(first_chars("\xe2\x82\xac\xe2\x82\xac", 1), "\xe2\x82\xac");
+  // Cut before escaping: a C1 control at the cut is escaped whole or not at all.
+  EXPECT_EQ(escape_controls(first_chars("ab\xc2\x9b" "c", 3)), "ab\\u009b");
+  EXPECT_EQ(escape_controls(first_chars("ab\xc2\x9b" "c", 2)), "ab");
+}
+
 TEST(Escape, IsIdempotent) {
   std::string once = escape_controls(std::string("\0\x1b\xc2\x9b\n", 6));
   EXPECT_EQ(escape_controls(once), once);

@@ -25,6 +25,28 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
 
 namespace {
 
+// The ok records of a workload on `target` by `worker`.
+std::vector<db::Record> ok_records(db::Database& db, int64_t workload_id,
+                                   const std::string& target, std::string_view worker) {
+  std::vector<db::Record> records;
+  db::RecordFilter f;
+  f.workload_id = workload_id;
+  f.target = target;
+  f.status = db::MeasureStatus::Ok;
+  f.skip_unreadable = true;
+  db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
+    if (r.worker == worker && r.median) records.push_back(r);
+  });
+  return records;
+}
+
+// When the last of `records` was committed (0 when there are none).
+int64_t latest_commit(const std::vector<db::Record>& records) {
+  int64_t latest = 0;
+  for (const db::Record& r : records) latest = std::max(latest, r.created_ms);
+  return latest;
+}
+
 // The traces re-measured after tuning by `worker` (the sandbox's validation, or timings
 // inside the model) that replay on `dag`, by the median of their records' medians, fastest
 // first; at most `limit`. Only the latest such measurement counts (its records are one
@@ -42,17 +64,8 @@ std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
     int64_t first_id;
     std::vector<double> medians;
   };
-  std::vector<db::Record> records;
-  db::RecordFilter f;
-  f.workload_id = workload_id;
-  f.target = target;
-  f.status = db::MeasureStatus::Ok;
-  f.skip_unreadable = true;
-  db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
-    if (r.worker == worker && r.median) records.push_back(r);
-  });
-  int64_t latest = 0;
-  for (const db::Record& r : records) latest = std::max(latest, r.created_ms);
+  std::vector<db::Record> records = ok_records(db, workload_id, target, worker);
+  int64_t latest = latest_commit(records);
   std::map<std::string, Seen> by_trace;
   for (const db::Record& r : records) {
     if (r.created_ms != latest) continue;
@@ -86,10 +99,13 @@ const Ranked* find_trace(const std::vector<Ranked>& ranked, const schedule::Trac
   return nullptr;
 }
 
-// The first of `ranked`, marked when this Tuner's fallback is not among them.
+// The first of `ranked` (the fallback, not a tuned record, when it is the fallback), marked
+// when this Tuner's fallback is not among them.
 ChosenSchedule first_choice(std::vector<Ranked>& ranked, const schedule::Schedule& fallback) {
+  const Ranked* f = find_trace(ranked, fallback.trace());
+  if (f == &ranked[0]) return ChosenSchedule{fallback, "fallback (the fastest again)", false};
   ChosenSchedule c = std::move(ranked[0].choice);
-  c.against_other_fallback = !find_trace(ranked, fallback.trace());
+  c.against_other_fallback = !f;
   if (c.against_other_fallback) c.source += ", timed against another fallback";
   return c;
 }
@@ -130,7 +146,12 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
   bool stale = false;
   if (db) {
     if (auto w = db->find_workload(dag.hash_hex())) {
-      if (in_model)
+      // A timing in the model older than the latest validation compared other candidates
+      // (a later `tune --no-compile` validated again): the validation decides then.
+      auto latest = [&](std::string_view worker) {
+        return latest_commit(ok_records(*db, w->id, target.str(), worker));
+      };
+      if (in_model && latest(db::kModelWorker) >= latest(db::kValidationWorker))
         if (auto v = in_model_choice(dag, *db, w->id, target)) return std::move(*v);
       if (auto v = validated_choice(dag, *db, w->id, target)) return std::move(*v);
       auto top = db->top_k(w->id, target.str(), 3);

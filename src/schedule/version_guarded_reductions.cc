@@ -6,6 +6,7 @@
 // the whole nest when they hold at the extreme values of those variables: one test per tile
 // picks a copy of the nest without them, else the original. ResNet-18's stem alone, Zen 4:
 // 2.38 -> 2.28 ms on one thread, 1.19 -> 1.13 on two (bench/RESULTS.md, session 46).
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -21,12 +22,15 @@ using namespace te;
 namespace {
 
 // The ranges of the loops of `s` (and of `s` itself when it is a loop), given those around.
+// A variable of several loops (a loop and its cut-off tail, partition_tails) gets the union.
 void inner_ranges(const Stmt& s, const RangeMap& outer, RangeMap& inner) {
   if (!s) return;
   if (auto* f = s.as<ForNode>()) {
     RangeMap all = outer;
     all.insert(inner.begin(), inner.end());
-    inner[f->var.get()] = loop_var_range(f, all);
+    IntBound b = loop_var_range(f, all);
+    auto [it, fresh] = inner.try_emplace(f->var.get(), b);
+    if (!fresh) it->second = {std::min(it->second.lo, b.lo), std::max(it->second.hi, b.hi)};
     inner_ranges(f->body, outer, inner);
   } else if (auto* a = s.as<AllocateNode>()) {
     inner_ranges(a->body, outer, inner);
@@ -60,7 +64,8 @@ bool is_arithmetic(const Expr& e) {
 // linear in them (a term mixing them with other variables, or unbounded).
 std::optional<Expr> test_over_nest(const Expr& c, const RangeMap& nest) {
   std::optional<NonNegativeTest> t = nonnegative_form(c);
-  if (!t || !is_arithmetic(c)) return std::nullopt;
+  // Unsigned forms are out: `form >= 0` would always hold.
+  if (!t || !t->type.is_int() || !is_arithmetic(c)) return std::nullopt;
   LinearForm rest;
   rest.constant = t->form.constant;
   for (const auto& [atom, k] : t->form.terms) {
@@ -177,6 +182,10 @@ class ReductionVersioner : public IRMutator {
   // 14-wide row in two 7-wide tiles: each touches a border). The copy then goes without the
   // other tests (the rows'), and the loads next to a border keep their column test.
   void drop_infeasible(std::vector<Expr>& tests) const {
+    std::erase_if(tests, [&](const Expr& t) {  // and those that never hold at all
+      const int64_t* k = as_const_int(simplify(t, ranges_));
+      return k && *k == 0;
+    });
     for (const VarNode* v : outer_) {
       const IntBound& range = ranges_.at(v);
       if (!range.bounded() || range.hi - range.lo >= kMaxEnumerated) continue;

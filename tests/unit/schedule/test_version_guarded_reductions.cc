@@ -93,9 +93,6 @@ TEST(VersionGuardedReductions, OtherNestsAreUnchanged) {
   EXPECT_EQ(to_string(v.as<ForNode>()->body.as<IfThenElseNode>()->cond).find("idx"), std::string::npos);
   Stmt outer_load = c.tiles(buffer_load(idx, {c.t}) >= make_int(0));
   EXPECT_TRUE(version_guarded_reductions(outer_load).same_as(outer_load));
-  // Not a reduction: r indexes the store, so each iteration keeps its own test.
-  Stmt rows = make_for(c.t, make_int(0), make_int(8), ForKind::Serial, c.nest(c.inside(), c.r));
-  EXPECT_TRUE(version_guarded_reductions(rows).same_as(rows));
 }
 
 TEST(VersionGuardedReductions, TestsThatAlwaysHoldAreDropped) {
@@ -134,4 +131,32 @@ TEST(VersionGuardedReductions, ColumnTestsNoTileHoldsStayInTheCopy) {
     ASSERT_NE(k, nullptr);
     EXPECT_EQ(*k != 0, yv >= 1) << yv;
   }
+}
+
+// A loop and its cut-off tail on one variable (partition_tails): the variable's range is
+// the union of both loops', not the last one's.
+TEST(VersionGuardedReductions, AVariableOfTwoLoopsTakesBothRanges) {
+  Var r("r"), j("j");
+  Buffer in = make_buffer("in", DataType::f32(), {10});
+  Buffer out = make_buffer("out", DataType::f32(), {16});
+  auto loop = [&](int64_t extent) {
+    Expr v = if_then_else(j + r < make_int(10), buffer_load(in, {j + r}), make_float(0));
+    return make_for(j, make_int(0), make_int(extent), ForKind::Serial,
+                    buffer_store(out, buffer_load(out, {Expr(j)}) + v, {Expr(j)}));
+  };
+  Stmt s = make_for(r, make_int(0), make_int(3), ForKind::Serial, seq({loop(16), loop(4)}));
+  // j + r reaches 17 in the first loop: the test cannot be dropped anywhere.
+  Stmt v = version_guarded_reductions(s);
+  EXPECT_EQ(count_guarded_loads(v), 2) << to_string(v);
+}
+
+// A test that fails somewhere in every nest stays in the copy; the others leave it.
+TEST(VersionGuardedReductions, TestsThatNeverHoldStayInTheCopy) {
+  Conv1d c;
+  Stmt s = version_guarded_reductions(c.tiles(logical_and(c.inside(), c.r >= make_int(1))));
+  auto* ite = s.as<ForNode>()->body.as<IfThenElseNode>();
+  ASSERT_NE(ite, nullptr) << to_string(s);
+  std::string copy = to_string(ite->then_case);
+  EXPECT_NE(copy.find("r >= 1"), std::string::npos) << copy;
+  EXPECT_EQ(copy.find("< 30"), std::string::npos) << copy;
 }

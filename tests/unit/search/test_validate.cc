@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 #include "codegen/default_schedule.h"
 #include "compile/schedule_choice.h"
@@ -26,6 +27,8 @@ class TableRunner : public measure::Runner {
   std::vector<measure::MeasureResult> run(const measure::MeasureTask&,
                                           const std::vector<measure::BuiltCandidate>& cands) override {
     first_of_round.push_back(cands.at(0).program_hash);
+    // Rounds a few milliseconds apart, as real ones are: commits per round would differ.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
     std::vector<measure::MeasureResult> out;
     for (const auto& c : cands) {
       measure::MeasureResult r;
@@ -54,6 +57,9 @@ void commit_timings(db::Database& db, int64_t wid, const codegen::Target& target
   }
   db.commit_round(round);
 }
+
+// After any real commit time: timings committed later than validate_best's.
+constexpr int64_t kLater = 4'000'000'000'000;
 
 // `n` schedules of matmul's space (random model, seed 1).
 std::vector<schedule::Trace> proposed(const te::ComputeDAG& dag, int n) {
@@ -115,6 +121,12 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   db::RecordFilter all;
   all.workload_id = wid;
   EXPECT_EQ(db.count_records(all), 16);
+  // One commit for the task's validation: compile compares within its latest commit.
+  std::set<int64_t> validated_at;
+  db.for_each_record(all, [&](const db::Workload&, const db::Record& r) {
+    if (r.worker == db::kValidationWorker) validated_at.insert(r.created_ms);
+  });
+  EXPECT_EQ(validated_at.size(), 1u);
 
   // What `tuner tune` shows: the fallback and the fastest as measured again, not the
   // fallback's first record and the luckiest one.
@@ -129,7 +141,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // Timed inside the model (cli/model_validate.h), the fallback beats the validated choice:
   // compile takes the fallback, unless told to ignore in-model timings.
-  commit_timings(db, wid, target, {{traces[1], 0.9}, {traces[3], 0.7}}, 1000);
+  commit_timings(db, wid, target, {{traces[1], 0.9}, {traces[3], 0.7}}, kLater + 1000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
@@ -137,21 +149,27 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
   // A schedule within 3 % of the fallback in the model does not replace it (the fastest of a
   // few noisy medians is biased low); one 3 % faster or more does.
-  commit_timings(db, wid, target, {{traces[0], 0.69}, {traces[3], 0.7}}, 2000);
+  commit_timings(db, wid, target, {{traces[0], 0.69}, {traces[3], 0.7}}, kLater + 2000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str());
   EXPECT_FALSE(c.from_db);
   EXPECT_NE(c.source.find("fallback"), std::string::npos) << c.source;
-  commit_timings(db, wid, target, {{traces[2], 0.50}, {traces[3], 0.7}}, 3000);
+  commit_timings(db, wid, target, {{traces[2], 0.50}, {traces[3], 0.7}}, kLater + 3000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[2].str());
   EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
   // The latest timing decides alone: pooled with the one before, traces[2] (0.50 and 0.70
   // ms) would still beat the fallback (0.7 ms).
-  commit_timings(db, wid, target, {{traces[2], 0.70}, {traces[3], 0.69}}, 4000);
+  commit_timings(db, wid, target, {{traces[2], 0.70}, {traces[3], 0.69}}, kLater + 4000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[3].str()) << c.source;
   EXPECT_FALSE(c.from_db);
+  // A validation after the last timing in the model (`tune --no-compile` again) decides.
+  commit_timings(db, wid, target, {{traces[0], 0.5}, {traces[3], 0.7}}, kLater + 5000,
+                 db::kValidationWorker);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[0].str()) << c.source;
+  EXPECT_NE(c.source.find("validated"), std::string::npos) << c.source;
 }
 
 // Timings after tuning that did not include this Tuner's fallback (an older Tuner's fallback
@@ -186,12 +204,21 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
   ASSERT_TRUE(vt);
   EXPECT_NEAR(vt->best, 0.8e-3, 1e-6);
 
+  // The fallback itself the fastest: chosen as the fallback, not as a tuned record.
+  commit_timings(db, wid, target, {{traces[0], 1.0}, {traces[1], 0.8}, {fallback, 0.7}}, 3500,
+                 db::kValidationWorker);
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), fallback.str());
+  EXPECT_FALSE(c.from_db);
+  EXPECT_FALSE(c.against_other_fallback) << c.source;
+
   // Timed inside the model without the fallback: marked again, until the fallback is timed.
-  commit_timings(db, wid, target, {{traces[1], 0.8}}, 1000);
+  commit_timings(db, wid, target, {{traces[1], 0.8}}, 4000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
+  EXPECT_NE(c.source.find("faster in the model"), std::string::npos) << c.source;
   EXPECT_TRUE(c.against_other_fallback);
-  commit_timings(db, wid, target, {{traces[1], 0.8}, {fallback, 0.9}}, 2000);
+  commit_timings(db, wid, target, {{traces[1], 0.8}, {fallback, 0.9}}, 5000);
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_FALSE(c.against_other_fallback) << c.source;

@@ -25,19 +25,25 @@ std::unique_ptr<db::Database> open_db_if_present(const std::string& db_path) {
 
 namespace {
 
-// The ok records of a workload on `target` by `worker`.
-std::vector<db::Record> ok_records(db::Database& db, int64_t workload_id,
-                                   const std::string& target, std::string_view worker) {
-  std::vector<db::Record> records;
+// A workload's ok records on `target` re-measured after tuning: by the sandbox's validation
+// and timed inside the model.
+struct Remeasured {
+  std::vector<db::Record> validated, in_model;
+};
+
+Remeasured remeasured(db::Database& db, int64_t workload_id, const std::string& target) {
+  Remeasured out;
   db::RecordFilter f;
   f.workload_id = workload_id;
   f.target = target;
   f.status = db::MeasureStatus::Ok;
   f.skip_unreadable = true;
   db.for_each_record(f, [&](const db::Workload&, const db::Record& r) {
-    if (r.worker == worker && r.median) records.push_back(r);
+    if (!r.median) return;
+    if (r.worker == db::kValidationWorker) out.validated.push_back(r);
+    else if (r.worker == db::kModelWorker) out.in_model.push_back(r);
   });
-  return records;
+  return out;
 }
 
 // When the last of `records` was committed (0 when there are none).
@@ -47,9 +53,8 @@ int64_t latest_commit(const std::vector<db::Record>& records) {
   return latest;
 }
 
-// The traces re-measured after tuning by `worker` (the sandbox's validation, or timings
-// inside the model) that replay on `dag`, by the median of their records' medians, fastest
-// first; at most `limit`. Only the latest such measurement counts (its records are one
+// The traces of `records` (one kind of Remeasured) that replay on `dag`, by the median of
+// their records' medians, fastest first; at most `limit`. Only the latest such measurement counts (its records are one
 // commit): each is a paired experiment, all schedules in turn, in the same minutes, by one
 // build of Tuner; one from another day or another build does not compare with it.
 struct Ranked {
@@ -57,14 +62,13 @@ struct Ranked {
   ChosenSchedule choice;
 };
 
-std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag, db::Database& db,
-                                   int64_t workload_id, const std::string& target,
-                                   std::string_view worker, const char* how, size_t limit) {
+std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag,
+                                   const std::vector<db::Record>& records, const char* how,
+                                   size_t limit) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
   };
-  std::vector<db::Record> records = ok_records(db, workload_id, target, worker);
   int64_t latest = latest_commit(records);
   std::map<std::string, Seen> by_trace;
   for (const db::Record& r : records) {
@@ -110,20 +114,20 @@ ChosenSchedule first_choice(std::vector<Ranked>& ranked, const schedule::Schedul
   return c;
 }
 
-std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag, db::Database& db,
-                                               int64_t workload_id, const codegen::Target& target) {
-  auto v = ranked_choices(dag, db, workload_id, target.str(), db::kValidationWorker, "validated",
-                          SIZE_MAX);
+std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag,
+                                               const std::vector<db::Record>& validated,
+                                               const codegen::Target& target) {
+  auto v = ranked_choices(dag, validated, "validated", SIZE_MAX);
   if (v.empty()) return std::nullopt;
   return first_choice(v, codegen::default_schedule(dag, target));
 }
 
 // The fastest schedule of the latest timing inside the model, unless the fallback, timed
 // there too, is within kInModelMargin of it: then the fallback.
-std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag, db::Database& db,
-                                              int64_t workload_id, const codegen::Target& target) {
-  auto v = ranked_choices(dag, db, workload_id, target.str(), db::kModelWorker,
-                          "faster in the model", SIZE_MAX);
+std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag,
+                                              const std::vector<db::Record>& timed,
+                                              const codegen::Target& target) {
+  auto v = ranked_choices(dag, timed, "faster in the model", SIZE_MAX);
   if (v.empty()) return std::nullopt;
   schedule::Schedule fallback = codegen::default_schedule(dag, target);
   const Ranked* f = find_trace(v, fallback.trace());
@@ -148,12 +152,10 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
     if (auto w = db->find_workload(dag.hash_hex())) {
       // A timing in the model older than the latest validation compared other candidates
       // (a later `tune --no-compile` validated again): the validation decides then.
-      auto latest = [&](std::string_view worker) {
-        return latest_commit(ok_records(*db, w->id, target.str(), worker));
-      };
-      if (in_model && latest(db::kModelWorker) >= latest(db::kValidationWorker))
-        if (auto v = in_model_choice(dag, *db, w->id, target)) return std::move(*v);
-      if (auto v = validated_choice(dag, *db, w->id, target)) return std::move(*v);
+      Remeasured r = remeasured(*db, w->id, target.str());
+      if (in_model && latest_commit(r.in_model) >= latest_commit(r.validated))
+        if (auto v = in_model_choice(dag, r.in_model, target)) return std::move(*v);
+      if (auto v = validated_choice(dag, r.validated, target)) return std::move(*v);
       auto top = db->top_k(w->id, target.str(), 3);
       for (auto& r : top) {
         try {
@@ -175,8 +177,8 @@ std::optional<ValidatedTimes> validated_times(const te::ComputeDAG& dag,
                                               const codegen::Target& target, db::Database& db) {
   auto w = db.find_workload(dag.hash_hex());
   if (!w) return std::nullopt;
-  auto ranked =
-      ranked_choices(dag, db, w->id, target.str(), db::kValidationWorker, "validated", SIZE_MAX);
+  auto ranked = ranked_choices(dag, remeasured(db, w->id, target.str()).validated, "validated",
+                               SIZE_MAX);
   const Ranked* f = find_trace(ranked, codegen::default_schedule(dag, target).trace());
   if (!f) return std::nullopt;
   return ValidatedTimes{f->median, ranked[0].median};
@@ -188,7 +190,8 @@ std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,
   auto w = db.find_workload(dag.hash_hex());
   if (!w) return {};
   std::vector<ChosenSchedule> out;
-  for (auto& r : ranked_choices(dag, db, w->id, target.str(), db::kValidationWorker, "validated", limit))
+  auto validated = remeasured(db, w->id, target.str()).validated;
+  for (auto& r : ranked_choices(dag, validated, "validated", limit))
     out.push_back(std::move(r.choice));
   return out;
 }

@@ -7,7 +7,6 @@
 // picks a copy of the nest without them, else the original. ResNet-18's stem alone, Zen 4:
 // 2.38 -> 2.28 ms on one thread, 1.19 -> 1.13 on two (bench/RESULTS.md, session 46).
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 #include "schedule/passes.h"
@@ -21,26 +20,25 @@ using namespace te;
 
 namespace {
 
-// The ranges of the loops of `s` (and of `s` itself when it is a loop), given those around.
-// A variable of several loops (a loop and its cut-off tail, partition_tails) gets the union.
-void inner_ranges(const Stmt& s, const RangeMap& outer, RangeMap& inner) {
-  if (!s) return;
-  if (auto* f = s.as<ForNode>()) {
-    RangeMap all = outer;
-    all.insert(inner.begin(), inner.end());
-    IntBound b = loop_var_range(f, all);
-    auto [it, fresh] = inner.try_emplace(f->var.get(), b);
+// The ranges of the loops of a statement, given those around it. A variable of several
+// loops (a loop and its cut-off tail, partition_tails) gets the union.
+class InnerRanges : public IRVisitor {
+ public:
+  explicit InnerRanges(const RangeMap& outer) : all_(outer) {}
+  RangeMap inner;
+
+ protected:
+  void visit_For(const ForNode* op, const Stmt& s) override {
+    IntBound b = loop_var_range(op, all_);
+    auto [it, fresh] = inner.try_emplace(op->var.get(), b);
     if (!fresh) it->second = {std::min(it->second.lo, b.lo), std::max(it->second.hi, b.hi)};
-    inner_ranges(f->body, outer, inner);
-  } else if (auto* a = s.as<AllocateNode>()) {
-    inner_ranges(a->body, outer, inner);
-  } else if (auto* q = s.as<SeqStmtNode>()) {
-    for (const Stmt& st : q->seq) inner_ranges(st, outer, inner);
-  } else if (auto* i = s.as<IfThenElseNode>()) {
-    inner_ranges(i->then_case, outer, inner);
-    inner_ranges(i->else_case, outer, inner);
+    all_[op->var.get()] = it->second;
+    IRVisitor::visit_For(op, s);
   }
-}
+
+ private:
+  RangeMap all_;  // outer and inner
+};
 
 bool contains(const std::vector<Expr>& v, const Expr& e) {
   for (const Expr& x : v)
@@ -112,27 +110,27 @@ class PassedTestRemover : public IRMutator {
   const std::vector<Expr>& passed_;
 };
 
+// Whether a statement holds stores and none of their indices uses `v`.
+class StoresIndependentOf : public IRVisitor {
+ public:
+  explicit StoresIndependentOf(const VarNode* v) : v_(v) {}
+  bool stores = false, indexed = false;
+
+ protected:
+  void visit_BufferStore(const BufferStoreNode* op, const Stmt&) override {
+    stores = true;
+    for (const Expr& i : op->indices) indexed = indexed || uses_var(i, v_);
+  }
+
+ private:
+  const VarNode* v_;
+};
+
 // True when `loop` holds stores and none of their indices uses its variable.
 bool is_reduction_loop(const ForNode* loop) {
-  bool stores = false, indexed = false;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-    if (!s || indexed) return;
-    if (auto* st = s.as<BufferStoreNode>()) {
-      stores = true;
-      for (const Expr& i : st->indices) indexed = indexed || uses_var(i, loop->var.get());
-    } else if (auto* f = s.as<ForNode>()) {
-      walk(f->body);
-    } else if (auto* a = s.as<AllocateNode>()) {
-      walk(a->body);
-    } else if (auto* q = s.as<SeqStmtNode>()) {
-      for (const Stmt& x : q->seq) walk(x);
-    } else if (auto* i = s.as<IfThenElseNode>()) {
-      walk(i->then_case);
-      walk(i->else_case);
-    }
-  };
-  walk(loop->body);
-  return stores && !indexed;
+  StoresIndependentOf s(loop->var.get());
+  s.visit(loop->body);
+  return s.stores && !s.indexed;
 }
 
 class ReductionVersioner : public IRMutator {
@@ -152,8 +150,9 @@ class ReductionVersioner : public IRMutator {
   // `if (tests hold over the nest) nest without them else nest`, or null when no test of a
   // guarded load in the nest is linear in its variables or they never all hold.
   Stmt version(const ForNode* op, const Stmt& s) {
-    RangeMap nest;
-    inner_ranges(s, ranges_, nest);
+    InnerRanges ir(ranges_);
+    ir.visit(s);
+    const RangeMap& nest = ir.inner;
     std::vector<Expr> tests;
     visit_exprs(op->body, [&](const Expr& e) {
       auto* call = e.as<CallNode>();

@@ -46,54 +46,54 @@ Remeasured remeasured(db::Database& db, int64_t workload_id, const std::string& 
   return out;
 }
 
-// When the last of `records` was committed (0 when there are none).
-int64_t latest_commit(const std::vector<db::Record>& records) {
-  int64_t latest = 0;
-  for (const db::Record& r : records) latest = std::max(latest, r.created_ms);
-  return latest;
-}
-
-// The traces of `records` (one kind of Remeasured) that replay on `dag`, by the median of
-// their records' medians, fastest first; at most `limit`. Only the latest such measurement counts (its records are one
-// commit): each is a paired experiment, all schedules in turn, in the same minutes, by one
-// build of Tuner; one from another day or another build does not compare with it.
+// The traces of one commit of `records` (one kind of Remeasured) that replay on `dag`, by
+// the median of their records' medians, fastest first; at most `limit`. Only the latest
+// commit with a trace that replays counts: each is a paired experiment, all schedules in
+// turn, in the same minutes, by one build of Tuner; one from another day or another build
+// does not compare with it. A later commit none of whose traces replay (imported from
+// another Tuner version) does not hide it.
 struct Ranked {
   double median;
   ChosenSchedule choice;
 };
 
-std::vector<Ranked> ranked_choices(const te::ComputeDAG& dag,
-                                   const std::vector<db::Record>& records, const char* how,
-                                   size_t limit) {
+struct Ranking {
+  int64_t commit = 0;  // created_ms of the records ranked; 0 when there are none
+  std::vector<Ranked> ranked;
+};
+
+Ranking ranked_choices(const te::ComputeDAG& dag, const std::vector<db::Record>& records,
+                       const char* how, size_t limit) {
   struct Seen {
     int64_t first_id;
     std::vector<double> medians;
   };
-  int64_t latest = latest_commit(records);
-  std::map<std::string, Seen> by_trace;
+  std::map<int64_t, std::map<std::string, Seen>, std::greater<>> commits;
   for (const db::Record& r : records) {
-    if (r.created_ms != latest) continue;
-    auto [it, fresh] = by_trace.try_emplace(r.trace, Seen{r.id, {}});
+    auto [it, fresh] = commits[r.created_ms].try_emplace(r.trace, Seen{r.id, {}});
     it->second.medians.push_back(*r.median);
   }
-  std::vector<std::pair<double, const std::string*>> ranked;
-  for (auto& [trace, seen] : by_trace) ranked.emplace_back(db::median_of(seen.medians), &trace);
-  std::sort(ranked.begin(), ranked.end());
-  std::vector<Ranked> out;
-  for (auto& [median, trace] : ranked) {
-    if (out.size() >= limit) break;
-    try {
-      auto t = schedule::Trace::from_json(parse_json(*trace));
-      out.push_back({median,
-                     {schedule::Schedule::replay(dag, t),
-                      "database record #" + std::to_string(by_trace[*trace].first_id) + " (" +
-                          how + ")",
-                      true}});
-    } catch (const std::exception&) {
-      // Written by another Tuner version: the next one.
+  for (auto& [commit, by_trace] : commits) {
+    std::vector<std::pair<double, const std::string*>> order;
+    for (auto& [trace, seen] : by_trace) order.emplace_back(db::median_of(seen.medians), &trace);
+    std::sort(order.begin(), order.end());
+    Ranking out{commit, {}};
+    for (auto& [median, trace] : order) {
+      if (out.ranked.size() >= limit) break;
+      try {
+        auto t = schedule::Trace::from_json(parse_json(*trace));
+        out.ranked.push_back({median,
+                              {schedule::Schedule::replay(dag, t),
+                               "database record #" + std::to_string(by_trace[*trace].first_id) +
+                                   " (" + how + ")",
+                               true}});
+      } catch (const std::exception&) {
+        // Written by another Tuner version: the next one.
+      }
     }
+    if (!out.ranked.empty()) return out;
   }
-  return out;
+  return {};
 }
 
 // The ranked choice whose schedule is `trace`, if any.
@@ -114,29 +114,16 @@ ChosenSchedule first_choice(std::vector<Ranked>& ranked, const schedule::Schedul
   return c;
 }
 
-std::optional<ChosenSchedule> validated_choice(const te::ComputeDAG& dag,
-                                               const std::vector<db::Record>& validated,
-                                               const codegen::Target& target) {
-  auto v = ranked_choices(dag, validated, "validated", SIZE_MAX);
-  if (v.empty()) return std::nullopt;
-  return first_choice(v, codegen::default_schedule(dag, target));
-}
-
 // The fastest schedule of the latest timing inside the model, unless the fallback, timed
 // there too, is within kInModelMargin of it: then the fallback.
-std::optional<ChosenSchedule> in_model_choice(const te::ComputeDAG& dag,
-                                              const std::vector<db::Record>& timed,
-                                              const codegen::Target& target) {
-  auto v = ranked_choices(dag, timed, "faster in the model", SIZE_MAX);
-  if (v.empty()) return std::nullopt;
-  schedule::Schedule fallback = codegen::default_schedule(dag, target);
-  const Ranked* f = find_trace(v, fallback.trace());
-  if (f && !beats_fallback_in_model(v[0].median, f->median))
+ChosenSchedule in_model_choice(std::vector<Ranked>& timed, schedule::Schedule fallback) {
+  const Ranked* f = find_trace(timed, fallback.trace());
+  if (f && !beats_fallback_in_model(timed[0].median, f->median))
     return ChosenSchedule{std::move(fallback),
                           "fallback (no schedule " + std::to_string(int(kInModelMargin * 100)) +
                               " % faster in the model)",
                           false};
-  return first_choice(v, fallback);
+  return first_choice(timed, fallback);
 }
 
 }  // namespace
@@ -153,9 +140,14 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
       // A timing in the model older than the latest validation compared other candidates
       // (a later `tune --no-compile` validated again): the validation decides then.
       Remeasured r = remeasured(*db, w->id, target.str());
-      if (in_model && latest_commit(r.in_model) >= latest_commit(r.validated))
-        if (auto v = in_model_choice(dag, r.in_model, target)) return std::move(*v);
-      if (auto v = validated_choice(dag, r.validated, target)) return std::move(*v);
+      Ranking validated = ranked_choices(dag, r.validated, "validated", SIZE_MAX);
+      if (in_model) {
+        Ranking timed = ranked_choices(dag, r.in_model, "faster in the model", SIZE_MAX);
+        if (!timed.ranked.empty() && timed.commit >= validated.commit)
+          return in_model_choice(timed.ranked, codegen::default_schedule(dag, target));
+      }
+      if (!validated.ranked.empty())
+        return first_choice(validated.ranked, codegen::default_schedule(dag, target));
       auto top = db->top_k(w->id, target.str(), 3);
       for (auto& r : top) {
         try {
@@ -178,7 +170,8 @@ std::optional<ValidatedTimes> validated_times(const te::ComputeDAG& dag,
   auto w = db.find_workload(dag.hash_hex());
   if (!w) return std::nullopt;
   auto ranked = ranked_choices(dag, remeasured(db, w->id, target.str()).validated, "validated",
-                               SIZE_MAX);
+                               SIZE_MAX)
+                    .ranked;
   const Ranked* f = find_trace(ranked, codegen::default_schedule(dag, target).trace());
   if (!f) return std::nullopt;
   return ValidatedTimes{f->median, ranked[0].median};
@@ -191,7 +184,7 @@ std::vector<ChosenSchedule> validated_schedules(const te::ComputeDAG& dag,
   if (!w) return {};
   std::vector<ChosenSchedule> out;
   auto validated = remeasured(db, w->id, target.str()).validated;
-  for (auto& r : ranked_choices(dag, validated, "validated", limit))
+  for (auto& r : ranked_choices(dag, validated, "validated", limit).ranked)
     out.push_back(std::move(r.choice));
   return out;
 }

@@ -70,6 +70,24 @@ std::vector<schedule::Trace> proposed(const te::ComputeDAG& dag, int n) {
   return traces;
 }
 
+// matmul 64^3 on llvm with two schedules of its space, its fallback and an empty database
+// holding its workload.
+struct TwoSchedules : ::testing::Test {
+  te::ComputeDAG dag = ops::find_op("matmul").build(
+      ops::parse_params(ops::find_op("matmul"), {"m=64", "n=64", "k=64"}));
+  codegen::Target target = codegen::Target::parse("llvm");
+  std::vector<schedule::Trace> traces = proposed(dag, 2);
+  schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
+  db::MemoryDatabase db;
+  int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
+
+  void SetUp() override {
+    ASSERT_EQ(traces.size(), 2u);
+    ASSERT_NE(traces[0].str(), fallback.str());
+    ASSERT_NE(traces[1].str(), fallback.str());
+  }
+};
+
 }  // namespace
 
 TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
@@ -174,18 +192,7 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
 
 // Timings after tuning that did not include this Tuner's fallback (an older Tuner's fallback
 // was timed with them) still choose, but the choice is marked: compile warns about it.
-TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
-  auto& def = ops::find_op("matmul");
-  auto dag = def.build(ops::parse_params(def, {"m=64", "n=64", "k=64"}));
-  auto target = codegen::Target::parse("llvm");
-  std::vector<schedule::Trace> traces = proposed(dag, 2);
-  ASSERT_EQ(traces.size(), 2u);
-  schedule::Trace fallback = codegen::default_schedule(dag, target).trace();
-  ASSERT_NE(traces[0].str(), fallback.str());
-  ASSERT_NE(traces[1].str(), fallback.str());
-
-  db::MemoryDatabase db;
-  int64_t wid = db.commit_workload(db::Workload::from_dag(dag, "matmul", "m=64 n=64 k=64"));
+TEST_F(TwoSchedules, ChoicesTimedWithoutThisFallbackAreMarked) {
   commit_timings(db, wid, target, {{traces[0], 1.0}, {traces[1], 1.5}}, 1000, db::kValidationWorker);
   compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[0].str());
@@ -222,4 +229,37 @@ TEST(Validate, ChoicesTimedWithoutThisFallbackAreMarked) {
   c = compile::choose_schedule(dag, target, &db);
   EXPECT_EQ(c.sched.trace().str(), traces[1].str());
   EXPECT_FALSE(c.against_other_fallback) << c.source;
+}
+
+// A later validation none of whose traces replay (imported from a Tuner whose stages had
+// other names) does not hide an earlier one that does.
+TEST_F(TwoSchedules, AValidationThatNoLongerReplaysDoesNotHideAnOlderOne) {
+  commit_timings(db, wid, target, {{traces[0], 1.0}, {fallback, 2.0}}, 1000,
+                 db::kValidationWorker);
+  std::vector<db::Record> stale;
+  for (const auto& t : {traces[1], fallback}) {
+    measure::MeasureResult r;
+    r.status = db::MeasureStatus::Ok;
+    r.times = {0.5e-3, 0.5e-3};
+    stale.push_back(search::make_record(wid, target.str(), t, r,
+                                        std::string(db::kValidationWorker), std::nullopt));
+    std::string& s = stale.back().trace;
+    for (size_t at = 0; (at = s.find("\"stage\":\"", at)) != std::string::npos; at += 9)
+      s.insert(at + 9, "old_");
+    stale.back().created_ms = 2000;
+  }
+  db.commit_round(stale);
+
+  compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[0].str()) << c.source;
+  EXPECT_NE(c.source.find("validated"), std::string::npos) << c.source;
+  auto vt = compile::validated_times(dag, target, db);
+  ASSERT_TRUE(vt);
+  EXPECT_NEAR(vt->best, 1.0e-3, 1e-5);
+  EXPECT_NEAR(vt->fallback, 2.0e-3, 1e-5);
+
+  // An in-model timing that no longer replays does not outrank the validation either.
+  for (auto& r : stale) r.created_ms = 3000, r.worker = std::string(db::kModelWorker);
+  db.commit_round(stale);
+  EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[0].str());
 }

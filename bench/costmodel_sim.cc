@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "cli/op_common.h"
+#include "compile/record_lookup.h"
 #include "costmodel/features.h"
 #include "costmodel/xgb_model.h"
 #include "db/sqlite_database.h"
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
       db::SqliteOptions o;
       o.mode = db::OpenMode::ReadOnly;
       auto db = db::SqliteDatabase::open(path, o);
-      for (auto& rw : search::replay_records(*db, codegen::Target::parse(target).str(), cli::rebuild_op_dag)) {
+      for (auto& rw : search::replay_records(*db, codegen::Target::parse(target).str(), compile::rebuild_op_dag)) {
         if (rw.costs.size() < test_from + size_t(pick)) continue;
         Run r{rw.workload.hash, {}, rw.costs};
         for (auto& s : rw.schedules) r.features.push_back(costmodel::extract_store_features(s.state()));

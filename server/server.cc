@@ -267,7 +267,7 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     try {
       std::istringstream is(all);
       db::ImportOptions io;
-      io.check = compile::check_importable;
+      io.check = compile::importable_check();
       db::ImportReport r = db::import_jsonl(db_, is, io);
       rep->set_lines(r.lines);
       rep->set_inserted(r.inserted);

@@ -319,7 +319,7 @@ void cmd_import(const DbOptions& o) {
   std::istream& in = o.file == "-" ? std::cin : file;
   auto d = open_db(o, db::OpenMode::ReadWrite);
   db::ImportOptions io;
-  io.check = compile::check_importable;
+  io.check = compile::importable_check();
   db::ImportReport rep = db::import_jsonl(*d, in, io);
   USER_CHECK(!in.bad()) << "reading '" << o.file << "' failed";
   for (auto& b : rep.bad) fmt::print(stderr, "warning: {}:{}: {}\n", o.file, b.line, b.reason);

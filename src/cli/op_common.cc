@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile/record_lookup.h"
 #include "costmodel/random_model.h"
 #include "support/error.h"
 #include "support/read_file.h"
@@ -37,23 +38,10 @@ OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& par
   return {&def, std::move(p), std::move(dag), std::move(t)};
 }
 
-std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
-  try {
-    const ops::OpDef& def = ops::find_op(w.op);
-    std::vector<std::string> kv;
-    std::istringstream is(w.params);
-    for (std::string tok; is >> tok;) kv.push_back(tok);
-    te::ComputeDAG dag = def.build(ops::parse_params(def, kv));
-    if (dag.hash_hex() == w.hash) return dag;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 std::optional<te::ComputeDAG> rebuild_dag(const db::Workload& w, const std::vector<te::ComputeDAG>& tasks) {
   for (const auto& t : tasks)
     if (t.hash_hex() == w.hash) return t;
-  return rebuild_op_dag(w);
+  return compile::rebuild_op_dag(w);
 }
 
 ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target& target,

@@ -35,11 +35,8 @@ OpWorkload prepare_op(const std::string& op, const std::vector<std::string>& par
 /// for aarch64, an emulated worker on this machine whose records are kept apart.
 void check_local_tuning(const codegen::Target& target);
 
-/// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
-/// still matches; nullopt for other workloads.
-std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);
 /// The DAG of a workload: one of `tasks` (a model's, which the database knows only by hash)
-/// with its hash, else rebuild_op_dag.
+/// with its hash, else compile::rebuild_op_dag.
 std::optional<te::ComputeDAG> rebuild_dag(const db::Workload& w, const std::vector<te::ComputeDAG>& tasks);
 
 using compile::ChosenSchedule;

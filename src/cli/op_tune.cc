@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/op_common.h"
+#include "compile/record_lookup.h"
 #include "costmodel/features.h"
 #include "costmodel/random_model.h"
 #include "costmodel/xgb_model.h"
@@ -93,7 +94,7 @@ void cmd_tune(const TuneArgs& a) {
   std::unique_ptr<costmodel::CostModel> model =
       make_cost_model(a.cost_model, a.seed, a.verbose, &xgb_model);
   if (xgb_model) {
-    size_t n = search::warm_start_model(*xgb_model, *db, w.target.str(), rebuild_op_dag);
+    size_t n = search::warm_start_model(*xgb_model, *db, w.target.str(), compile::rebuild_op_dag);
     if (n && !a.json)
       fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
   }

@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
+#include <memory>
+#include <sstream>
 #include <vector>
 
 #include "codegen/target.h"
+#include "ops/registry.h"
+#include "schedule/schedule.h"
 #include "schedule/trace.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -52,16 +57,42 @@ std::string resolve_target(db::Database& d, const db::Workload& w, const std::st
   return hits[0];
 }
 
-void check_importable(const db::Record& r) {
-  codegen::Target::parse(r.target);
-  USER_CHECK(r.trace_version == schedule::Trace::kVersion)
-      << "trace version " << r.trace_version << " is not supported (this Tuner reads "
-      << schedule::Trace::kVersion << ")";
+std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
   try {
-    schedule::Trace::from_json(parse_json(r.trace));
-  } catch (const UserError& e) {
-    USER_ERROR() << "the trace is not a schedule: " << e.what();
+    const ops::OpDef& def = ops::find_op(w.op);
+    std::vector<std::string> kv;
+    std::istringstream is(w.params);
+    for (std::string tok; is >> tok;) kv.push_back(tok);
+    te::ComputeDAG dag = def.build(ops::parse_params(def, kv));
+    if (dag.hash_hex() == w.hash) return dag;
+  } catch (const std::exception&) {
   }
+  return std::nullopt;
+}
+
+std::function<void(const db::Workload&, const db::Record&)> importable_check() {
+  auto dags = std::make_shared<std::map<std::string, std::optional<te::ComputeDAG>>>();
+  return [dags](const db::Workload& w, const db::Record& r) {
+    codegen::Target::parse(r.target);
+    USER_CHECK(r.trace_version == schedule::Trace::kVersion)
+        << "trace version " << r.trace_version << " is not supported (this Tuner reads "
+        << schedule::Trace::kVersion << ")";
+    schedule::Trace trace;
+    try {
+      trace = schedule::Trace::from_json(parse_json(r.trace));
+    } catch (const UserError& e) {
+      USER_ERROR() << "the trace is not a schedule: " << e.what();
+    }
+    auto it = dags->find(w.hash);
+    if (it == dags->end()) it = dags->emplace(w.hash, rebuild_op_dag(w)).first;
+    if (!it->second) return;
+    try {
+      schedule::Schedule::replay(*it->second, trace);
+    } catch (const std::exception& e) {  // a ScheduleError or a UserError
+      USER_ERROR() << "the trace does not apply to workload " << w.hash << " (" << w.op << " "
+                   << w.params << "): " << e.what();
+    }
+  };
 }
 
 }  // namespace tuner::compile

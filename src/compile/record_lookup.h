@@ -3,9 +3,12 @@
 // the server's database service, so both accept the same spellings.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "db/database.h"
+#include "te/compute_dag.h"
 
 namespace tuner::compile {
 
@@ -18,9 +21,15 @@ db::Workload resolve_workload(db::Database& d, const std::string& what);
 /// Empty `what`: the one target with records of `w`.
 std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what);
 
-/// Throws a UserError unless this Tuner can use `r`: its target parses and its trace is a
-/// schedule trace of the version this Tuner reads. For `tuner db import` and the server's
-/// Import: a record that cannot be replayed must not rank as a workload's best.
-void check_importable(const db::Record& r);
+/// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
+/// still matches; nullopt for other workloads (a model's tasks, known only by hash).
+std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);
+
+/// A check for db::ImportOptions: throws a UserError unless this Tuner can use a record of a
+/// workload: its target parses, its trace is a schedule trace of the version this Tuner
+/// reads and, when the workload's DAG can be rebuilt (rebuild_op_dag), replays on it. For
+/// `tuner db import` and the server's Import: a record that cannot be replayed must not rank
+/// as a workload's best. Rebuilt DAGs are kept for the check's lifetime.
+std::function<void(const db::Workload&, const db::Record&)> importable_check();
 
 }  // namespace tuner::compile

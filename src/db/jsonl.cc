@@ -69,7 +69,8 @@ ParsedLine record_from_line(const std::string& line) {
   Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   USER_CHECK(!j.is_discarded()) << "not valid JSON";
   USER_CHECK(j.is_object()) << "not a JSON object";
-  USER_CHECK(j.value("format", "") == kFormat)
+  auto format = j.find("format");
+  USER_CHECK(format != j.end() && format->is_string() && *format == kFormat)
       << "not a tuner record (\"format\" is not \"" << kFormat << "\")";
   int64_t version = integer(j, "version");
   USER_CHECK(version == kJsonlVersion)
@@ -153,7 +154,7 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
     ++rep.lines;
     try {
       ParsedLine p = record_from_line(line);
-      if (options.check) options.check(p.record);
+      if (options.check) options.check(p.workload, p.record);
       auto it = known.find(p.workload.hash);
       if (it == known.end()) {
         auto stored = db.find_workload(p.workload.hash);
@@ -166,6 +167,9 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
       p.record.workload_id = it->second.id;
       batch.push_back(std::move(p.record));
     } catch (const UserError& e) {
+      rep.bad.push_back({n, e.what()});
+      continue;
+    } catch (const Json::exception& e) {  // a field of an unexpected type
       rep.bad.push_back({n, e.what()});
       continue;
     }

@@ -59,10 +59,11 @@ struct ImportReport {
 
 struct ImportOptions {
   int batch = 1000;  // records per transaction
-  /// Throws a UserError for a record this Tuner cannot use (the line is then bad): a target
-  /// that does not parse, a trace that is not a schedule. The callers pass
-  /// compile::check_importable (src/db may not depend on codegen or schedule). Empty: not checked.
-  std::function<void(const Record&)> check;
+  /// Throws a UserError for a record of a workload that this Tuner cannot use (the line is
+  /// then bad): a target that does not parse, a trace that is not a schedule of the
+  /// workload. The callers pass compile::importable_check() (src/db may not depend on
+  /// codegen or schedule). Empty: not checked.
+  std::function<void(const Workload&, const Record&)> check;
 };
 /// Imports every good line of `in`; bad lines are reported in the result and skipped.
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options = {});

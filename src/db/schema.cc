@@ -112,6 +112,16 @@ constexpr const char* kUntouched = "; the file was left untouched";
                << (app ? fmt::format(" (application id {:#x})", uint32_t(app)) : "") << kUntouched;
 }
 
+// A Tuner database's tables without its schema version (both are written in one
+// transaction): the version was reset by hand or the file damaged; migrating would fail.
+void check_versioned(sqlite::Connection& c, int version) {
+  USER_CHECK(version != 0 || !has_user_tables(c))
+      << "tuning database '" << c.path()
+      << "' has Tuner's tables but no schema version (PRAGMA user_version is 0): it was edited "
+         "or damaged; `tuner db export` from a backup, or a new database"
+      << kUntouched;
+}
+
 uint32_t be(const unsigned char* p, int n) {
   uint32_t v = 0;
   for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
@@ -143,6 +153,7 @@ FileCheck check_open_file(const std::string& path, bool quick_check, int busy_ti
   if (app != kApplicationId && (app != 0 || version != 0 || has_user_tables(c)))
     foreign_database(path, app);
   if (version > newest) newer_schema(path, version, newest);
+  check_versioned(c, version);
   if (quick_check) {
     auto rows = c.column("PRAGMA quick_check");
     USER_CHECK(rows.size() == 1 && rows[0] == "ok")
@@ -165,6 +176,7 @@ int migrate(sqlite::Connection& c, std::span<const Migration> steps) {
   if (app != kApplicationId && (app != 0 || version != 0 || has_user_tables(c)))
     foreign_database(c.path(), app);
   if (version > newest) newer_schema(c.path(), version, newest);
+  check_versioned(c, version);
   if (version == newest) {
     tx.commit();
     return version;

@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kMagic[8] = {'T', 'U', 'N', 'E', 'R', 'M', 'D', 'L'};
 // 2: a checksum ends the file (a corrupt kernel library would crash the loading process).
-// Version 1 files (no checksum) still load.
+// Version 1 files (no checksum) are refused: a damaged one crashed the process loading it.
 constexpr uint32_t kVersion = 2;
 
 uint64_t sections_checksum(const std::string& plan, const std::string& so, const std::string& weights) {
@@ -180,9 +180,11 @@ Artifact Artifact::load(const std::string& path) {
   in.read(reinterpret_cast<char*>(&version), sizeof version);
   USER_CHECK(in && std::memcmp(magic, kMagic, sizeof kMagic) == 0)
       << path << ": not a Tuner model artifact (compile one with `tuner compile`)";
-  USER_CHECK(version == kVersion || version == 1)
-      << path << ": artifact format version " << version << ", this Tuner reads versions 1 to "
-      << kVersion;
+  USER_CHECK(version != 1) << path
+                           << ": artifact format version 1 (written by an older Tuner, without a "
+                              "checksum); compile the model again";
+  USER_CHECK(version == kVersion) << path << ": artifact format version " << version
+                                  << ", this Tuner reads version " << kVersion;
   uint64_t pos = sizeof kMagic + sizeof version;
   auto section = [&](const char* what) {
     uint64_t n = 0;
@@ -199,18 +201,20 @@ Artifact Artifact::load(const std::string& path) {
   std::string plan_text = section("plan");
   a.shared_object = section("kernels");
   a.weights = section("weights");
-  if (version >= 2) {
-    uint64_t sum = 0;
-    in.read(reinterpret_cast<char*>(&sum), sizeof sum);
-    USER_CHECK(in) << path << ": truncated artifact (checksum)";
-    USER_CHECK(pos + sizeof sum == size) << path << ": " << size - pos - sizeof sum
-                                         << " unexpected bytes after the artifact's end";
-    USER_CHECK(sum == sections_checksum(plan_text, a.shared_object, a.weights))
-        << path << ": the artifact is corrupt (its checksum does not match); compile it again";
-  }
+  uint64_t sum = 0;
+  in.read(reinterpret_cast<char*>(&sum), sizeof sum);
+  USER_CHECK(in) << path << ": truncated artifact (checksum)";
+  USER_CHECK(pos + sizeof sum == size) << path << ": " << size - pos - sizeof sum
+                                       << " unexpected bytes after the artifact's end";
+  USER_CHECK(sum == sections_checksum(plan_text, a.shared_object, a.weights))
+      << path << ": the artifact is corrupt (its checksum does not match); compile it again";
   Json j = parse_json(plan_text, false);
   USER_CHECK(!j.is_discarded()) << path << ": the model plan is not valid JSON";
-  a.plan = Plan::from_json(j);
+  try {
+    a.plan = Plan::from_json(j);
+  } catch (const Json::exception& e) {
+    USER_ERROR() << path << ": the model plan is malformed (" << e.what() << ")";
+  }
   for (const auto& b : a.plan.buffers) {
     if (b.storage != Storage::Weight) continue;
     USER_CHECK(uint64_t(b.offset) + uint64_t(b.bytes) <= a.weights.size())

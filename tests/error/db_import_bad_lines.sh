@@ -2,7 +2,8 @@
 # `tuner db import` of a file with bad lines: each bad line is reported on stderr as
 # "warning: FILE:LINE: reason", the good lines are imported, and importing again adds
 # nothing. A record this Tuner cannot use (a target that does not parse, a trace that is not a
-# schedule, a time shorter than a clock cycle) is a bad line. A file of only bad lines fails after its
+# schedule, a trace that does not apply to its op's workload, a time shorter than a clock
+# cycle) is a bad line. A file of only bad lines fails after its
 # warnings. A missing file is one "error: ..." line and a non-zero exit, with no database
 # created. Usage: bash db_import_bad_lines.sh /path/to/tuner
 set -u
@@ -31,12 +32,13 @@ line() { record_line "$@"; }
   echo "${l/'"insts":[]'/'"insts":[{"kind":"warp"}]'}"          # 10 an unknown instruction
   echo "${l/'"trace_version":1'/'"trace_version":7'}"           # 11 a newer trace format
   line ok '[1e-18]' 2026-01-01T00:00:07.000Z                 # 12 shorter than a clock cycle
+  echo "${l/'"format":"tuner-record"'/'"format":3'}"            # 13 a format that is a number
 } > "$dir/in.jsonl"
 
 "$tuner" db import "$dir/in.jsonl" --db "$db" > "$dir/out" 2> "$dir/err" || fail "exit code $?"
 grep -q "imported 2 new records" "$dir/out" || fail "summary: $(cat "$dir/out")"
-[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 10 ] || fail "warnings: $(cat "$dir/err")"
-for n in 2 3 5 6 7 8 9 10 11 12; do
+[ "$(grep -c "^warning: $dir/in.jsonl:[0-9]*: " "$dir/err")" -eq 11 ] || fail "warnings: $(cat "$dir/err")"
+for n in 2 3 5 6 7 8 9 10 11 12 13; do
   grep -q "^warning: $dir/in.jsonl:$n: " "$dir/err" || fail "line $n not reported"
 done
 grep -q "in.jsonl:3: unknown status \"FAST\"" "$dir/err" || fail "line 3 reason: $(cat "$dir/err")"
@@ -48,6 +50,17 @@ grep -q "in.jsonl:10: the trace is not a schedule: unknown trace instruction 'wa
 grep -q "in.jsonl:11: trace version 7 is not supported" "$dir/err" || fail "line 11 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:12: an ok record's median of 1e-18 s is shorter than a clock cycle" "$dir/err" ||
   fail "line 12 reason: $(cat "$dir/err")"
+grep -q "in.jsonl:13: not a tuner record" "$dir/err" || fail "line 13 reason: $(cat "$dir/err")"
+
+# A trace that parses but does not apply to its workload (an op workload, which import can
+# rebuild): a bad line, not a record that could rank first and be skipped at compile time.
+"$tuner" op tune relu shape=4x4 --trials 2 --db "$dir/op.db" > /dev/null 2>&1 || fail "op tune failed"
+"$tuner" db export --db "$dir/op.db" -o - | head -2 > "$dir/op.jsonl"
+sed -i '2s/"stage":"relu"/"stage":"nope"/g' "$dir/op.jsonl"
+"$tuner" db import "$dir/op.jsonl" --db "$dir/op2.db" > "$dir/out" 2> "$dir/err" || fail "op import: exit code $?"
+grep -q "imported 1 new records" "$dir/out" || fail "op import: $(cat "$dir/out")"
+grep -q "op.jsonl:2: the trace does not apply to workload [0-9a-f]* (relu dtype=float32 shape=4x4)" "$dir/err" ||
+  fail "op import reason: $(cat "$dir/err")"
 
 # Nothing but bad lines: the warnings, then an error and a non-zero exit.
 sed -n '2,3p' "$dir/in.jsonl" > "$dir/bad.jsonl"

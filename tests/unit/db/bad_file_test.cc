@@ -108,6 +108,17 @@ TEST(BadFile, NewerSchemaVersion) {
   expect_refused(path, "has schema version " + std::to_string(kSchemaVersion + 1) + ", newer");
 }
 
+// Tuner's tables and application id without a schema version: migrating from version 0
+// would create the tables again ("already exists": an internal error before).
+TEST(BadFile, SchemaVersionResetToZero) {
+  test::TempDir dir;
+  std::string path = make_database(dir);
+  std::string bytes = read_bytes(path);
+  bytes[60] = bytes[61] = bytes[62] = bytes[63] = 0;  // user_version
+  write_bytes(path, bytes);
+  expect_refused(path, "has Tuner's tables but no schema version");
+}
+
 TEST(BadFile, AnotherProgramsDatabase) {
   test::TempDir dir;
   std::string path = make_database(dir);

@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
   return run_command_line(app, argc, argv, [&] {
     sigset_t set = block_stop_signals();
     server::check_address(o.server, "--server");
+    // The kind here (no LLVM in the worker); the server checks the rest when it registers,
+    // but an unreachable server would leave a misspelt target retrying for ever.
+    std::string kind = o.target.substr(0, o.target.find(' '));
+    USER_CHECK(kind == "llvm" || kind == "cuda")
+        << "--target: unknown target kind '" << kind << "' (known: llvm, cuda)";
     o.token = server::read_token_file(token_file);
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));

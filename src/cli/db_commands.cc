@@ -149,17 +149,18 @@ std::string pretty_trace(const Json& t) {
 
 void cmd_list(const DbOptions& o) {
   auto d = open_db(o, db::OpenMode::ReadOnly);
+  std::string target = o.target.empty() ? "" : compile::resolve_target(*d, o.target);
   std::map<int64_t, db::Workload> ws;
   for (auto& w : d->workloads()) ws[w.id] = w;
   std::map<int64_t, std::vector<db::WorkloadSummary>> by_workload;
   for (auto& s : d->summaries())
-    if (o.target.empty() || s.target == o.target) by_workload[s.workload_id].push_back(s);
+    if (target.empty() || s.target == target) by_workload[s.workload_id].push_back(s);
   Json out = Json::array();
   Table t({"WORKLOAD", "OP", "PARAMS", "TARGET", "RECORDS", "OK", "BEST", "GFLOP/S"});
   for (size_t c : {4, 5, 6, 7}) t.right(c);
   for (auto& w : d->workloads()) {
     auto& rows = by_workload[w.id];
-    if (rows.empty() && !o.target.empty()) continue;
+    if (rows.empty() && !target.empty()) continue;
     if (rows.empty()) rows.push_back({w.id, "", 0, 0, std::nullopt});
     for (auto& s : rows) {
       auto g = gflops(w, s.best_median);
@@ -298,7 +299,7 @@ void cmd_export(const DbOptions& o) {
   if (on_server("export", o)) return;
   auto d = open_db(o, db::OpenMode::ReadOnly);
   db::ExportOptions eo;
-  if (!o.target.empty()) eo.target = o.target;
+  if (!o.target.empty()) eo.target = compile::resolve_target(*d, o.target);
   if (o.output == "-") {
     db::export_jsonl(*d, std::cout, eo);
     return;
@@ -379,7 +380,7 @@ void add_db_commands(CLI::App& app) {
   db->add_flag("--json", o->json, "print JSON for tools instead of tables");
 
   auto* list = db->add_subcommand("list", "workloads with their best GFLOP/s per target");
-  list->add_option("--target", o->target, "only this target (its canonical string)");
+  list->add_option("--target", o->target, "only this target (its canonical string, or a unique start of it: llvm)");
   list->callback([o] { cmd_list(*o); });
 
   auto* best = db->add_subcommand("best", "the fastest records of a workload on a target");
@@ -404,7 +405,7 @@ void add_db_commands(CLI::App& app) {
   exp->add_option("-o,--output", o->output, "output file (- for stdout)")
       ->required()
       ->check(output_path());
-  exp->add_option("--target", o->target, "only this target (its canonical string)");
+  exp->add_option("--target", o->target, "only this target (its canonical string, or a unique start of it: llvm)");
   exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
   exp->add_option("--token-file", o->token_file, "the client token of --server");
   exp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");

@@ -414,9 +414,12 @@ void add_model_tune_command(CLI::App& app) {
       ->check(number_in(1, 1e6))
       ->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,
-                  "a task stops after this many trials without improvement")
+                  "a task stops after this many trials without improvement (0: never)")
+      ->check(number_in(0, 1e9))
       ->capture_default_str();
-  cmd->add_option("--cost-model", a->cost_model, "xgb or random")->capture_default_str();
+  cmd->add_option("--cost-model", a->cost_model, "xgb or random")
+      ->check(CLI::IsMember({"xgb", "random"}))
+      ->capture_default_str();
   measure::add_measure_option(cmd, &a->cold);
   cmd->add_option("--validate", a->validate,
                   "after tuning, measure each task's N fastest schedules and its fallback again, "

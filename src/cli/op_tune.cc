@@ -203,6 +203,7 @@ void add_op_tune_command(CLI::App* op) {
       ->check(number_in(1, 1e6))
       ->capture_default_str();
   tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
+      ->check(number_in(0, 1e9))
       ->capture_default_str();
   tune->add_option("--seed", a.seed, "seed of all randomness")
       ->check(number_in(0, 18446744073709551615.0))
@@ -210,7 +211,9 @@ void add_op_tune_command(CLI::App* op) {
   measure::add_threads_option(tune, &a.threads, "threads of the measured kernels")
       ->capture_default_str();
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
-  tune->add_option("--cost-model", a.cost_model, "xgb or random")->capture_default_str();
+  tune->add_option("--cost-model", a.cost_model, "xgb or random")
+      ->check(CLI::IsMember({"xgb", "random"}))
+      ->capture_default_str();
   measure::add_measure_option(tune, &a.cold);
   tune->add_option("--population", a.population,
                    "schedules per generation of the evolutionary search (the model ranks them)")

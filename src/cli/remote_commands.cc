@@ -43,10 +43,8 @@ std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::str
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
   if (!tls_ca.empty()) {
-    std::ifstream in(tls_ca);
-    USER_CHECK(in) << "cannot read " << tls_ca;
     grpc::SslCredentialsOptions so;
-    so.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    so.pem_root_certs = server::read_pem(tls_ca);  // as tuner-worker reads it
     creds = grpc::SslCredentials(so);
   }
   return grpc::CreateCustomChannel(server, creds, args);

@@ -32,16 +32,19 @@ db::Workload resolve_workload(db::Database& d, const std::string& what) {
 }
 
 std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what) {
+  if (!what.empty()) return resolve_target(d, what);
+  std::vector<std::string> hits;
+  for (auto& s : d.summaries())
+    if (s.workload_id == w.id) hits.push_back(s.target);
+  USER_CHECK(!hits.empty()) << "workload " << w.hash << " has no records";
+  USER_CHECK(hits.size() == 1) << "workload " << w.hash << " has records of " << hits.size()
+                               << " targets; pick one with --target: "
+                               << fmt::format("{}", fmt::join(hits, " | "));
+  return hits[0];
+}
+
+std::string resolve_target(db::Database& d, const std::string& what) {
   std::vector<std::string> known, hits;
-  if (what.empty()) {
-    for (auto& s : d.summaries())
-      if (s.workload_id == w.id) hits.push_back(s.target);
-    USER_CHECK(!hits.empty()) << "workload " << w.hash << " has no records";
-    USER_CHECK(hits.size() == 1) << "workload " << w.hash << " has records of " << hits.size()
-                                 << " targets; pick one with --target: "
-                                 << fmt::format("{}", fmt::join(hits, " | "));
-    return hits[0];
-  }
   for (auto& t : d.targets()) {
     if (t.name == what) return what;
     known.push_back(t.name);

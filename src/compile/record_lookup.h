@@ -20,6 +20,8 @@ db::Workload resolve_workload(db::Database& d, const std::string& what);
 /// (an emulated one only when `what` is emulated: emulated records are asked for explicitly).
 /// Empty `what`: the one target with records of `w`.
 std::string resolve_target(db::Database& d, const db::Workload& w, const std::string& what);
+/// A target of any workload by its canonical string or a unique start of one, as above.
+std::string resolve_target(db::Database& d, const std::string& what);
 
 /// The DAG of a workload recorded by `tuner op tune` (op name + parameters), if its hash
 /// still matches; nullopt for other workloads (a model's tasks, known only by hash).

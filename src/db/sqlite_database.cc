@@ -79,6 +79,9 @@ void check_database_path(const std::string& path) {
   USER_CHECK(path.rfind("file:", 0) != 0)
       << "tuning database '" << path << "' is an SQLite URI, which Tuner does "
       << "not open: give the database's file path";
+  // "x.db/" would have its directory created before SQLite refused the path.
+  USER_CHECK(path.empty() || path.back() != '/')
+      << "tuning database '" << path << "' ends with '/': give the database's file path";
 }
 
 std::unique_ptr<SqliteDatabase> SqliteDatabase::open(const std::string& path,

@@ -52,6 +52,14 @@ grep -q "in.jsonl:12: an ok record's median of 1e-18 s is shorter than a clock c
   fail "line 12 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:13: not a tuner record" "$dir/err" || fail "line 13 reason: $(cat "$dir/err")"
 
+# A --target of no record is refused by list and export (it matched nothing, silently, and
+# export wrote an empty file over -o).
+echo keep > "$dir/keep.jsonl"
+"$tuner" db list --db "$db" --target garbage > /dev/null 2> "$dir/err" && fail "db list --target garbage: exit 0"
+grep -q "^error: no target 'garbage' in the database (known: llvm)" "$dir/err" || fail "db list: $(cat "$dir/err")"
+"$tuner" db export --db "$db" --target garbage -o "$dir/keep.jsonl" > /dev/null 2>&1 && fail "export --target garbage: exit 0"
+[ "$(cat "$dir/keep.jsonl")" = keep ] || fail "export --target garbage replaced its output"
+
 # A trace that parses but does not apply to its workload (an op workload, which import can
 # rebuild): a bad line, not a record that could rank first and be skipped at compile time.
 "$tuner" op tune relu shape=4x4 --trials 2 --db "$dir/op.db" > /dev/null 2>&1 || fail "op tune failed"

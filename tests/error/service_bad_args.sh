@@ -25,7 +25,10 @@ expect_error "^error: --server '127.0.0.1:99999': the port must be a number from
   --server 127.0.0.1:99999 --token-file "$tmp/w"
 expect_error "^error: cannot read $tmp/nosuch.pem" "${w[@]}" --tls-ca "$tmp/nosuch.pem"
 expect_error "^error: $tmp/w: not a PEM file \(no -----BEGIN line\)" "${w[@]}" --tls-ca "$tmp/w"
+expect_error "^error: --target: unknown target kind 'foo'" "${w[@]}" --target foo
 TUNER=$bin/tuner
+expect_error "^error: $tmp/c: not a PEM file \(no -----BEGIN line\)" \
+  jobs --server 127.0.0.1:1 --token-file "$tmp/c" --tls-ca "$tmp/c"
 expect_error "^error: --cancel needs a job id" jobs --server 127.0.0.1:1 --token-file "$tmp/c" --cancel ''
 TUNER=$bin/tuner-server
 s=(--db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")

@@ -134,6 +134,12 @@ TEST(BadFile, ADirectory) {
   EXPECT_THROW(SqliteDatabase::open(dir.file("tuning.db")), UserError);
 }
 
+TEST(BadFile, APathEndingInASlashCreatesNothing) {
+  test::TempDir dir;
+  EXPECT_THROW(SqliteDatabase::open(dir.file("logs/tuning.db/")), UserError);
+  EXPECT_FALSE(fs::exists(dir.file("logs")));
+}
+
 TEST(BadFile, AGoodFileStillOpens) {
   test::TempDir dir;
   std::string path = make_database(dir);

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -92,8 +95,46 @@ std::string Stmt::blob(int col) const {
 
 // ---- Connection
 
+namespace {
+
+// `path` as an SQLite URI that opens it immutable (no locks, no -shm or -wal files).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f)
+      uri += fmt::format("%{:02X}", c);
+    else
+      uri += char(c);
+  }
+  return uri + "?immutable=1";
+}
+
+// Whether a read-only open of a WAL database failed for want of its -shm file: the
+// directory is not writable (a read-only mount, an image's database) and no writer left a WAL.
+bool wal_unopenable_here(const std::string& path, int rc) {
+  if ((rc & 0xff) != SQLITE_CANTOPEN) return false;
+  std::error_code ec;
+  if (std::filesystem::exists(path + "-wal", ec)) return false;
+  std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+  return access(dir.c_str(), W_OK) != 0 || !std::filesystem::exists(path + "-shm", ec);
+}
+
+}  // namespace
+
 Connection::Connection(const std::string& path, int flags, int busy_timeout_ms) : path_(path) {
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  // A WAL database opens lazily: the first read needs the -shm file. A reader in a
+  // directory it cannot write reads the file as immutable instead (no writer can be active
+  // there without a -wal file).
+  if (rc == SQLITE_OK && (flags & SQLITE_OPEN_READONLY)) {
+    int probe = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (probe != SQLITE_OK && wal_unopenable_here(path, sqlite3_extended_errcode(db_))) {
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      rc = sqlite3_open_v2(immutable_uri(path).c_str(), &db_,
+                           flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+    }
+  }
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);

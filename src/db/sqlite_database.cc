@@ -1,5 +1,7 @@
 #include "db/sqlite_database.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <sqlite3.h>
 
@@ -138,6 +140,12 @@ void SqliteDatabase::raise(const sqlite::SqliteError& e) const {
   int code = e.primary();
   USER_CHECK(code != SQLITE_CORRUPT && code != SQLITE_NOTADB)
       << "tuning database '" << path_ << "' is corrupt (" << e.what() << "); run `tuner db verify`";
+  // Writing needs the -wal and -shm files beside the database (reading does not).
+  std::error_code ec;
+  fs::path dir = fs::absolute(path_, ec).parent_path();
+  USER_CHECK(code != SQLITE_CANTOPEN || access(dir.c_str(), W_OK) == 0)
+      << "tuning database '" << path_ << "': its directory is not writable (writing records "
+      << "needs the files " << path_ << "-wal and -shm beside it); copy the database elsewhere";
   // The environment (disk full, I/O error, permissions, a lock held too long): the user's.
   USER_CHECK(code != SQLITE_IOERR && code != SQLITE_FULL && code != SQLITE_CANTOPEN &&
              code != SQLITE_READONLY && code != SQLITE_PERM && code != SQLITE_NOMEM &&

@@ -2,6 +2,9 @@
 // database of a newer schema each give one clear UserError naming the file, in both open
 // modes, and leave the file (and its directory) exactly as they were.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "db/schema.h"
 #include "db/sqlite_database.h"
@@ -132,6 +135,38 @@ TEST(BadFile, ADirectory) {
   test::TempDir dir;
   fs::create_directory(dir.file("tuning.db"));
   EXPECT_THROW(SqliteDatabase::open(dir.file("tuning.db")), UserError);
+}
+
+// A database in a directory this process cannot write (a read-only mount, one shipped in an
+// image): SQLite's WAL mode needs a -shm file beside it to read, so it is read as immutable;
+// writing is refused with the reason.
+TEST(BadFile, AReadOnlyDirectoryIsReadNotWritten) {
+  test::TempDir dir;
+  fs::create_directory(dir.file("ro"));
+  std::string path = dir.file("ro/tuning.db");
+  fs::copy_file(make_database(dir), path);
+  // Root ignores permissions: the immutable attribute stands in for a read-only mount.
+  bool root = geteuid() == 0;
+  std::string lock = root ? "chattr +i '" + dir.file("ro") + "' 2>/dev/null"
+                          : "chmod 555 '" + dir.file("ro") + "'";
+  std::string unlock = root ? "chattr -i '" + dir.file("ro") + "'" : "chmod 755 '" + dir.file("ro") + "'";
+  if (std::system(lock.c_str()) != 0)
+    GTEST_SKIP() << "cannot make a directory read-only here (chattr +i failed)";
+  try {
+    auto db = SqliteDatabase::open(path, {.mode = OpenMode::ReadOnly});
+    EXPECT_EQ(db->workloads().size(), 4u);
+    EXPECT_EQ(db->stats().records, 400);
+  } catch (const UserError& e) {
+    ADD_FAILURE() << e.what();
+  }
+  try {
+    SqliteDatabase::open(path);
+    ADD_FAILURE() << "opened for writing in a read-only directory";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("its directory is not writable"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(std::system(unlock.c_str()), 0);
 }
 
 TEST(BadFile, APathEndingInASlashCreatesNothing) {

@@ -20,6 +20,11 @@ void busy_give_up(const std::string& path, int deadline_ms, const BusyError& e) 
                << deadline_ms / 1000.0 << " s (" << e.what() << ")";
 }
 
+void busy_notice(const std::string& path, int deadline_ms) {
+  fmt::print(stderr, "note: tuning database '{}' is locked by another process; waiting up to {} s\n",
+             path, deadline_ms / 1000.0);
+}
+
 void busy_backoff(int attempt) {
   thread_local std::minstd_rand rng(std::random_device{}());
   int cap = std::min(50, 1 << std::min(attempt, 6));

@@ -45,6 +45,11 @@ class Connection;
 /// Throws the UserError for a database that stayed busy for `deadline_ms`.
 [[noreturn]] void busy_give_up(const std::string& path, int deadline_ms, const BusyError& e);
 
+/// After this long locked (or half its deadline), a waiting command says why it waits, once.
+inline constexpr int kBusyNoticeMs = 5000;
+/// Prints, on stderr, that `path` is locked by another process and how long this waits.
+void busy_notice(const std::string& path, int deadline_ms);
+
 /// A prepared statement borrowed from a connection's cache; resets and unbinds on destruction.
 class Stmt {
  public:
@@ -149,12 +154,17 @@ void busy_backoff(int attempt);
 template <class F>
 auto retry_busy(const std::string& path, int deadline_ms, F&& f) -> decltype(f()) {
   auto start = std::chrono::steady_clock::now();
+  bool told = false;
   for (int attempt = 1;; ++attempt) {
     try {
       return f();
     } catch (const BusyError& e) {
       auto waited = std::chrono::steady_clock::now() - start;
       if (waited > std::chrono::milliseconds(deadline_ms)) busy_give_up(path, deadline_ms, e);
+      if (!told && waited > std::chrono::milliseconds(std::min(kBusyNoticeMs, deadline_ms / 2))) {
+        busy_notice(path, deadline_ms);
+        told = true;
+      }
     }
     busy_backoff(attempt);
   }

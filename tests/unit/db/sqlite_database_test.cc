@@ -59,6 +59,33 @@ TEST(SqliteDatabase, UsesWalAndMarksTheFile) {
   EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), std::to_string(kSchemaVersion));
 }
 
+// A writer waiting for a lock another process holds says so once, then gives up at its
+// deadline with one error naming the database (a locked database waited silently for 60 s).
+TEST(SqliteDatabase, ALockHeldTooLongIsToldThenRefused) {
+  test::TempDir dir;
+  std::string path = dir.file("t.db");
+  auto db = SqliteDatabase::open(path, {.busy_timeout_ms = 50, .busy_deadline_ms = 600});
+  int64_t w = db->commit_workload(test_workload(0));
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &holder, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  testing::internal::CaptureStderr();
+  try {
+    db->commit_round(std::vector<Record>{test_record(w, kX86, 1e-3, 0)});
+    ADD_FAILURE() << "committed under another process's exclusive lock";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("stayed locked by another process"), std::string::npos)
+        << e.what();
+  }
+  std::string told = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(told, "note: tuning database '" + path +
+                      "' is locked by another process; waiting up to 0.6 s\n");
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  db->commit_round(std::vector<Record>{test_record(w, kX86, 1e-3, 0)});  // free again
+  EXPECT_EQ(db->stats().records, 1);
+}
+
 TEST(SqliteDatabase, ReadOnlyNeedsAFileAndRefusesWrites) {
   test::TempDir dir;
   std::string path = dir.file("missing.db");

@@ -431,7 +431,10 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
   add_remote_options(cmd, a->remote);
-  cmd->callback([a] { cmd_tune_model(*a); });
+  cmd->callback([a] {
+    cmd_tune_model(*a);
+    if (g_stop) throw CLI::RuntimeError(130);  // interrupted: its summary printed, 128 + SIGINT
+  });
 }
 
 }  // namespace tuner::cli

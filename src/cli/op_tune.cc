@@ -224,7 +224,10 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
   add_remote_options(tune, a.remote);
-  tune->callback([] { cmd_tune(a); });
+  tune->callback([] {
+    cmd_tune(a);
+    if (g_interrupted) throw CLI::RuntimeError(130);  // interrupted: its summary printed, 128 + SIGINT
+  });
 }
 
 }  // namespace tuner::cli

@@ -125,6 +125,8 @@ for sig in INT KILL; do
   done
   kill -$sig $pid
   wait $pid
+  rc=$?
+  [ $sig = INT ] && check "SIGINT: the interrupted run exits with 130 (128 + SIGINT), not 0" test $rc -eq 130
   before=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
   check "SIG$sig: stopped part-way ($before of 64 trials recorded)" test "$before" -ge 16 -a "$before" -lt 64
   # Ctrl-C ends the run cleanly; SIGKILL cannot clean up (its directories stay in $TMPDIR).

@@ -19,8 +19,15 @@ inline CLI::Option* add_measure_option(CLI::App* app, bool* cold) {
       ->add_option("--measure", *cold,
                    "cold: every timed call starts with its data out of the caches, as a kernel "
                    "in a model does; warm: calls back to back, data cached")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"cold", true}, {"warm", false}})
-                      .description(""))
+      // Only the two words (CheckedTransformer also took 1 and 0, and its refusal printed
+      // its internal map).
+      ->transform(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s != "cold" && s != "warm") return "'" + s + "' is neither cold nor warm";
+            s = s == "cold" ? "1" : "0";
+            return "";
+          },
+          ""))
       ->type_name("cold|warm")
       ->default_str("cold");
 }

@@ -15,6 +15,8 @@ expect_error "^error: --threads: .*\(got 20000\)" op tune matmul m=4 n=4 k=4 --t
 expect_error "^error: --threads: .*\(got 0\)" tune x.onnx --threads 0
 expect_error "^error: --early-stop: '-5' is not a number from 0" op tune matmul m=4 n=4 k=4 --early-stop=-5
 expect_error "^error: --early-stop: '-3' is not a number from 0" tune x.onnx --early-stop=-3
+expect_error "^error: --measure: 'foo' is neither cold nor warm" op tune matmul m=4 n=4 k=4 --measure foo
+expect_error "^error: --measure: '1' is neither cold nor warm" tune x.onnx --measure 1
 expect_error "^error: --cost-model: foo not in \{xgb,random\}" tune x.onnx --cost-model foo
 expect_error "^error: tuning database 'x.db/' ends with '/'" op tune matmul m=4 n=4 k=4 --db x.db/
 TUNER_NUM_THREADS=100000 expect_error "^error: TUNER_NUM_THREADS: .*\(got 100000\)" \

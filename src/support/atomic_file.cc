@@ -35,6 +35,7 @@ struct Protected {
   dev_t dev;
   ino_t ino;
   std::string role, path;
+  fs::path canonical;  // for the side files SQLite keeps beside a database
 };
 std::mutex protected_mu;
 std::vector<Protected>& protected_files() {
@@ -59,12 +60,17 @@ fs::path checked_target(const std::string& path) {
   USER_CHECK(fs::is_directory(dir, ec))
       << "cannot write " << path << ": no directory " << dir.string();
   struct stat sb;
-  if (stat(p.c_str(), &sb) == 0) {
-    std::lock_guard lk(protected_mu);
-    for (const auto& f : protected_files())
-      USER_CHECK(f.dev != sb.st_dev || f.ino != sb.st_ino)
-          << "cannot write " << path << ": it is the " << f.role << " (" << f.path
-          << "); name another output";
+  bool exists = stat(p.c_str(), &sb) == 0;
+  fs::path canonical = fs::weakly_canonical(p, ec);
+  std::lock_guard lk(protected_mu);
+  for (const auto& f : protected_files()) {
+    USER_CHECK(!exists || f.dev != sb.st_dev || f.ino != sb.st_ino)
+        << "cannot write " << path << ": it is the " << f.role << " (" << f.path
+        << "); name another output";
+    for (const char* side : {"-wal", "-shm", "-journal"})
+      USER_CHECK(canonical.native() != f.canonical.native() + side)
+          << "cannot write " << path << ": it is a file SQLite keeps beside the " << f.role
+          << " (" << f.path << "); name another output";
   }
   return p;
 }
@@ -77,7 +83,8 @@ void protect_input_file(const std::string& path, const std::string& role) {
   std::lock_guard lk(protected_mu);
   for (const auto& f : protected_files())
     if (f.dev == sb.st_dev && f.ino == sb.st_ino) return;
-  protected_files().push_back({sb.st_dev, sb.st_ino, role, path});
+  std::error_code ec;
+  protected_files().push_back({sb.st_dev, sb.st_ino, role, path, fs::weakly_canonical(path, ec)});
 }
 
 void check_output_path(const std::string& path) {

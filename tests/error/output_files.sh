@@ -35,6 +35,8 @@ fi
 # too) is refused before any work, and the input stays intact.
 expect_error "cannot write $db: it is the tuning database \($db\); name another output" \
   db export -o "$db" --db "$db"
+expect_error "cannot write $db-wal: it is a file SQLite keeps beside the tuning database" \
+  db export -o "$db-wal" --db "$db"
 ln "$db" "$tmp/out/hardlink.db"
 expect_error "cannot write $tmp/out/hardlink.db: it is the tuning database" \
   db export -o "$tmp/out/hardlink.db" --db "$db"

@@ -34,7 +34,7 @@ inline void cpu_relax() {
 }  // namespace
 
 int default_num_threads() {
-  if (const char* s = std::getenv("TUNER_NUM_THREADS"))
+  if (const char* s = std::getenv("TUNER_NUM_THREADS"); s && *s)  // empty: unset
     return parse_thread_count(s, "TUNER_NUM_THREADS");
   unsigned n = std::thread::hardware_concurrency();
   return n ? std::min(int(n), kMaxThreads) : 1;

@@ -85,3 +85,17 @@ TEST(ThreadPool, EachThreadRunsItsOwnShareOfEveryLoop) {
 
 }  // namespace
 }  // namespace tuner::runtime
+
+// TUNER_NUM_THREADS set but empty (`TUNER_NUM_THREADS= tuner ...`) means unset, not an error.
+TEST(ThreadPool, AnEmptyThreadCountVariableIsUnset) {
+  const char* old = std::getenv("TUNER_NUM_THREADS");
+  std::string saved = old ? old : "";
+  unsetenv("TUNER_NUM_THREADS");
+  int unset = tuner::runtime::default_num_threads();
+  setenv("TUNER_NUM_THREADS", "", 1);
+  EXPECT_EQ(tuner::runtime::default_num_threads(), unset);
+  setenv("TUNER_NUM_THREADS", "1", 1);
+  EXPECT_EQ(tuner::runtime::default_num_threads(), 1);
+  if (old) setenv("TUNER_NUM_THREADS", saved.c_str(), 1);
+  else unsetenv("TUNER_NUM_THREADS");
+}

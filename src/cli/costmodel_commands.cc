@@ -53,7 +53,12 @@ void cmd_eval(const EvalArgs& a) {
                    << costmodel::kFeatureVersion << ") in " << a.db
                    << "; `tuner tune` and `tuner op tune` save one when they have trained";
   costmodel::XGBModel model;
-  model.load(blob->blob);
+  try {
+    model.load(blob->blob);
+  } catch (const UserError& e) {
+    USER_ERROR() << "the saved cost model for " << target << " in " << a.db
+                 << " cannot be loaded: " << e.what();
+  }
 
   Json rows = Json::array();
   double acc = 0, rec = 0;

@@ -145,7 +145,10 @@ void fix_input_shapes(onnx::ModelProto& m, const std::set<std::string>& initiali
     }
     bool fixed = tt->has_shape();
     for (const auto& dim : tt->shape().dim()) {
-      if (!dim.has_dim_value() || dim.dim_value() < 0) fixed = false;
+      if (!dim.has_dim_value()) fixed = false;
+      USER_CHECK(!dim.has_dim_value() || dim.dim_value() >= 0)
+          << path << ": input '" << in.name() << "' has a negative dimension ("
+          << dim.dim_value() << "): the model is malformed";
       USER_CHECK(!dim.has_dim_value() || dim.dim_value() != 0)
           << path << ": input '" << in.name() << "' has an empty dimension (empty tensors are "
           << "not supported)";

@@ -72,6 +72,7 @@ save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=9
 save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=19), "opset19.onnx")
 save(model(relu, [tensor_info("x", ["N", 3])], [tensor_info("y", ["N", 3])]), "dynamic.onnx")
 save(model(relu, [tensor_info("x", ["N", "M"])], [tensor_info("y", ["N", "M"])]), "dynamic2.onnx")
+save(model(relu, [tensor_info("x", [-5, 3])], [tensor_info("y", [5, 3])]), "input_negative.onnx")
 save(model(relu, [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
            [tensor_info("y", None)]), "no_shape.onnx")
 

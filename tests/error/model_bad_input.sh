@@ -205,6 +205,7 @@ expect_model "opset 19 is not supported \(Tuner reads opsets 11 to 18\)" "$m/ops
 # --- dynamic shapes and --input-shape
 expect_model "input 'x' \(Nx3\) has a dynamic shape; fix it with --input-shape" "$m/dynamic.onnx"
 expect_model "input 'x' \(no shape\) has a dynamic shape; fix it with --input-shape" "$m/no_shape.onnx"
+expect_model "input 'x' has a negative dimension \(-5\): the model is malformed" "$m/input_negative.onnx"
 expect_ok "a dynamic input fixed by --input-shape compiles" \
   compile "$m/dynamic.onnx" --db "" --input-shape x:4x3 -o "$tmp/dynamic.tuner"
 expect_ok "... and runs" run "$tmp/dynamic.tuner" --repeat 1

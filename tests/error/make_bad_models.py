@@ -63,6 +63,10 @@ good_with(numpy_helper.from_array(w, "w"))
 save_tensor(x, "x.pb", "x")
 save_tensor(np.maximum(x, 0) + w, "y.pb", "y")
 save_tensor(np.maximum(x, 0) + w + 1, "y_wrong.pb", "y")
+# Infinities through the model: equal infinities in the reference match.
+x_inf = np.array([[np.inf, 2, -np.inf], [4, -5, np.inf]], dtype=np.float32)
+save_tensor(x_inf, "x_inf.pb", "x")
+save_tensor(np.maximum(x_inf, 0) + w, "y_inf.pb", "y")
 save_tensor(x.reshape(3, 2), "x_3x2.pb", "x")
 save_tensor(x.astype(np.int64), "x_int64.pb", "x")
 

@@ -93,6 +93,8 @@ grep -q "outputs match" <<<"$out" || { echo "FAIL: no 'outputs match' in: $out";
 expect_ok "external data inside the model's folder loads (from another working directory)" \
   compile "$m/ext/ext_ok.onnx" --db "" -o "$tmp/ext.tuner"
 expect_ok "... and runs correctly" run "$tmp/ext.tuner" --input "$m/x.pb" --compare "$m/y.pb" --repeat 1
+expect_ok "equal infinities in output and reference match" run "$tmp/good.tuner" --input "$m/x_inf.pb" \
+  --compare "$m/y_inf.pb" --repeat 1
 
 # --- not an ONNX model at all
 size=$(stat -c %s "$m/good.onnx")
@@ -295,7 +297,7 @@ expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "
 # and the report says the outputs differ.
 run_tuner run "$art" --input "$m/x.pb" --compare "$m/y_wrong.pb" --repeat 1
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -lt 124 ] && [ "$(grep -c '' "$tmp/stderr")" -eq 1 ] &&
-   grep -q "^error: output y differs from the reference beyond tolerance" <<<"$err" &&
+   grep -q "^error: output y differs from the reference beyond tolerance: at \[0,0\]: got 0.*, expected 1" <<<"$err" &&
    grep -q "OUTPUTS DIFFER" <<<"$out"; then
   echo "ok: --compare mismatch -> exit $rc, $err"
 else

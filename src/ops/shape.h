@@ -53,7 +53,7 @@ struct ResizeAttrs {
   /// Output x -> input coordinate (scale = output / input along the axis, or as given).
   enum class Coord {
     HalfPixel,         // (x + 0.5) / scale - 0.5
-    PytorchHalfPixel,  // like HalfPixel, but -0.5 when the output has one element
+    PytorchHalfPixel,  // like HalfPixel, but 0 when the output has one element
     AlignCorners,      // x * (in - 1) / (out - 1)
     Asymmetric,        // x / scale
     TfHalfPixelForNN,  // (x + 0.5) / scale

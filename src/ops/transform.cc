@@ -186,17 +186,20 @@ using Coord = ResizeAttrs::Coord;
 
 // The input coordinate (float32) of output index `o` along an axis of `in` elements resized
 // with `scale`, following ONNX Resize; `valid` gets the in-range condition of
-// tf_crop_and_resize.
+// tf_crop_and_resize. The output length in the formulas is scale x in, as in ONNX's reference
+// and its node tests; ONNX Runtime and PyTorch use the rounded length instead, which differs
+// when scale x in is not whole (5 elements at scale 0.5 give 2, at align_corners coordinates
+// 0 and 2.67 here, 0 and 4 there).
 Expr resize_coordinate(const Var& o, int64_t in, double scale, const ResizeAttrs& a, size_t axis,
                        std::vector<Expr>& valid) {
   te::DataType f = te::DataType::f32();
   auto c = [&](double v) { return te::make_const(f, v); };
   Expr x = te::cast(f, o);
-  double out_width = scale * double(in);  // ONNX uses the scale, not the rounded size
+  double out_width = scale * double(in);
   switch (a.coord) {
     case Coord::HalfPixel: return (x + c(0.5)) / c(scale) - c(0.5);
     case Coord::PytorchHalfPixel:
-      return out_width == 1 ? c(-0.5) : (x + c(0.5)) / c(scale) - c(0.5);
+      return out_width <= 1 ? c(0) : (x + c(0.5)) / c(scale) - c(0.5);
     case Coord::AlignCorners:
       return out_width == 1 ? c(0) : x * c(double(in - 1)) / c(out_width - 1);
     case Coord::Asymmetric: return x / c(scale);

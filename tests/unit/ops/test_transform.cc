@@ -166,10 +166,15 @@ TEST(Transform, ResizeLinearCoordinateModes) {
             (std::vector<double>{1, 1.5, 2, 2.5, 3}));
   ResizeAttrs as = resize_attrs(M::Linear, C::Asymmetric, {2.0});
   EXPECT_EQ(values(run1(x, resize(x, {4}, as), d)), (std::vector<double>{1, 1.5, 2, 2}));
-  // A one-element output: pytorch_half_pixel reads -0.5, i.e. the first element.
+  // A one-element output: pytorch_half_pixel reads 0, the first element.
   te::Tensor x4 = f32({4}, "x");
   ResizeAttrs pt = resize_attrs(M::Linear, C::PytorchHalfPixel, {0.25});
   EXPECT_EQ(values(run1(x4, resize(x4, {1}, pt), arange({4}))), (std::vector<double>{1}));
+  // One output element at pytorch_half_pixel reads 0 exactly (not -0.5: in cubic mode the
+  // taps around -0.5 weigh the first two elements).
+  te::Tensor x3b = f32({3}, "x");
+  ResizeAttrs pt2 = resize_attrs(M::Cubic, C::PytorchHalfPixel, {1.0 / 3});
+  EXPECT_EQ(values(run1(x3b, resize(x3b, {1}, pt2), arange({3}))), (std::vector<double>{1}));
   // Crop [0.25, 0.75] of 5 elements to 3 points: 1, 2, 3 (+1), and 7 outside a [0, 1.5] roi.
   te::Tensor x5 = f32({5}, "x");
   ResizeAttrs tf = resize_attrs(M::Linear, C::TfCropAndResize, {0.6});

@@ -43,9 +43,11 @@ struct RemoteTuneArgs {
   int trials = 0, batch = 0, early_stop = 0;
   uint64_t seed = 0;
   bool json = false;
+  bool quiet = false;  // only the final summary
 };
 /// Submits a job to the server and follows it to its end (Ctrl-C detaches, or cancels with
-/// cancel_on_exit); remote_commands.cc, a UserError when built without gRPC.
+/// cancel_on_exit, and exits 130; a cancelled or failed job is a UserError);
+/// remote_commands.cc, a UserError when built without gRPC.
 void remote_tune(const RemoteTuneArgs& a);
 /// What `tuner db best|export|import --server` needs.
 struct RemoteDbArgs {

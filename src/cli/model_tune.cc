@@ -76,6 +76,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     r.early_stop = a.early_stop;
     r.seed = a.seed;
     r.json = a.json;
+    r.quiet = a.quiet;
     remote_tune(r);
     return;
   }

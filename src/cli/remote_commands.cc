@@ -101,7 +101,8 @@ void remote_tune(const RemoteTuneArgs& a) {
   auto ctx = context(token, 30);
   if (auto s = stub->Submit(ctx.get(), req, &rep); !s.ok()) fail(a.remote.server, s);
   const std::string job = rep.job();
-  if (!a.json) fmt::print(stderr, "submitted job {} to {}\n", job, a.remote.server);
+  const bool progress = !a.json && !a.quiet;
+  if (progress) fmt::print(stderr, "submitted job {} to {}\n", job, a.remote.server);
 
   // Follow the job until it ends or Ctrl-C. A watcher thread cancels the stream on Ctrl-C.
   g_detach = false;
@@ -121,11 +122,11 @@ void remote_tune(const RemoteTuneArgs& a) {
     wr.set_job(job);
     auto reader = stub->Watch(wctx.get(), wr);
     rpc::JobInfo info;
-    bool tty = isatty(2) && !a.json;
+    bool tty = isatty(2) && progress;
     while (reader->Read(&info)) {
       last = info;
       last_contact = std::chrono::steady_clock::now();
-      if (!a.json) {
+      if (progress) {
         std::string errs;
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
         std::string line = fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job,
@@ -162,7 +163,7 @@ void remote_tune(const RemoteTuneArgs& a) {
     } else {
       fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.remote.server);
     }
-    return;
+    throw CLI::RuntimeError(130);  // interrupted, as a local run: 128 + SIGINT
   }
   // The target the job measured: the board's, or its emulated twin (its records are kept
   // under that identity; the timings are not performance figures).
@@ -176,13 +177,14 @@ void remote_tune(const RemoteTuneArgs& a) {
                             {"target", last.target()}, {"emulated", emulated}}
                            .dump());
   } else {
-    fmt::print("job {} {}: {} trials{}\n", job, last.state(), last.trials(),
-               last.state() == "failed" ? ": " + last.message() : "");
+    fmt::print("job {} {}: {} trials\n", job, last.state(), last.trials());
     if (emulated && last.trials() > 0)
       fmt::print("measured under emulation: records are under '{}', apart from real boards' "
                  "(their timings are not performance figures)\n", last.target());
   }
   USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
+  USER_CHECK(last.state() != "cancelled") << "job " << job << " was cancelled after "
+                                          << last.trials() << " trials";
 }
 
 void remote_db(const std::string& command, const RemoteDbArgs& a) {

@@ -306,6 +306,16 @@ void add_remote_commands(CLI::App& app) {
     std::string token = server::read_token_file(j->token_file);
     auto stub = rpc::TuningService::NewStub(channel(j->server, j->tls_ca));
     if (!cancel->empty()) {
+      // A job that already ended has nothing to cancel: say so rather than "cancelling".
+      rpc::ListJobsReply jobs_now;
+      auto lctx = context(token, 10);
+      if (auto s = stub->List(lctx.get(), {}, &jobs_now); !s.ok()) fail(j->server, s);
+      for (const auto& x : jobs_now.jobs())
+        if (x.job() == *cancel &&
+            (x.state() == "finished" || x.state() == "failed" || x.state() == "cancelled")) {
+          fmt::print("job {} already {}: nothing to cancel\n", *cancel, x.state());
+          return;
+        }
       rpc::CancelRequest req;
       req.set_job(*cancel);
       rpc::CancelReply rep;

@@ -383,6 +383,15 @@ TEST(ServiceCli, CtrlCDetachesUnlessCancelOnExit) {
     if (cancel) {
       EXPECT_NE(read_file(log).find("cancelled job 2"), std::string::npos) << read_file(log);
       EXPECT_TRUE(wait_until([&] { auto j = job_info(*stub, job); return j && j->state() == "cancelled"; }, 20));
+      // Cancelling it again says it already ended (it said "cancelling job 2").
+      std::string again = s.path("again.log");
+      Proc jobs({TUNER_CLI_EXE, "jobs", "--server", fmt::format("127.0.0.1:{}", port),
+                 "--token-file", s.client_token_file, "--cancel", "2"},
+                again);
+      ASSERT_TRUE(wait_until([&] { return !jobs.alive(); }, 15)) << read_file(again);
+      EXPECT_TRUE(WIFEXITED(jobs.status()) && WEXITSTATUS(jobs.status()) == 0) << read_file(again);
+      EXPECT_NE(read_file(again).find("job 2 already cancelled: nothing to cancel"), std::string::npos)
+          << read_file(again);
     } else {
       EXPECT_NE(read_file(log).find("detached: job 1 goes on"), std::string::npos) << read_file(log);
       auto j = job_info(*stub, job);

@@ -111,6 +111,7 @@ void remote_tune(const RemoteTuneArgs& a) {
   bool ended = false;
   // A server restart breaks the stream: follow again, for up to a minute without contact.
   auto last_contact = std::chrono::steady_clock::now();
+  bool told_lost = false;
   while (!ended && !g_detach) {
     auto wctx = context(token, 0);
     std::atomic<bool> done{false};
@@ -126,6 +127,7 @@ void remote_tune(const RemoteTuneArgs& a) {
     while (reader->Read(&info)) {
       last = info;
       last_contact = std::chrono::steady_clock::now();
+      told_lost = false;
       if (progress) {
         std::string errs;
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
@@ -148,6 +150,11 @@ void remote_tune(const RemoteTuneArgs& a) {
     if (std::chrono::steady_clock::now() - last_contact > std::chrono::seconds(60)) {
       std::signal(SIGINT, old);
       fail(a.remote.server, s);
+    }
+    if (!told_lost && !a.json) {  // the minute of retries is not silence
+      fmt::print(stderr, "lost the connection to {} ({}); following job {} again for up to a minute\n",
+                 a.remote.server, s.error_message(), job);
+      told_lost = true;
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }

@@ -11,6 +11,7 @@
 #include "costmodel/xgb_model.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
+#include "server/wire.h"
 #include "graph/tasks.h"
 #include "measure/builder.h"
 #include "ops/registry.h"
@@ -139,10 +140,6 @@ JobManager::~JobManager() {
   }
 }
 
-bool JobManager::terminal(const rpc::JobInfo& j) {
-  return j.state() == "finished" || j.state() == "failed" || j.state() == "cancelled";
-}
-
 std::string JobManager::submit(const rpc::SubmitRequest& req) {
   USER_CHECK(req.has_op() || req.has_model()) << "a job needs an op or a model";
   USER_CHECK(req.trials() > 0) << "trials must be positive";
@@ -158,7 +155,7 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
   auto check_room = [&] {
     std::lock_guard lk(mu_);
     int active = 0;
-    for (auto& [id, j] : jobs_) active += !terminal(j->info);
+    for (auto& [id, j] : jobs_) active += !job_ended(j->info);
     if (active >= opts_.max_active_jobs)
       throw TooManyJobs(fmt::format("{} jobs are running (the limit)", active));
   };

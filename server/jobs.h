@@ -62,8 +62,6 @@ class JobManager {
   bool wait_change(const std::string& job, uint64_t* version, double timeout_s);
   /// Every job of this server run, oldest first.
   std::vector<rpc::JobInfo> list();
-  /// True when the job finished, failed or was cancelled.
-  static bool terminal(const rpc::JobInfo& j);
 
  private:
   struct Job {

@@ -192,7 +192,7 @@ class TuningServiceImpl final : public rpc::TuningService::Service {
       auto info = jobs_.info(req->job());
       if (!info) return {grpc::StatusCode::NOT_FOUND, "no job " + quoted(req->job())};
       if (changed && !out->Write(*info)) break;
-      if (JobManager::terminal(*info)) break;
+      if (job_ended(*info)) break;
       // Wakes at least every second to notice a client that went away.
       changed = jobs_.wait_change(req->job(), &version, 1.0);
     }

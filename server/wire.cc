@@ -24,6 +24,10 @@ std::string read_pem(const std::string& path) {
   return text;
 }
 
+bool job_ended(const rpc::JobInfo& j) {
+  return j.state() == "finished" || j.state() == "failed" || j.state() == "cancelled";
+}
+
 std::string sha256_hex(std::string_view bytes) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

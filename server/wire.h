@@ -24,6 +24,9 @@ std::string sha256_hex(std::string_view bytes);
 /// no PEM block (gRPC would only log that and retry forever).
 std::string read_pem(const std::string& path);
 
+/// Whether a job has ended: finished, failed or cancelled.
+bool job_ended(const rpc::JobInfo& j);
+
 /// A result in its wire form and back (an unknown status name becomes UNKNOWN).
 rpc::Result to_proto(const measure::MeasureResult& r);
 measure::MeasureResult from_proto(const rpc::Result& r);

@@ -9,12 +9,14 @@
 
 namespace tuner::worker {
 
-bool is_cuda_target(const std::string& target) {
+std::string target_kind(const std::string& target) {
   std::istringstream is(target);
   std::string kind;
   is >> kind;
-  return kind == "cuda";
+  return kind;
 }
+
+bool is_cuda_target(const std::string& target) { return target_kind(target) == "cuda"; }
 
 std::string use_cuda_device(WorkerOptions* o) {
   // The arch, if the target names one (the server canonicalizes the rest).

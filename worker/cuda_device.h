@@ -6,6 +6,8 @@
 
 namespace tuner::worker {
 
+/// A target string's kind, its first word ("llvm", "cuda", ...).
+std::string target_kind(const std::string& target);
 /// True for "cuda" targets.
 bool is_cuda_target(const std::string& target);
 

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     server::check_address(o.server, "--server");
     // The kind here (no LLVM in the worker); the server checks the rest when it registers,
     // but an unreachable server would leave a misspelt target retrying for ever.
-    std::string kind = o.target.substr(0, o.target.find(' '));
+    std::string kind = worker::target_kind(o.target);
     USER_CHECK(kind == "llvm" || kind == "cuda")
         << "--target: unknown target kind '" << kind << "' (known: llvm, cuda)";
     o.token = server::read_token_file(token_file);

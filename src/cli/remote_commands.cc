@@ -138,8 +138,7 @@ void remote_tune(const RemoteTuneArgs& a) {
         if (tty) fmt::print(stderr, "\r\033[K{}", line);
         else fmt::print(stderr, "{}\n", line);
       }
-      if (info.state() == "finished" || info.state() == "failed" || info.state() == "cancelled")
-        ended = true;
+      if (server::job_ended(info)) ended = true;
     }
     grpc::Status s = reader->Finish();
     done = true;
@@ -318,8 +317,7 @@ void add_remote_commands(CLI::App& app) {
       auto lctx = context(token, 10);
       if (auto s = stub->List(lctx.get(), {}, &jobs_now); !s.ok()) fail(j->server, s);
       for (const auto& x : jobs_now.jobs())
-        if (x.job() == *cancel &&
-            (x.state() == "finished" || x.state() == "failed" || x.state() == "cancelled")) {
+        if (x.job() == *cancel && server::job_ended(x)) {
           fmt::print("job {} already {}: nothing to cancel\n", *cancel, x.state());
           return;
         }

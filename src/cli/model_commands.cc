@@ -263,7 +263,8 @@ void add_model_commands(CLI::App& app) {
         ->check(output_path());
     cmd->add_option("--dump", a->dump, "write every task's DAG, trace, lowered IR and LLVM IR here")
         ->check(output_path());
-    cmd->add_flag("--print-passes", a->print_passes, "print the graph before and after each pass");
+    cmd->add_flag("--print-passes", a->print_passes,
+                  "print the graph after import and after each pass that changed it");
     cmd->callback([a] { run_compile(*a); });
   }
   {

@@ -14,6 +14,7 @@
 #include "server/wire.h"
 #include "graph/tasks.h"
 #include "measure/builder.h"
+#include "ops/host_tensor.h"
 #include "ops/registry.h"
 #include "search/multi_task.h"
 #include "support/error.h"
@@ -172,7 +173,8 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
     }
   } remove_incoming{&incoming};
   if (spec.has_op()) {
-    op_dag(spec.op());
+    auto [dag, p] = op_dag(spec.op());
+    ops::check_fits_in_memory(dag.args(), "the op's tensors");
   } else {
     USER_CHECK(!spec.model().onnx().empty()) << "the model file is empty";
     USER_CHECK(spec.model().onnx().size() <= opts_.max_model_bytes)
@@ -223,7 +225,12 @@ int JobManager::resume_all() {
       db_.update_run(r.id, db::RunState::Failed, Json{{"error", "unreadable job spec"}});
       continue;
     }
-    tuner::log(LogLevel::Info, "resuming job {} ({})", r.id, r.what);
+    // What it spent before the restart shows at once, not only after its next round.
+    db::RecordFilter spent;
+    spent.run_id = r.id;
+    job->info.set_trials(int(db_.count_records(spent)));
+    tuner::log(LogLevel::Info, "resuming job {} ({}, {} trials spent)", r.id, r.what,
+               job->info.trials());
     start(job);
     ++n;
   }

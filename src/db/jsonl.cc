@@ -102,6 +102,10 @@ ParsedLine record_from_line(const std::string& line) {
     USER_CHECK(t.is_number()) << "\"times\" holds a non-number";
     r.times.push_back(t.get<double>());
   }
+  // Recomputed from "times", never trusted; but a value of another type is a damaged line.
+  auto median = j.find("median");
+  USER_CHECK(median == j.end() || median->is_null() || median->is_number())
+      << "\"median\" is neither a number nor null";
   r.error = str(j, "error");
   r.build_seconds = num(j, "build_seconds");
   r.run_seconds = num(j, "run_seconds");

@@ -114,6 +114,20 @@ HostTensor::HostTensor(std::vector<int64_t> shape_, te::DataType dtype_)
   std::memset(data_.get(), 0, padded);
 }
 
+void check_fits_in_memory(const std::vector<te::Tensor>& tensors, const std::string& what) {
+  static const size_t memory = physical_memory_bytes();
+  if (memory == 0) return;
+  double total = 0;  // in double: shapes of a mistyped size overflow int64
+  for (const auto& t : tensors) {
+    double n = t->dtype.bytes();
+    for (auto d : t->shape) n *= double(d);
+    total += n;
+  }
+  USER_CHECK(total <= double(memory))
+      << what << " need " << fmt::format("{:.1f}", total / 1e9) << " GB together, more than "
+      << "this machine's memory (" << fmt::format("{:.1f}", double(memory) / 1e9) << " GB)";
+}
+
 HostTensor::HostTensor(const HostTensor& o) : shape(o.shape), dtype(o.dtype) {
   if (!o.defined()) return;
   *this = HostTensor(o.shape, o.dtype);

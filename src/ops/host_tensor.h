@@ -12,6 +12,7 @@
 #include "support/error.h"
 #include "support/rng.h"
 #include "te/dtype.h"
+#include "te/tensor.h"
 
 namespace tuner::ops {
 
@@ -96,6 +97,10 @@ struct HostTensor {
   std::unique_ptr<std::byte[], Free> data_;
   int64_t num_elements_ = 0;
 };
+
+/// Throws UserError naming the sizes when `tensors` together cannot fit in this machine's
+/// memory: for refusing a job before it is queued rather than when its inputs are made.
+void check_fits_in_memory(const std::vector<te::Tensor>& tensors, const std::string& what);
 
 /// Result of comparing a tensor with an expected one.
 struct CompareResult {

@@ -44,7 +44,8 @@ std::unique_ptr<Module> load_from_memory(const std::string& so) {
   // The module keeps the fd open: were it closed, the next artifact's memfd could get the
   // same number, and dlopen of the same /proc/self/fd/N path would return this object —
   // a second model in the process would run the first one's kernels.
-  return std::make_unique<Module>("/proc/self/fd/" + std::to_string(fd), fd);
+  return std::make_unique<Module>("/proc/self/fd/" + std::to_string(fd), fd,
+                                  "the artifact's kernel library");
 }
 
 }  // namespace

@@ -7,10 +7,15 @@
 
 namespace tuner::runtime {
 
-Module::Module(const std::string& path, int owned_fd) : path_(path), fd_(owned_fd) {
+Module::Module(const std::string& path, int owned_fd, std::string name)
+    : path_(path), name_(name.empty() ? path : std::move(name)), fd_(owned_fd) {
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle_ && fd_ >= 0) ::close(fd_);
-  USER_CHECK(handle_) << "cannot load kernel library " << path << ": " << dlerror();
+  if (handle_) return;
+  if (fd_ >= 0) ::close(fd_);
+  // dlerror() starts with the path: a /proc/self/fd/N one means nothing to the user.
+  std::string why = dlerror();
+  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+  USER_ERROR() << "cannot load " << name_ << ": " << why;
 }
 
 Module::~Module() {
@@ -20,7 +25,7 @@ Module::~Module() {
 
 TunerKernelFn Module::kernel(const std::string& name) const {
   void* f = dlsym(handle_, name.c_str());
-  USER_CHECK(f) << "kernel '" << name << "' not found in " << path_;
+  USER_CHECK(f) << "kernel '" << name << "' not found in " << name_;
   return reinterpret_cast<TunerKernelFn>(f);
 }
 

@@ -10,10 +10,10 @@ namespace tuner::runtime {
 /// A loaded shared object; unloaded when destroyed.
 class Module {
  public:
-  /// Loads `path`; throws UserError naming the file when it cannot be loaded. `owned_fd`
-  /// (closed when the module is) keeps a /proc/self/fd/N path unique while the module is
-  /// loaded: dlopen returns an already loaded object of the same name instead of loading.
-  explicit Module(const std::string& path, int owned_fd = -1);
+  /// Loads `path`; throws UserError naming it as `name` (default: the path) when it cannot be
+  /// loaded. `owned_fd` (closed when the module is) keeps a /proc/self/fd/N path unique while
+  /// the module is loaded: dlopen returns an already loaded object of the same name.
+  explicit Module(const std::string& path, int owned_fd = -1, std::string name = "");
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -24,6 +24,7 @@ class Module {
  private:
   void* handle_ = nullptr;
   std::string path_;
+  std::string name_;  // for messages
   int fd_ = -1;
 };
 

@@ -180,6 +180,11 @@ TEST(ServiceFarm, ServerKilledMidJobResumesAfterRestart) {
   EXPECT_EQ(integrity(db), "ok");
 
   auto srv2 = start_server(s, port, db, "server2.log");
+  // The resumed job shows what it spent before the kill from its first sight on.
+  std::optional<rpc::JobInfo> first;
+  ASSERT_TRUE(wait_until([&] { return bool(first = job_info(*stub, rep.job())); }, 30))
+      << read_file(s.path("server2.log"));
+  EXPECT_GE(first->trials(), j0.first) << first->state();
   ASSERT_TRUE(wait_until(
       [&] {
         auto j = job_info(*stub, rep.job());

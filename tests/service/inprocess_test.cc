@@ -536,6 +536,14 @@ TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
     auto st = tuning->Submit(ctx(kClientToken).get(), sub, &rep);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << params[0];
   }
+  // An op whose tensors cannot fit in memory: refused now, not when its inputs are made.
+  sub.mutable_op()->clear_params();
+  for (auto p : {"m=1000000", "n=1000000", "k=1000000"}) sub.mutable_op()->add_params(p);
+  auto huge = tuning->Submit(ctx(kClientToken).get(), sub, &rep);
+  EXPECT_EQ(huge.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(huge.error_message().find("the op's tensors need 12000.0 GB together, more than"),
+            std::string::npos)
+      << huge.error_message();
   // A model that does not import: its error names the model as the client called it, never
   // the server's file.
   rpc::SubmitRequest msub;

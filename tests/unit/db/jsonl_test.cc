@@ -195,6 +195,8 @@ TEST(Jsonl, MissingAndMistypedFields) {
   k = j;
   k["median"] = 123;  // recomputed, never trusted
   EXPECT_NO_THROW(record_from_line(k.dump()));
+  k["median"] = "fast";  // but a value of another type is a damaged line
+  EXPECT_THROW(record_from_line(k.dump()), UserError);
 }
 
 }  // namespace tuner::db

@@ -223,3 +223,22 @@ TEST(CApi, RunNeedsEveryInputSet) {
 }
 
 }  // namespace tuner::runtime
+
+namespace tuner::runtime {
+
+// A library the loader refuses (here not a real ELF file) is named as the artifact's, not as
+// the /proc/self/fd/N path it was loaded from.
+TEST(CApi, AnUnloadableLibraryIsNamedAsTheArtifacts) {
+  Artifact a = sample();
+  a.plan.cpu_features = {};
+  std::string p = temp_path("tuner_capi_bad_so.tuner");
+  a.save(p);
+  TunerModel* m = nullptr;
+  EXPECT_EQ(tuner_model_load(p.c_str(), 1, &m), -1);
+  std::filesystem::remove(p);
+  std::string err = tuner_last_error();
+  EXPECT_EQ(err.rfind("cannot load the artifact's kernel library: ", 0), 0u) << err;
+  EXPECT_EQ(err.find("/proc/self/fd"), std::string::npos) << err;
+}
+
+}  // namespace tuner::runtime

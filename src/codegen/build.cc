@@ -163,6 +163,14 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
     INTERNAL_CHECK(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
         << "target cannot emit object files";
     pm.run(*mod);
+    // A failed write (a full disk) must be cleared here: the stream's destructor would abort
+    // the process over it.
+    out.close();
+    if (out.has_error()) {
+      std::string why = out.error().message();
+      out.clear_error();
+      USER_ERROR() << "cannot write " << obj_path << ": " << why;
+    }
   }
   res.codegen_seconds = seconds_since(t0);
   auto t1 = std::chrono::steady_clock::now();
@@ -173,6 +181,9 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
                         "--no-undefined-version", "-O1", "-o", so_path, obj_path},
                        &out);
   std::remove(obj_path.c_str());
+  // lld reports a full disk as a crash, with a bug-report request and a stack dump.
+  USER_CHECK(rc == 0 || out.find("No space left on device") == std::string::npos)
+      << "cannot write " << so_path << ": no space left on device";
   USER_CHECK(rc == 0) << "linking " << so_path << " with " << TUNER_LLD_PATH << " failed: " << out;
   res.link_seconds = seconds_since(t1);
   return res;

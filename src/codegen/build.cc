@@ -131,7 +131,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
                                 const BuildOptions& opts) {
   USER_CHECK(target.is_llvm()) << "target " << target.str() << " is not built with LLVM";
   const std::string emulation = lld_emulation(target);
-  init_llvm();
+  OutOfMemoryInLlvmIsFatal llvm_oom;
   BuildResult res;
   res.so_path = so_path;
   auto t0 = std::chrono::steady_clock::now();

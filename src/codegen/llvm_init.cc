@@ -1,11 +1,16 @@
 #include "codegen/llvm_init.h"
 
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -23,11 +28,41 @@ std::string first_line(std::string s) {
   return s.empty() ? "LLVM refused them" : s;
 }
 
+thread_local int t_in_llvm = 0;  // OutOfMemoryInLlvmIsFatal guards alive on this thread
+
+[[noreturn]] void die_out_of_memory() {
+  // No allocation here: there is no memory. The database stays consistent (SQLite rolls an
+  // unfinished transaction back on the next open).
+  static const char msg[] =
+      "error: out of memory while compiling kernels with LLVM (a memory limit such as "
+      "`ulimit -v` may be too low)\n";
+  static std::atomic<bool> dying{false};
+  if (dying.exchange(true))  // another thread says it and ends the process
+    for (;;) ::pause();
+  ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  std::_Exit(1);
+}
+
 }  // namespace
+
+OutOfMemoryInLlvmIsFatal::OutOfMemoryInLlvmIsFatal() {
+  init_llvm();
+  ++t_in_llvm;
+}
+
+OutOfMemoryInLlvmIsFatal::~OutOfMemoryInLlvmIsFatal() { --t_in_llvm; }
 
 void init_llvm() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Elsewhere a failed allocation still throws std::bad_alloc, as without a handler.
+    std::set_new_handler([] {
+      if (t_in_llvm > 0) die_out_of_memory();
+      throw std::bad_alloc();
+    });
+    llvm::install_bad_alloc_error_handler(
+        [](void*, const char*, bool) { die_out_of_memory(); });
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,10 @@ inline int run_command_line(CLI::App& app, int argc, char** argv,
   } catch (const InternalError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
-  } catch (const std::exception& e) {  // UserError and the libraries' errors (bad_alloc, ...)
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "error: out of memory (a memory limit such as `ulimit -v` may be too low)\n");
+    return 1;
+  } catch (const std::exception& e) {  // UserError and the libraries' errors
     fmt::print(stderr, "error: {}\n", one_line(e.what()));
     return 1;
   }

@@ -33,13 +33,11 @@
 #include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/stop_signal.h"
 
 namespace tuner::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-void on_sigint(int) { g_stop.store(true); }
 
 struct TuneModelArgs {
   ModelArgs m;
@@ -262,34 +260,35 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // summary shows when there is such a pair (the fallback's first time and the run's best
   // record come from different minutes of a noisy machine).
   std::vector<std::optional<compile::ValidatedTimes>> validated(tasks.size());
-  g_stop = false;
-  auto old = std::signal(SIGINT, on_sigint);
+  // Ctrl-C or SIGTERM: the round ends, and what it measured stays (rerun to continue).
+  std::optional<StopSignals> stop_signals(std::in_place);
   try {
     prog = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
-                              [] { return g_stop.load(); });
+                              StopSignals::requested);
     // The winner's curse: measure each task's fastest schedules again, with its fallback, so
     // compile chooses by repeated measurements (search/validate.h).
-    if (!g_stop && a.validate > 0) {
+    if (!StopSignals::requested() && a.validate > 0) {
       if (live && isatty(1)) view.clear();  // the summary repeats it
       search::ValidateOptions vo;
       vo.top = a.validate;
       if (chatty)
         fmt::print(stderr, "validating: each task's {} fastest schedules and its fallback, {} times in turn\n",
                    vo.top, vo.rounds);
-      search::validate_best(tasks, vo, *db, builder, runner, {}, [] { return g_stop.load(); });
-      for (size_t i = 0; i < tasks.size() && !g_stop; ++i)
+      search::validate_best(tasks, vo, *db, builder, runner, {}, StopSignals::requested);
+      for (size_t i = 0; i < tasks.size() && !StopSignals::requested(); ++i)
         validated[i] = compile::validated_times(tasks[i].dag, target, *db);
     }
   } catch (...) {
-    std::signal(SIGINT, old);
+    stop_signals.reset();
     db->update_run(run_id, db::RunState::Failed, progress_json());
     throw;
   }
-  std::signal(SIGINT, old);
+  stop_signals.reset();
   // The summary below repeats the table when it goes to the same terminal.
   if (live && isatty(1)) view.clear();
   const int spent = prog.spent;
-  db::RunState end_state = g_stop ? db::RunState::Interrupted : db::RunState::Finished;
+  const bool interrupted = StopSignals::requested();
+  db::RunState end_state = interrupted ? db::RunState::Interrupted : db::RunState::Finished;
   db->update_run(run_id, end_state, progress_json());
   if (xgb && xgb->trained())
     db->save_cost_model({target.str(), costmodel::kFeatureVersion, "xgboost", xgb->save(),
@@ -301,7 +300,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   compile::CompileReport rep;
   if (!a.no_compile) {
     co.db_path = a.db;
-    if (!g_stop && a.validate > 0) {
+    if (!interrupted && a.validate > 0) {
       if (chatty)
         fmt::print(stderr, "timing each task's {} validated schedules and its fallback inside the model\n",
                    a.validate);
@@ -347,7 +346,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     for (auto& [k, v] : prog.errors) e[k] = v;
     fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"trials", spent},
                             {"run", run_id}, {"resumed", resumed},
-                            {"seconds", elapsed()}, {"interrupted", g_stop.load()},
+                            {"seconds", elapsed()}, {"interrupted", interrupted},
                             {"latency_before_ms", before * 1e3}, {"latency_after_ms", after * 1e3},
                             {"speedup", after > 0 ? before / after : 0.0}, {"artifact", out},
                             {"tasks_tuned", rep.tasks_from_db},
@@ -356,7 +355,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     return;
   }
   fmt::print("{}: {} trials in {:.0f} s{}\n", g.name, spent, elapsed(),
-             g_stop ? " (interrupted; rerun to continue)" : "");
+             interrupted ? " (interrupted; rerun to continue)" : "");
   TuneSnapshot summary = snapshot(-1);
   int shown_validated = 0;
   for (size_t i = 0; i < tasks.size(); ++i)
@@ -434,7 +433,8 @@ void add_model_tune_command(CLI::App& app) {
   add_remote_options(cmd, a->remote);
   cmd->callback([a] {
     cmd_tune_model(*a);
-    if (g_stop) throw CLI::RuntimeError(130);  // interrupted: its summary printed, 128 + SIGINT
+    // Interrupted: its summary printed; 128 + the signal.
+    if (StopSignals::requested()) throw CLI::RuntimeError(StopSignals::exit_status());
   });
 }
 

@@ -23,14 +23,11 @@
 #include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/stop_signal.h"
 
 namespace tuner::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void on_sigint(int) { g_interrupted.store(true); }
 
 struct TuneArgs {
   std::string op;
@@ -116,8 +113,8 @@ void cmd_tune(const TuneArgs& a) {
   if (!a.json)
     fmt::print(stderr, "tuning {} {} ({:.3g} GFLOP) on {}, {} trials, workload {}\n", w.def->name,
                w.params.str(), flops / 1e9, w.target.str(), a.trials, w.dag.hash_hex());
-  g_interrupted = false;
-  auto old = std::signal(SIGINT, on_sigint);
+  // Ctrl-C or SIGTERM: the round ends, and what it measured stays.
+  std::optional<StopSignals> stop_signals(std::in_place);
   search::TuneResult res;
   try {
     res = search::tune_task(task, opts, *db, builder, runner, *model,
@@ -130,15 +127,16 @@ void cmd_tune(const TuneArgs& a) {
                                 last_print = p.elapsed_seconds;
                               }
                             },
-                            [] { return g_interrupted.load(); });
+                            StopSignals::requested);
   } catch (...) {
-    std::signal(SIGINT, old);
+    stop_signals.reset();
     db->update_run(run_id, db::RunState::Failed, Json::object());
     throw;
   }
-  std::signal(SIGINT, old);
+  stop_signals.reset();
   const auto& p = res.progress;
-  db->update_run(run_id, g_interrupted ? db::RunState::Interrupted : db::RunState::Finished,
+  const bool interrupted = StopSignals::requested();
+  db->update_run(run_id, interrupted ? db::RunState::Interrupted : db::RunState::Finished,
                  Json{{"trials", p.trials}});
   // Keep the trained model (`tuner costmodel eval` reads it).
   if (xgb_model && xgb_model->trained())
@@ -164,15 +162,17 @@ void cmd_tune(const TuneArgs& a) {
                             {"overhead_ms_median", overhead * 1e3}, {"errors", errors},
                             {"seconds", {{"search", p.propose_seconds}, {"build", p.build_seconds},
                                          {"measure", p.run_seconds}, {"database", p.commit_seconds}}},
-                            {"early_stopped", res.early_stopped}, {"interrupted", g_interrupted.load()},
+                            {"early_stopped", res.early_stopped}, {"interrupted", interrupted},
                             {"best_trace", res.best_trace.insts.empty() ? Json() : res.best_trace.to_json()}}
                            .dump());
     return;
   }
   if (tty) fmt::print(stderr, "\n");
-  fmt::print("{} {}: {} trials in {:.1f} s ({:.1f} trials/s){}\n", w.def->name, w.params.str(), p.trials,
-             p.elapsed_seconds, p.trials_per_second(),
-             g_interrupted ? " (interrupted)" : res.early_stopped ? " (stopped early: no improvement)" : "");
+  const char* why_ended = interrupted           ? " (interrupted)"
+                          : res.early_stopped ? " (stopped early: no improvement)"
+                                              : "";
+  fmt::print("{} {}: {} trials in {:.1f} s ({:.1f} trials/s){}\n", w.def->name, w.params.str(),
+             p.trials, p.elapsed_seconds, p.trials_per_second(), why_ended);
   if (p.best_seconds > 0)
     fmt::print("  best {:.4f} ms, {:.2f} GFLOP/s\n", p.best_seconds * 1e3, p.best_gflops);
   if (p.baseline_seconds > 0 && p.best_seconds > 0)
@@ -226,7 +226,8 @@ void add_op_tune_command(CLI::App* op) {
   add_remote_options(tune, a.remote);
   tune->callback([] {
     cmd_tune(a);
-    if (g_interrupted) throw CLI::RuntimeError(130);  // interrupted: its summary printed, 128 + SIGINT
+    // Interrupted: its summary printed; 128 + the signal.
+    if (StopSignals::requested()) throw CLI::RuntimeError(StopSignals::exit_status());
   });
 }
 

@@ -21,14 +21,12 @@
 #include "support/error.h"
 #include "support/escape.h"
 #include "support/json.h"
+#include "support/stop_signal.h"
 #include "tuner.grpc.pb.h"
 
 namespace tuner::cli {
 
 namespace {
-
-std::atomic<bool> g_detach{false};
-void on_sigint(int) { g_detach.store(true); }
 
 // Plaintext, or TLS when tls_ca names the CA certificate (PEM) of the server.
 std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::string& tls_ca) {
@@ -104,20 +102,21 @@ void remote_tune(const RemoteTuneArgs& a) {
   const bool progress = !a.json && !a.quiet;
   if (progress) fmt::print(stderr, "submitted job {} to {}\n", job, a.remote.server);
 
-  // Follow the job until it ends or Ctrl-C. A watcher thread cancels the stream on Ctrl-C.
-  g_detach = false;
-  auto old = std::signal(SIGINT, on_sigint);
+  // Follow the job until it ends or Ctrl-C (or SIGTERM). A watcher thread cancels the stream
+  // then.
+  std::optional<StopSignals> stop_signals(std::in_place);
   rpc::JobInfo last;
   bool ended = false;
   // A server restart breaks the stream: follow again, for up to a minute without contact.
   auto last_contact = std::chrono::steady_clock::now();
   bool told_lost = false;
-  while (!ended && !g_detach) {
+  while (!ended && !StopSignals::requested()) {
     auto wctx = context(token, 0);
     std::atomic<bool> done{false};
     std::thread watcher([&] {
-      while (!done && !g_detach) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (g_detach) wctx->TryCancel();
+      while (!done && !StopSignals::requested())
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (StopSignals::requested()) wctx->TryCancel();
     });
     rpc::WatchRequest wr;
     wr.set_job(job);
@@ -144,10 +143,10 @@ void remote_tune(const RemoteTuneArgs& a) {
     done = true;
     watcher.join();
     if (tty) fmt::print(stderr, "\n");
-    if (ended || g_detach) break;
+    if (ended || StopSignals::requested()) break;
     // The stream broke (server restarted?): follow again; one error line after a minute.
     if (std::chrono::steady_clock::now() - last_contact > std::chrono::seconds(60)) {
-      std::signal(SIGINT, old);
+      stop_signals.reset();
       fail(a.remote.server, s);
     }
     if (!told_lost && !a.json) {  // the minute of retries is not silence
@@ -157,8 +156,8 @@ void remote_tune(const RemoteTuneArgs& a) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  std::signal(SIGINT, old);
-  if (g_detach) {
+  stop_signals.reset();
+  if (StopSignals::requested()) {
     if (a.remote.cancel_on_exit) {
       rpc::CancelRequest cr;
       cr.set_job(job);
@@ -169,7 +168,7 @@ void remote_tune(const RemoteTuneArgs& a) {
     } else {
       fmt::print(stderr, "detached: job {} goes on at {}\n", job, a.remote.server);
     }
-    throw CLI::RuntimeError(130);  // interrupted, as a local run: 128 + SIGINT
+    throw CLI::RuntimeError(StopSignals::exit_status());  // as a local run: 128 + the signal
   }
   // The target the job measured: the board's, or its emulated twin (its records are kept
   // under that identity; the timings are not performance figures).

@@ -111,9 +111,10 @@ check "rerunning a finished command says it is a new run" grep -q "finished; thi
   --no-compile >"$tmp/r4.txt" 2>&1
 check "--resume of another target's run is refused" grep -q "^error: run 1 tuned for .*, not for .*skylake" "$tmp/r4.txt"
 
-# Interrupted (SIGINT: stops after the round) or killed (SIGKILL: the round in flight is
-# lost): the same command resumes the run and ends with exactly its budget of records.
-for sig in INT KILL; do
+# Interrupted (SIGINT, or SIGTERM as from `timeout`: stops after the round) or killed
+# (SIGKILL: the round in flight is lost): the same command resumes the run and ends with
+# exactly its budget of records.
+for sig in INT TERM KILL; do
   db=$tmp/resume_$sig.db
   "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --quiet >/dev/null 2>&1 &
   pid=$!
@@ -127,10 +128,12 @@ for sig in INT KILL; do
   wait $pid
   rc=$?
   [ $sig = INT ] && check "SIGINT: the interrupted run exits with 130 (128 + SIGINT), not 0" test $rc -eq 130
+  [ $sig = TERM ] && check "SIGTERM: the stopped run exits with 143 (128 + SIGTERM)" test $rc -eq 143
   before=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
   check "SIG$sig: stopped part-way ($before of 64 trials recorded)" test "$before" -ge 16 -a "$before" -lt 64
-  # Ctrl-C ends the run cleanly; SIGKILL cannot clean up (its directories stay in $TMPDIR).
-  [ $sig = INT ] && check "SIGINT: the stopped run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
+  # Ctrl-C and SIGTERM end the run cleanly; SIGKILL cannot clean up (its directories stay in
+  # $TMPDIR).
+  [ $sig != KILL ] && check "SIG$sig: the stopped run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
   "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --json >"$tmp/resume.json" 2>/dev/null
   after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; s = json.load(sys.stdin); print(s["records"] - s["by_worker"].get("validation", 0))')
   check "SIG$sig: the rerun resumed the run and the database holds exactly 64 trials" python3 - "$tmp/resume.json" "$after" <<'PY'

@@ -11,6 +11,7 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp  # a run ended by running out of memory leaves its build folder behind
 started=0
 for kb in 330000 360000 390000 450000 2000000; do
   rm -f "$tmp"/t.db*

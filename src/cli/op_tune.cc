@@ -44,6 +44,7 @@ struct TuneArgs {
   int population = search::SearchOptions{}.population;
   uint64_t seed = 0;
   bool json = false;
+  bool quiet = false;  // only the final summary
   bool verbose = false;
   RemoteOptions remote;
 };
@@ -69,6 +70,7 @@ void cmd_tune(const TuneArgs& a) {
     r.early_stop = a.early_stop;
     r.seed = a.seed;
     r.json = a.json;
+    r.quiet = a.quiet;
     remote_tune(r);
     return;
   }
@@ -92,7 +94,7 @@ void cmd_tune(const TuneArgs& a) {
       make_cost_model(a.cost_model, a.seed, a.verbose, &xgb_model);
   if (xgb_model) {
     size_t n = search::warm_start_model(*xgb_model, *db, w.target.str(), compile::rebuild_op_dag);
-    if (n && !a.json)
+    if (n && !a.json && !a.quiet)
       fmt::print(stderr, "cost model: starting from {} records of {} in {}\n", n, w.target.str(), a.db);
   }
 
@@ -107,10 +109,11 @@ void cmd_tune(const TuneArgs& a) {
                                   Json{{"target", w.target.str()}, {"trials", a.trials}, {"seed", a.seed}});
   opts.run_id = run_id;
 
-  bool tty = isatty(2) && !a.json;
+  const bool progress = !a.json && !a.quiet;
+  bool tty = isatty(2) && progress;
   double flops = w.dag.flops();
   double last_print = 0;
-  if (!a.json)
+  if (progress)
     fmt::print(stderr, "tuning {} {} ({:.3g} GFLOP) on {}, {} trials, workload {}\n", w.def->name,
                w.params.str(), flops / 1e9, w.target.str(), a.trials, w.dag.hash_hex());
   // Ctrl-C or SIGTERM: the round ends, and what it measured stays.
@@ -119,7 +122,7 @@ void cmd_tune(const TuneArgs& a) {
   try {
     res = search::tune_task(task, opts, *db, builder, runner, *model,
                             [&](const search::TuneProgress& p) {
-                              if (a.json) return;
+                              if (!progress) return;
                               if (tty) {
                                 fmt::print(stderr, "\r\033[K{}", status_line(p));
                               } else if (p.elapsed_seconds - last_print >= 10 || p.trials == p.budget) {
@@ -221,6 +224,7 @@ void add_op_tune_command(CLI::App* op) {
       ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV")
       ->check(output_path());
+  tune->add_flag("--quiet", a.quiet, "no progress lines: only the final summary");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
   add_remote_options(tune, a.remote);

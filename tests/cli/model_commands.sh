@@ -65,5 +65,11 @@ rc=$?
 check "a mismatch exits non-zero" test "$rc" -ne 0 -a "$rc" -lt 128
 check "a mismatch is reported" grep -q "differs from the reference" "$tmp/bad.txt"
 
+# op tune --quiet, as tune --quiet: the summary on stdout, no progress lines on stderr.
+"$TUNER" op tune matmul m=16 n=16 k=16 --trials 4 --db "$tmp/op.db" --quiet \
+  >"$tmp/op_quiet.out" 2>"$tmp/op_quiet.err"
+check "op tune --quiet prints its summary" grep -q "4 trials in" "$tmp/op_quiet.out"
+check "op tune --quiet prints no progress" test ! -s "$tmp/op_quiet.err"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

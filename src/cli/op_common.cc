@@ -14,6 +14,11 @@
 namespace tuner::cli {
 
 void check_local_tuning(const codegen::Target& target) {
+  // -emulator=qemu names records an emulated worker made of another architecture's board.
+  USER_CHECK(!(target.emulated() && target.runs_on_host()))
+      << "-emulator=qemu in '" << target.str() << "' is for boards of another architecture, "
+      << "measured under qemu; this machine runs " << target.llvm_arch()
+      << " itself: tune without -emulator";
   USER_CHECK(target.runs_on_host() && !target.emulated() && target.host_lacks().empty())
       << "tuning for " << target.str() << " needs a worker on "
       << (target.is_cuda() ? "a GPU host" : "such a machine")

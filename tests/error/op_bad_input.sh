@@ -22,6 +22,9 @@ if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then  # would
   expect_error "tuning for .*skylake-avx512 needs a worker on such a machine" \
     op tune matmul m=4 n=4 k=4 --db '' --trials 2 "--target=llvm -mcpu=skylake-avx512"
 fi
+# The host's own architecture under an emulator: refused with what to do, not sent to a worker.
+expect_error "-emulator=qemu in .* is for boards of another architecture.*tune without -emulator" \
+  op tune matmul m=4 n=4 k=4 --db '' --trials 2 "--target=llvm -emulator=qemu"
 expect_error "float32 tensor of shape 1000000x1000000 .* too large for this machine's memory" \
   op run matmul m=1000000 n=4 k=1000000 --db ''
 # Found by fuzzing (session 43): sizes that overflowed int64 (undefined behaviour), a target

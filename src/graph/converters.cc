@@ -147,8 +147,13 @@ std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
   try {
     out = c->fn(ctx);
   } catch (const UserError& e) {
-    // Errors from the op library name te tensors; say which model node it was.
+    // Errors from the op library start with the te tensor's name (prefix, prefix_suffix),
+    // which is Tuner's, not the model's: say which model node it was instead.
     std::string msg = e.what(), where = describe(n) + ": ";
+    size_t colon = msg.find(": ");
+    if (colon != std::string::npos && msg.find(' ') > colon &&
+        (msg.compare(0, colon, prefix) == 0 || msg.rfind(prefix + "_", 0) == 0))
+      msg.erase(0, colon + 2);
     throw UserError(msg.compare(0, where.size(), where) == 0 ? msg : where + msg);
   }
   USER_CHECK(out.size() >= n.outputs.size())

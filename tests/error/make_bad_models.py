@@ -167,6 +167,10 @@ good_with(external("nothere.bin"), ext, "ext_missing.onnx")
 save(model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
            [tensor_info("x", [1, 3, 8, 8])], [tensor_info("y", None)],
            [numpy_helper.from_array(np.ones((4, 3, 3, 3, 1), np.float32), "w")]), "conv_w_rank5.onnx")
+# Shapes the op library refuses: the message names the model's node, not Tuner's tensor.
+save(model([helper.make_node("MatMul", ["a", "b"], ["c"], name="mm0")],
+           [tensor_info("a", [2, 3]), tensor_info("b", [4, 5])], [tensor_info("c", None)]),
+     "matmul_k_mismatch.onnx")
 # Transpose and ReduceSum of a 0-d tensor: identities.
 save(model([helper.make_node("Transpose", ["x"], ["t"], name="t0"),
             helper.make_node("ReduceSum", ["t"], ["y"], name="r0", keepdims=0)],

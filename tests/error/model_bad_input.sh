@@ -150,6 +150,8 @@ expect_model "GatherElements .ge0.: index -4 \(element 1 of the constant indices
 
 # --- found by fuzzing: crashes (signals) and internal errors once
 expect_model "Conv 'conv0': weight W must have the rank of X" "$m/conv_w_rank5.onnx"
+expect_model "MatMul 'mm0': reduction sizes differ: A is 2x3 \(K=3\), B is 4x5 \(K=4\)$" \
+  "$m/matmul_k_mismatch.onnx"
 expect_model "Pad 'pad1': pad mode 'ref\\\\x1blect\\\\x00x' is not supported$" "$m/pad_mode_controls.onnx"
 expect_model "Not 'not0': Not needs a bool input, got int32" "$m/not_int.onnx"
 expect_model "Mod 'mod1': Mod needs numbers, got bool" "$m/mod_bool.onnx"

@@ -72,12 +72,11 @@ void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function
                  const std::function<void(size_t, double)>& on_run) {
   // The first run of a block (the other pool's threads still spinning, caches cold) is not
   // timed; which executor goes first alternates between rounds.
-  constexpr int kBlock = 5;
   for (size_t round = 0; more(); ++round)
     for (size_t i = 0; i < exs.size(); ++i) {
       size_t k = (i + round) % exs.size();
       exs[k]->run();
-      for (int r = 0; r < kBlock; ++r) {
+      for (int r = 0; r < kTimedRunsPerTurn; ++r) {
         auto t0 = std::chrono::steady_clock::now();
         exs[k]->run();
         on_run(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -85,8 +84,8 @@ void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function
     }
 }
 
-std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
-                                      int min_runs, double min_seconds) {
+std::vector<TurnLatency> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
+                                           int min_runs, double min_seconds) {
   std::vector<std::unique_ptr<runtime::Executor>> owned;
   std::vector<runtime::Executor*> exs;
   for (auto& art : arts) {
@@ -105,18 +104,34 @@ std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int t
         times[k].push_back(s);
         total += s / double(exs.size());
       });
-  std::vector<double> medians;
-  for (auto& t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t[t.size() / 2]);
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::vector<TurnLatency> out(times.size());
+  for (size_t k = 0; k < times.size(); ++k) {
+    const auto& t = times[k];  // in run order: round r holds runs [r * n, (r + 1) * n)
+    for (size_t at = 0; at + kTimedRunsPerTurn <= t.size(); at += kTimedRunsPerTurn)
+      out[k].per_round.push_back(
+          median({t.begin() + long(at), t.begin() + long(at + kTimedRunsPerTurn)}));
+    out[k].median = median(t);
   }
-  return medians;
+  return out;
+}
+
+std::optional<std::pair<double, double>> ratio_range(const TurnLatency& a, const TurnLatency& b) {
+  size_t n = std::min(a.per_round.size(), b.per_round.size());
+  if (n < 5) return std::nullopt;
+  std::vector<double> r;
+  for (size_t i = 0; i < n; ++i) r.push_back(a.per_round[i] / b.per_round[i]);
+  std::sort(r.begin(), r.end());
+  return std::pair(r[n / 10], r[n - 1 - n / 10]);
 }
 
 double measure_latency(runtime::Artifact art, int threads, int min_runs, double min_seconds) {
   std::vector<runtime::Artifact> one;
   one.push_back(std::move(art));
-  return measure_latencies(std::move(one), threads, min_runs, min_seconds)[0];
+  return measure_latencies(std::move(one), threads, min_runs, min_seconds)[0].median;
 }
 
 std::string human_bytes(int64_t b) {

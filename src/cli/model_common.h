@@ -5,6 +5,7 @@
 #include "support/rng.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,11 @@ void set_random_inputs(runtime::Executor& ex);
 /// Seeded random data for input i (integer inputs 0 or 1, within the plan's index checks).
 ops::HostTensor random_input(const runtime::Executor& ex, size_t i, Rng& rng);
 
-/// Runs the executors in turn, in blocks of a few timed runs after an untimed one (so a
-/// change of machine load hits them alike), calling on_run(index, seconds) after each timed
-/// run, while more() says so (asked before each round).
+/// Timed runs per executor in each round of run_in_turn.
+inline constexpr int kTimedRunsPerTurn = 5;
+/// Runs the executors in turn, in blocks of kTimedRunsPerTurn timed runs after an untimed one
+/// (so a change of machine load hits them alike), calling on_run(index, seconds) after each
+/// timed run, while more() says so (asked before each round).
 void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function<bool()>& more,
                  const std::function<void(size_t, double)>& on_run);
 
@@ -45,10 +48,18 @@ void run_in_turn(const std::vector<runtime::Executor*>& exs, const std::function
 /// about `min_seconds` of running.
 double measure_latency(runtime::Artifact art, int threads, int min_runs = 10,
                        double min_seconds = 0.5);
-/// Median latencies of several artifacts measured in turn (blocks of runs interleaved), so
-/// their ratio holds on a machine whose load changes: for before/after comparisons.
-std::vector<double> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
-                                      int min_runs = 10, double min_seconds = 0.5);
+/// One artifact's latencies measured in turn with others.
+struct TurnLatency {
+  double median = 0;              // seconds, over every timed run
+  std::vector<double> per_round;  // the median of each round's block of runs
+};
+/// Latencies of several artifacts measured in turn (blocks of runs interleaved), so their
+/// ratio holds on a machine whose load changes: for before/after comparisons.
+std::vector<TurnLatency> measure_latencies(std::vector<runtime::Artifact> arts, int threads,
+                                           int min_runs = 10, double min_seconds = 0.5);
+/// The 10th and 90th percentiles over rounds of a's round median / b's (a paired ratio: both
+/// ran in the same round, under the same load); nullopt with fewer than 5 rounds.
+std::optional<std::pair<double, double>> ratio_range(const TurnLatency& a, const TurnLatency& b);
 
 /// "3.2 MiB".
 std::string human_bytes(int64_t b);

@@ -296,6 +296,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
 
   // Compile with the best records and measure again.
   double after = 0;
+  std::optional<std::pair<double, double>> speedup_range;  // over paired rounds: noise
+  size_t rounds = 0;
   std::string out;
   compile::CompileReport rep;
   if (!a.no_compile) {
@@ -321,9 +323,11 @@ void cmd_tune_model(const TuneModelArgs& a) {
     std::vector<runtime::Artifact> pair;
     pair.push_back(std::move(untuned));
     pair.push_back(std::move(art));
-    std::vector<double> lat = measure_latencies(std::move(pair), a.threads);
-    before = lat[0];
-    after = lat[1];
+    std::vector<TurnLatency> lat = measure_latencies(std::move(pair), a.threads);
+    before = lat[0].median;
+    after = lat[1].median;
+    speedup_range = ratio_range(lat[0], lat[1]);
+    rounds = lat[0].per_round.size();
     Json final_progress = progress_json();
     final_progress["latency_after_ms"] = after * 1e3;
     db->update_run(run_id, end_state, final_progress);
@@ -348,7 +352,10 @@ void cmd_tune_model(const TuneModelArgs& a) {
                             {"run", run_id}, {"resumed", resumed},
                             {"seconds", elapsed()}, {"interrupted", interrupted},
                             {"latency_before_ms", before * 1e3}, {"latency_after_ms", after * 1e3},
-                            {"speedup", after > 0 ? before / after : 0.0}, {"artifact", out},
+                            {"speedup", after > 0 ? before / after : 0.0},
+                            {"speedup_p10", speedup_range ? speedup_range->first : 0.0},
+                            {"speedup_p90", speedup_range ? speedup_range->second : 0.0},
+                            {"artifact", out},
                             {"tasks_tuned", rep.tasks_from_db},
                             {"tasks", tj}, {"errors", e}}
                            .dump());
@@ -384,8 +391,13 @@ void cmd_tune_model(const TuneModelArgs& a) {
                  "the tuned model is the untuned one, and their ratio below is measurement noise\n");
     else
       fmt::print("{} of {} tasks run a tuned schedule, the others their fallback\n", rep.tasks_from_db, rep.tasks);
-    fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x\n", ms(before),
-               ms(after), before / after);
+    // The spread of the rounds' ratios says how much of the speed-up is the machine's noise.
+    std::string spread =
+        speedup_range ? fmt::format(" (per round {:.2f}-{:.2f}x: 10th-90th percentile of {})",
+                                    speedup_range->first, speedup_range->second, rounds)
+                      : "";
+    fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x{}\n",
+               ms(before), ms(after), before / after, spread);
   }
 }
 

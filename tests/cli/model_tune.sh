@@ -27,6 +27,9 @@ j = json.load(open(sys.argv[1]))
 assert 8 <= j["trials"] <= 40, j["trials"]
 assert len(j["tasks"]) == 8 and sum(t["trials"] for t in j["tasks"]) == j["trials"]
 assert j["latency_before_ms"] > 0 and j["latency_after_ms"] > 0
+# The spread of the paired rounds' ratios (the small model runs hundreds of rounds).
+assert 0 < j["speedup_p10"] <= j["speedup_p90"], (j["speedup_p10"], j["speedup_p90"])
+assert j["speedup_p10"] / 2 < j["speedup"] < j["speedup_p90"] * 2, j
 assert 0 <= j["tasks_tuned"] <= len(j["tasks"]), j["tasks_tuned"]
 # Validated tasks also report their fallback and fastest schedule measured again in turn.
 v = [t for t in j["tasks"] if "validated_baseline_ms" in t]

@@ -301,25 +301,42 @@ void JobManager::run(Job& job) {
         },
         stop);
     if (stopping_ && !job.cancel) return;  // server shutting down: the run stays resumable
-    db_.update_run(job.run_id, job.cancel ? db::RunState::Interrupted : db::RunState::Finished,
-                   Json{{"trials", p.spent}});
-    update(job, [&](rpc::JobInfo& i) {
-      i.set_trials(p.spent);
-      i.set_state(job.cancel ? "cancelled" : "finished");
-    });
+    update(job, [&](rpc::JobInfo& i) { i.set_trials(p.spent); });
+    end(job, job.cancel ? db::RunState::Interrupted : db::RunState::Finished, "");
   } catch (const JobCancelled&) {
     if (stopping_ && !job.cancel) return;
-    db_.update_run(job.run_id, db::RunState::Interrupted, Json::object());
-    update(job, [](rpc::JobInfo& i) { i.set_state("cancelled"); });
+    end(job, db::RunState::Interrupted, "");
   } catch (const std::exception& e) {
     if (stopping_ && !job.cancel) return;
     tuner::log(LogLevel::Info, "job {} failed: {}", id, e.what());
-    db_.update_run(job.run_id, db::RunState::Failed, Json{{"error", e.what()}});
-    update(job, [&](rpc::JobInfo& i) {
-      i.set_state("failed");
-      i.set_message(e.what());
-    });
+    end(job, db::RunState::Failed, e.what());
   }
+}
+
+void JobManager::end(Job& job, db::RunState state, const std::string& error) {
+  int trials;
+  {
+    std::lock_guard lk(mu_);
+    trials = job.info.trials();
+  }
+  Json progress{{"trials", trials}};
+  if (!error.empty()) progress["error"] = error;
+  std::string message = error;
+  try {
+    db_.update_run(job.run_id, state, progress);
+  } catch (const std::exception& e) {
+    // A database that cannot be written (a full disk) must not take the server down: the job
+    // ends here, and its run, still "running" in the database, resumes when the server restarts.
+    tuner::log(LogLevel::Info, "job {}: its end cannot be recorded: {}", job.info.job(), e.what());
+    state = db::RunState::Failed;
+    message = (error.empty() ? "" : error + "; ") + "its end cannot be recorded: " + e.what();
+  }
+  update(job, [&](rpc::JobInfo& i) {
+    i.set_state(state == db::RunState::Failed        ? "failed"
+                : state == db::RunState::Interrupted ? "cancelled"
+                                                     : "finished");
+    if (state == db::RunState::Failed) i.set_message(message);
+  });
 }
 
 bool JobManager::cancel(const std::string& job) {

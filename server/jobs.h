@@ -77,6 +77,8 @@ class JobManager {
   };
   void start(std::shared_ptr<Job> job);
   void run(Job& job);
+  // Records the job's end in its run (with the trials spent and any error) and shows it.
+  void end(Job& job, db::RunState state, const std::string& error);
   void update(Job& job, const std::function<void(rpc::JobInfo&)>& f);
 
   db::SqliteDatabase& db_;

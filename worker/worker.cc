@@ -206,13 +206,22 @@ std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease
     *error = std::string("bad task data: ") + e.what();
     return nullptr;
   }
-  t->reference_so = fmt::format("{}/reference-{}.so", dir_->path(), ++next_file_);
-  std::ofstream(t->reference_so, std::ios::binary) << p.reference_so();
+  t->reference_so = write_file(fmt::format("reference-{}.so", ++next_file_), p.reference_so());
   // A bound on memory; a lease of a dropped task is reported task_missing and comes back with
   // the data.
   if (tasks_.size() >= 32) tasks_.erase(tasks_.begin());
   tasks_[t->key] = t;
   return t;
+}
+
+std::string Worker::write_file(const std::string& name, const std::string& bytes) {
+  dir_->ensure_exists();  // a /tmp cleaner may have deleted it
+  std::string path = dir_->path() + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  HOST_CHECK(out) << "cannot write " << path << ": " << std::strerror(errno);
+  return path;
 }
 
 void Worker::measure(const std::string& id, measure::SandboxRunner& runner, const rpc::Lease& lease) {
@@ -227,17 +236,20 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
     r = measure::make_error(db::MeasureStatus::Unknown,
                             "the artifact's digest does not match (refused to load it)");
   } else {
-    std::string path;
+    std::string name;
     {
       std::lock_guard lk(mu_);
-      path = fmt::format("{}/cand-{}.so", dir_->path(), ++next_file_);
+      name = fmt::format("cand-{}.so", ++next_file_);
     }
-    std::ofstream(path, std::ios::binary) << lease.artifact();
+    std::string path = write_file(name, lease.artifact());
     try {
       if (lease.timeout_s() > 0) runner.set_timeout_s(lease.timeout_s());
       auto cand = measure::BuiltCandidate::from_file(path, lease.symbol());
       if (lease.has_gpu()) cand.gpu = from_proto(lease.gpu());
       r = runner.run(*task, {cand})[0];
+    } catch (const HostError&) {
+      unlink(path.c_str());
+      throw;  // this machine's failure, not the candidate's: the worker stops (slot_loop)
     } catch (const UserError& e) {
       r = measure::make_error(db::MeasureStatus::Unknown, e.what());
     }

@@ -72,6 +72,9 @@ class Worker {
   void backoff(double* delay);
   void fatal_if_refused(const grpc::Status& s);
   void measure(const std::string& id, measure::SandboxRunner& runner, const rpc::Lease& lease);
+  // Writes one of the worker's files in its folder (made again if deleted); HostError if it
+  // cannot (a full disk), which stops the worker.
+  std::string write_file(const std::string& name, const std::string& bytes);
   std::shared_ptr<const measure::TaskData> task_of(const rpc::Lease& lease, std::string* error);
   std::unique_ptr<grpc::ClientContext> context(double timeout_s);
 

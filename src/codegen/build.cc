@@ -158,7 +158,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(obj_path, ec, llvm::sys::fs::OF_None);
-    USER_CHECK(!ec) << "cannot write " << obj_path << ": " << ec.message();
+    HOST_CHECK(!ec) << "cannot write " << obj_path << ": " << ec.message();
     llvm::legacy::PassManager pm;
     INTERNAL_CHECK(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
         << "target cannot emit object files";
@@ -169,7 +169,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
     if (out.has_error()) {
       std::string why = out.error().message();
       out.clear_error();
-      USER_ERROR() << "cannot write " << obj_path << ": " << why;
+      HOST_ERROR() << "cannot write " << obj_path << ": " << why;
     }
   }
   res.codegen_seconds = seconds_since(t0);
@@ -182,7 +182,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
                        &out);
   std::remove(obj_path.c_str());
   // lld reports a full disk as a crash, with a bug-report request and a stack dump.
-  USER_CHECK(rc == 0 || out.find("No space left on device") == std::string::npos)
+  HOST_CHECK(rc == 0 || out.find("No space left on device") == std::string::npos)
       << "cannot write " << so_path << ": no space left on device";
   USER_CHECK(rc == 0) << "linking " << so_path << " with " << TUNER_LLD_PATH << " failed: " << out;
   res.link_seconds = seconds_since(t1);

@@ -1,5 +1,6 @@
 #include "measure/artifact.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +23,14 @@ TempDir::TempDir(const std::string& prefix) {
   USER_CHECK(mkdtemp(buf.data())) << "cannot create a temporary directory under " << tmpl << ": "
                                   << std::strerror(errno);
   path_ = buf.data();
+}
+
+void TempDir::ensure_exists() const {
+  if (mkdir(path_.c_str(), 0700) == 0 || errno == EEXIST) return;
+  std::error_code ec;  // its parent too: $TMPDIR itself may be gone
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+  HOST_CHECK(mkdir(path_.c_str(), 0700) == 0 || errno == EEXIST)
+      << "cannot create " << path_ << ": " << std::strerror(errno);
 }
 
 TempDir::~TempDir() {

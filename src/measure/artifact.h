@@ -18,6 +18,8 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
+  /// Makes the directory again if it was deleted (a /tmp cleaner); HostError if it cannot.
+  void ensure_exists() const;
   /// The directory's absolute path.
   const std::string& path() const { return path_; }
 

@@ -33,6 +33,7 @@ struct StepResult {
   uint64_t hash = 0;           // lowering step only
   std::optional<codegen::GpuSource> gpu_source;  // CUDA lowering step
   std::optional<GpuProgram> gpu;                  // CUDA compile step
+  bool host_error = false;  // a HostError: rethrown by build(), not recorded
 };
 
 // NVRTC on a prepared CUDA candidate: the cubin written to `file`, its launches returned.
@@ -41,7 +42,7 @@ GpuProgram compile_cuda(const codegen::GpuSource& src, const codegen::Target& ta
   codegen::GpuBuild gb = codegen::compile_gpu_kernel(src, target, name);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(gb.cubin.data(), std::streamsize(gb.cubin.size()));
-  USER_CHECK(out.good()) << "cannot write " << file;
+  HOST_CHECK(out.good()) << "cannot write " << file;
   GpuProgram prog;
   for (const codegen::GpuKernel& k : gb.kernels) {
     GpuLaunch l;
@@ -71,6 +72,10 @@ void run_step(StepResult& r, F&& f) {
   } catch (const codegen::NvrtcError& e) {
     r.status = MeasureStatus::CompileDevice;
     r.error = e.what();
+  } catch (const HostError& e) {
+    r.host_error = true;  // the machine's, not the candidate's: build() throws it
+    r.status = MeasureStatus::Unknown;
+    r.error = e.what();
   } catch (const UserError& e) {
     r.status = MeasureStatus::CompileHost;
     r.error = e.what();
@@ -85,6 +90,13 @@ void run_step(StepResult& r, F&& f) {
     r.error = e.what();
   }
   r.seconds = seconds_since(t0);
+}
+
+// A step that failed for the machine's sake (a full disk) fails the whole batch with it.
+void throw_host_error(const std::vector<std::shared_ptr<StepResult>>& steps,
+                      const std::vector<bool>& in_time, const std::vector<size_t>& job_of) {
+  for (size_t j = 0; j < job_of.size(); ++j)
+    if (in_time[j] && steps[job_of[j]]->host_error) throw HostError(steps[job_of[j]]->error);
 }
 
 }  // namespace
@@ -107,6 +119,7 @@ std::vector<BuiltCandidate> Builder::build(const te::ComputeDAG& dag,
 std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_in) {
   size_t n = batch_in.size();
   std::vector<BuiltCandidate> out(n);
+  dir_->ensure_exists();
   // Jobs may outlive this call (abandoned on timeout): they share the inputs and their slot.
   auto batch = std::make_shared<const std::vector<BuildInput>>(batch_in);
   auto opts = std::make_shared<const BuilderOptions>(opts_);
@@ -137,6 +150,7 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     job_of.push_back(i);
   }
   std::vector<bool> in_time = pool_.run(std::move(jobs), timeouts);
+  throw_host_error(lowered, in_time, job_of);
   for (size_t j = 0; j < job_of.size(); ++j) {
     if (in_time[j]) continue;
     size_t i = job_of[j];
@@ -174,6 +188,7 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     job_of.push_back(i);
   }
   in_time = pool_.run(std::move(jobs), timeouts);
+  throw_host_error(built, in_time, job_of);
   for (size_t j = 0; j < job_of.size(); ++j) {
     if (in_time[j]) continue;
     size_t i = job_of[j];

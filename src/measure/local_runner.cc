@@ -52,6 +52,7 @@ std::vector<MeasureResult> LocalRunner::run(const MeasureTask& task,
   }
   // The reference: the untransformed schedule (simple loops, correct by construction), built
   // at opt level 1 and run once in the child, which writes the expected outputs.
+  dir_->ensure_exists();
   data.reference_so = fmt::format("{}/reference{}.so", dir_->path(), ++next_);
   struct Unlink {
     std::string path;

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -34,7 +36,7 @@ Json tensor_spec(const std::string& path, te::DataType dtype, const std::vector<
 void write_raw(const ops::HostTensor& t, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(t.raw()), std::streamsize(t.bytes()));
-  USER_CHECK(out.good()) << "cannot write " << path;
+  HOST_CHECK(out.good()) << "cannot write " << path;
 }
 
 ops::HostTensor read_raw(const std::string& path, te::DataType dtype,
@@ -171,6 +173,9 @@ bool SandboxRunner::has_task(const std::string& key) {
 }
 
 SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
+  // A task whose folder was deleted under us (a /tmp cleaner) is prepared again.
+  if (auto it = tasks_.find(task.key); it != tasks_.end() && !std::filesystem::exists(it->second.dir))
+    tasks_.erase(it);
   if (auto it = tasks_.find(task.key); it != tasks_.end()) {
     it->second.last_used = ++use_counter_;
     return it->second;
@@ -185,7 +190,8 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
   }
 
   std::string dir = fmt::format("{}/task{}", root_->path(), ++use_counter_);
-  USER_CHECK(mkdir(dir.c_str(), 0700) == 0) << "cannot create " << dir;
+  root_->ensure_exists();
+  HOST_CHECK(mkdir(dir.c_str(), 0700) == 0) << "cannot create " << dir << ": " << std::strerror(errno);
   struct RemoveOnError {
     std::string dir;
     bool armed = true;

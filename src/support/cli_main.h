@@ -9,6 +9,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <exception>
 #include <functional>
 #include <new>
@@ -76,6 +80,15 @@ inline int run_command_line(CLI::App& app, int argc, char** argv,
     return 1;
   } catch (const std::exception& e) {  // UserError and the libraries' errors
     fmt::print(stderr, "error: {}\n", one_line(e.what()));
+    return 1;
+  }
+  // Output lost to a full disk or a closed pipe is an error, not a silent success: buffered
+  // output is only written here, and its failure would otherwise go unseen at exit.
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good()) {
+    fmt::print(stderr, "error: writing the standard output failed{}\n",
+               errno ? fmt::format(" ({})", std::strerror(errno)) : "");
     return 1;
   }
   return 0;

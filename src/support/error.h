@@ -17,6 +17,14 @@ class UserError : public std::runtime_error {
   explicit UserError(const char* message) : UserError(std::string(message)) {}
 };
 
+/// A failure of this machine rather than of the work (a full disk, a folder deleted under a
+/// running tuner): a build or measurement that meets it is not the candidate's fault, so it
+/// ends the run instead of being recorded against the candidate.
+class HostError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 /// A violated internal invariant: a bug in Tuner. Its message may quote a model's names too,
 /// so it is escaped like UserError's.
 class InternalError : public std::logic_error {
@@ -61,6 +69,14 @@ std::string internal_prefix(const char* file, int line, const char* cond);
 
 /// Unconditionally fails with a UserError carrying the streamed message.
 #define USER_ERROR() ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::UserError>(nullptr)
+
+/// Fails with a HostError carrying the streamed message when `cond` is false.
+#define HOST_CHECK(cond) \
+  (cond) ? (void)0       \
+         : ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::HostError>(nullptr)
+
+/// Unconditionally fails with a HostError carrying the streamed message.
+#define HOST_ERROR() ::tuner::detail::Raise() & ::tuner::detail::ErrorBuilder<::tuner::HostError>(nullptr)
 
 /// Fails with an InternalError (a Tuner bug) when `cond` is false.
 #define INTERNAL_CHECK(cond)                                                             \

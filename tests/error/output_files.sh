@@ -61,6 +61,19 @@ cd - > /dev/null || exit 1
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: wrote $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 [ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||
   { echo "FAIL: the database lost its record"; failures=$((failures + 1)); }
+# Standard output on a full disk: one error line and exit 1, not a silent exit 0.
+for cmd in "db list" "db stats" "db export -o -"; do
+  # shellcheck disable=SC2086
+  err=$("$TUNER" $cmd --db "$db" 2>&1 >/dev/full)
+  rc=$?
+  if [ "$rc" -eq 1 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] &&
+    grep -qE "writing the (standard output|export) failed" <<<"$err"; then
+    echo "ok: tuner $cmd >/dev/full -> $err"
+  else
+    echo "FAIL: tuner $cmd >/dev/full -> exit $rc: $err"
+    failures=$((failures + 1))
+  fi
+done
 left=$(find "$tmp/out" "$tmp/real" -name '*.tmp*' -o -name '*.partial')
 [ -z "$left" ] || { echo "FAIL: temporary files left: $left"; failures=$((failures + 1)); }
 finish

@@ -16,6 +16,7 @@
 #include "server/wire.h"
 #include "service/service_util.h"
 #include "unit/db/db_test_util.h"
+#include "unit/db/full_disk_vfs.h"
 #include "unit/measure/measure_test_util.h"
 
 namespace tuner::server {
@@ -388,14 +389,20 @@ TEST(ServiceFaults, ImplausiblyFastReportsBecomeErrors) {
   EXPECT_TRUE(results[1].ok()) << results[1].str();
 }
 
-TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
-  InProcess s(/*wait_for_workers_s=*/1.0);
-  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+// A job of 8 trials of a 16^3 matmul for `llvm`.
+rpc::SubmitRequest small_llvm_job() {
   rpc::SubmitRequest sub;
   sub.mutable_op()->set_op("matmul");
   for (auto p : {"m=16", "n=16", "k=16"}) sub.mutable_op()->add_params(p);
   sub.set_target("llvm");
   sub.set_trials(8);
+  return sub;
+}
+
+TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
+  InProcess s(/*wait_for_workers_s=*/1.0);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub = small_llvm_job();
   rpc::SubmitReply rep;
   ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
   rpc::JobInfo last;
@@ -404,6 +411,36 @@ TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
       << last.message();
   EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+}
+
+// A database that cannot be written (a full disk) fails the job, naming both errors, and the
+// server stays up; the job's run stays "running", to be resumed by a restarted server.
+TEST(ServiceJobs, AFullDiskFailsTheJobNotTheServer) {
+  db::test::FullDiskVfs vfs;
+  InProcess s(/*wait_for_workers_s=*/1.0);
+  auto tuning = rpc::TuningService::NewStub(channel(s.port()));
+  rpc::SubmitRequest sub = small_llvm_job();
+  rpc::SubmitReply rep;
+  ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
+  db::test::FullDiskVfs::full = true;
+  rpc::JobInfo last;
+  ASSERT_TRUE(watch_to_end(*tuning, rep.job(), &last));
+  EXPECT_EQ(last.state(), "failed");
+  EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
+      << last.message();
+  EXPECT_NE(last.message().find("its end cannot be recorded: "), std::string::npos)
+      << last.message();
+  EXPECT_NE(last.message().find("disk is full"), std::string::npos) << last.message();
+  // Still serving: a new job is refused naming the full disk.
+  rpc::SubmitReply rep2;
+  auto st = tuning->Submit(ctx(kClientToken).get(), sub, &rep2);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.error_message().find("disk is full"), std::string::npos) << st.error_message();
+  db::test::FullDiskVfs::full = false;
+  auto d = db::SqliteDatabase::open(s.scratch.path("tuning.db"));
+  auto runs = d->runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].state, db::RunState::Running);
 }
 
 // A job goes to real boards of its target when any serve it, else to emulated workers, under

@@ -88,6 +88,25 @@ TEST(Builder, FilesGoAwayWithTheirCandidates) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
+// A folder deleted under a running tuner (a /tmp cleaner) is made again; a file that cannot be
+// written (a full disk: /dev/full stands in) fails the whole build with a HostError, not a
+// COMPILE_HOST record against the candidate.
+TEST(Builder, DeletedFolderIsMadeAgainAndAFullDiskIsTheHostsError) {
+  Builder b;
+  auto dag = test::matmul_dag(16, 16, 16);
+  std::filesystem::remove_all(b.dir());
+  auto out = b.build(dag, {schedule::Trace{}}, test::host());
+  ASSERT_TRUE(out[0].ok()) << out[0].error;
+  std::filesystem::create_symlink("/dev/full", b.dir() + "/k1.so.o");  // the next object file
+  try {
+    b.build(dag, {fallback_trace(dag)}, test::host());
+    ADD_FAILURE() << "a full disk was not a HostError";
+  } catch (const HostError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write " + b.dir() + "/k1.so.o"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Builder, SlowBuildIsBuildTimeoutAndIsAbandoned) {
   BuilderOptions bo;
   bo.timeout_s = 1e-4;

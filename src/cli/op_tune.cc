@@ -119,9 +119,11 @@ void cmd_tune(const TuneArgs& a) {
   // Ctrl-C or SIGTERM: the round ends, and what it measured stays.
   std::optional<StopSignals> stop_signals(std::in_place);
   search::TuneResult res;
+  int spent = 0;  // for a run that fails
   try {
     res = search::tune_task(task, opts, *db, builder, runner, *model,
                             [&](const search::TuneProgress& p) {
+                              spent = p.trials;
                               if (!progress) return;
                               if (tty) {
                                 fmt::print(stderr, "\r\033[K{}", status_line(p));
@@ -131,9 +133,9 @@ void cmd_tune(const TuneArgs& a) {
                               }
                             },
                             StopSignals::requested);
-  } catch (...) {
+  } catch (const std::exception& e) {
     stop_signals.reset();
-    db->update_run(run_id, db::RunState::Failed, Json::object());
+    db->update_run(run_id, db::RunState::Failed, Json{{"trials", spent}, {"error", e.what()}});
     throw;
   }
   stop_signals.reset();

@@ -197,6 +197,11 @@ std::vector<std::string> Connection::column(const char* sql) {
 }
 
 int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+bool Connection::file_moved() const {
+  int moved = 0;
+  return sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+}
+
 int64_t Connection::changes() const { return sqlite3_changes64(db_); }
 
 // ---- Transaction

@@ -117,6 +117,9 @@ class Connection {
   std::vector<std::string> column(const char* sql);
   int64_t last_insert_rowid() const;
   int64_t changes() const;
+  /// Whether the database file was deleted or renamed since it was opened (SQLite's
+  /// SQLITE_FCNTL_HAS_MOVED): what is written then is lost with the unlinked file.
+  bool file_moved() const;
   const std::string& path() const { return path_; }
 
   /// Throws the error for result code `rc` (BusyError for busy/locked).

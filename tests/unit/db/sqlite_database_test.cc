@@ -50,6 +50,29 @@ TEST(SqliteDatabase, CreatesDirectoryAndPersists) {
   EXPECT_EQ(db->record(rec)->workload_id, w);
 }
 
+// A database file deleted or replaced while open: SQLite would write on into the unlinked
+// file and every record would be lost in silence; writing is refused, naming the file.
+TEST(SqliteDatabase, AFileDeletedOrReplacedWhileOpenIsNotWrittenInto) {
+  test::TempDir dir;
+  std::string path = dir.file("tuning.db");
+  for (bool replace : {false, true}) {
+    auto db = SqliteDatabase::open(path);
+    int64_t w = db->commit_workload(test_workload(0));
+    fs::remove(path);
+    if (replace) SqliteDatabase::open(path);  // a new database at the same path
+    try {
+      db->commit_round(std::vector<Record>{test_record(w, kX86, 1e-3, 0)});
+      ADD_FAILURE() << "wrote into a deleted database (replaced: " << replace << ")";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("tuning database '" + path + "' was deleted or replaced"),
+                std::string::npos)
+          << e.what();
+    }
+    db.reset();
+    fs::remove(path);
+  }
+}
+
 TEST(SqliteDatabase, UsesWalAndMarksTheFile) {
   test::TempDir dir;
   std::string path = dir.file("t.db");

@@ -84,8 +84,14 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  // A crashing LLVM tool (lld on a full disk) would leave its stack symbolizer's files in TMPDIR.
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) env.push_back(*e);
+  std::string no_symbolizer = "LLVM_DISABLE_SYMBOLIZATION=1";
+  env.push_back(no_symbolizer.data());
+  env.push_back(nullptr);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), environ);
+  int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(fds[1]);

@@ -36,7 +36,7 @@ Json tensor_spec(const std::string& path, te::DataType dtype, const std::vector<
 void write_raw(const ops::HostTensor& t, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(t.raw()), std::streamsize(t.bytes()));
-  HOST_CHECK(out.good()) << "cannot write " << path;
+  HOST_CHECK(out.good()) << "cannot write " << path << ": " << std::strerror(errno);
 }
 
 ops::HostTensor read_raw(const std::string& path, te::DataType dtype,

@@ -326,7 +326,7 @@ void JobManager::end(Job& job, db::RunState state, const std::string& error) {
     db_.update_run(job.run_id, state, progress);
   } catch (const std::exception& e) {
     // A database that cannot be written (a full disk) must not take the server down: the job
-    // ends here, and its run, still "running" in the database, resumes when the server restarts.
+    // ends here; its run stays "running" in that file (a restart resumes it).
     tuner::log(LogLevel::Info, "job {}: its end cannot be recorded: {}", job.info.job(), e.what());
     state = db::RunState::Failed;
     message = (error.empty() ? "" : error + "; ") + "its end cannot be recorded: " + e.what();

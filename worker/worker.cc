@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -179,7 +180,10 @@ void Worker::heartbeat_loop() {
 std::shared_ptr<const measure::TaskData> Worker::task_of(const rpc::Lease& lease,
                                                          std::string* error) {
   std::lock_guard lk(mu_);
-  if (auto it = tasks_.find(lease.task_key()); it != tasks_.end()) return it->second;
+  if (auto it = tasks_.find(lease.task_key()); it != tasks_.end()) {
+    if (std::filesystem::exists(it->second->reference_so)) return it->second;
+    tasks_.erase(it);  // its folder was deleted: the lease's data, or task_missing, renews it
+  }
   if (!lease.has_task()) {
     *error = "the lease's task data was never received";
     return nullptr;

@@ -280,7 +280,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     }
   } catch (...) {
     stop_signals.reset();
-    db->update_run(run_id, db::RunState::Failed, progress_json());
+    record_failed_run(*db, run_id, progress_json());
     throw;
   }
   stop_signals.reset();

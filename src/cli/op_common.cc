@@ -8,6 +8,7 @@
 #include "compile/record_lookup.h"
 #include "costmodel/random_model.h"
 #include "support/error.h"
+#include "support/log.h"
 #include "support/read_file.h"
 #include "support/json.h"
 
@@ -90,6 +91,14 @@ std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, u
     };
   *xgb = m.get();
   return m;
+}
+
+void record_failed_run(db::Database& db, int64_t run_id, const Json& progress) {
+  try {
+    db.update_run(run_id, db::RunState::Failed, progress);
+  } catch (const std::exception& e) {
+    tuner::log(LogLevel::Info, "warning: the run's failure cannot be recorded: {}", e.what());
+  }
 }
 
 }  // namespace tuner::cli

@@ -10,6 +10,7 @@
 #include "codegen/target.h"
 #include "costmodel/xgb_model.h"
 #include "compile/schedule_choice.h"
+#include "db/database.h"
 #include "db/workload.h"
 #include "ops/registry.h"
 #include "schedule/schedule.h"
@@ -54,6 +55,10 @@ ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string&
 /// `verbose` prints ranking metrics at each retrain.
 std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, uint64_t seed,
                                                       bool verbose, costmodel::XGBModel** xgb);
+
+/// Marks a run failed on the way out of its error; a database that cannot take that write
+/// (a full disk) is only warned about, so the error the user sees stays the run's own.
+void record_failed_run(db::Database& db, int64_t run_id, const Json& progress);
 
 void add_op_tune_command(CLI::App* op);
 /// `tuner op build` (op_build.cc): a GPU kernel's source, launch and resources.

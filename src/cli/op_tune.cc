@@ -135,7 +135,7 @@ void cmd_tune(const TuneArgs& a) {
                             StopSignals::requested);
   } catch (const std::exception& e) {
     stop_signals.reset();
-    db->update_run(run_id, db::RunState::Failed, Json{{"trials", spent}, {"error", e.what()}});
+    record_failed_run(*db, run_id, Json{{"trials", spent}, {"error", e.what()}});
     throw;
   }
   stop_signals.reset();

@@ -26,11 +26,18 @@ TempDir::TempDir(const std::string& prefix) {
 }
 
 void TempDir::ensure_exists() const {
-  if (mkdir(path_.c_str(), 0700) == 0 || errno == EEXIST) return;
-  std::error_code ec;  // its parent too: $TMPDIR itself may be gone
-  std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-  HOST_CHECK(mkdir(path_.c_str(), 0700) == 0 || errno == EEXIST)
-      << "cannot create " << path_ << ": " << std::strerror(errno);
+  if (mkdir(path_.c_str(), 0700) != 0 && errno == ENOENT) {
+    std::error_code ec;  // its parent too: $TMPDIR itself may be gone
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+    mkdir(path_.c_str(), 0700);
+  }
+  // Once deleted, its name was free in a shared /tmp: whatever is there now must be our own
+  // private directory, or kernels written there could be swapped before they are loaded.
+  struct stat st;
+  HOST_CHECK(lstat(path_.c_str(), &st) == 0) << "cannot create " << path_ << ": " << std::strerror(errno);
+  HOST_CHECK(S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 022) == 0)
+      << "the temporary directory " << path_ << " was deleted and what is there now is not "
+      << "this process's own directory";
 }
 
 TempDir::~TempDir() {

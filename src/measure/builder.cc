@@ -42,7 +42,8 @@ GpuProgram compile_cuda(const codegen::GpuSource& src, const codegen::Target& ta
   codegen::GpuBuild gb = codegen::compile_gpu_kernel(src, target, name);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(gb.cubin.data(), std::streamsize(gb.cubin.size()));
-  HOST_CHECK(out.good()) << "cannot write " << file;
+  out.close();
+  HOST_CHECK(out) << "cannot write " << file << ": " << std::strerror(errno);
   GpuProgram prog;
   for (const codegen::GpuKernel& k : gb.kernels) {
     GpuLaunch l;

@@ -36,7 +36,8 @@ Json tensor_spec(const std::string& path, te::DataType dtype, const std::vector<
 void write_raw(const ops::HostTensor& t, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(t.raw()), std::streamsize(t.bytes()));
-  HOST_CHECK(out.good()) << "cannot write " << path << ": " << std::strerror(errno);
+  out.close();  // a small write fails only when flushed
+  HOST_CHECK(out) << "cannot write " << path << ": " << std::strerror(errno);
 }
 
 ops::HostTensor read_raw(const std::string& path, te::DataType dtype,
@@ -123,6 +124,7 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
   else if (st != protocol::ReadStatus::Timeout)
     return make_error(MeasureStatus::Unknown, "the measurement child does not take requests");
   MeasureResult r;
+  bool host_error = false;
   if (st == protocol::ReadStatus::Timeout) {
     child_->kill_and_reap();
     child_.reset();
@@ -153,6 +155,7 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
         for (const auto& t : *it) r.times.push_back(t.is_number() ? t.get<double>() : 0.0);
       r.calls_per_repeat = j.value("calls_per_repeat", int64_t(0));
       r.kernel_seconds = j.value("kernel_seconds", 0.0);
+      host_error = j.value("host_error", false);
     }
     if (j.is_object() && j.value("fatal", false)) {
       child_->reap(1.0);  // it exits right after the reply
@@ -164,18 +167,23 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
     }
   }
   r.run_seconds = seconds_since(t0);
+  HOST_CHECK(!host_error) << r.error;  // the child could not write its files: not the kernel's
   return r;
+}
+
+void SandboxRunner::forget_if_deleted(const std::string& key) {
+  if (auto it = tasks_.find(key); it != tasks_.end() && !std::filesystem::exists(it->second.dir))
+    tasks_.erase(it);
 }
 
 bool SandboxRunner::has_task(const std::string& key) {
   std::lock_guard lk(mu_);
+  forget_if_deleted(key);  // its caller then gives the whole task again
   return tasks_.count(key) != 0;
 }
 
 SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
-  // A task whose folder was deleted under us (a /tmp cleaner) is prepared again.
-  if (auto it = tasks_.find(task.key); it != tasks_.end() && !std::filesystem::exists(it->second.dir))
-    tasks_.erase(it);
+  forget_if_deleted(task.key);
   if (auto it = tasks_.find(task.key); it != tasks_.end()) {
     it->second.last_used = ++use_counter_;
     return it->second;

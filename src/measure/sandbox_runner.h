@@ -138,6 +138,8 @@ class SandboxRunner {
   };
 
   PreparedTask& prepare(const TaskData& task);
+  // Drops a prepared task whose folder was deleted (a /tmp cleaner): it is prepared again.
+  void forget_if_deleted(const std::string& key);
   std::vector<MeasureResult> run_prepared(PreparedTask& pt, const std::vector<BuiltCandidate>& cands);
   MeasureResult measure_one(PreparedTask& pt, const BuiltCandidate& c);
   // Sends a request to the child (starting one if needed) and turns the reply, the child's

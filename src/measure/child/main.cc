@@ -147,7 +147,8 @@ Tensor read_tensor(const TensorSpec& s, size_t gap = 0) {
 void write_tensor(const Tensor& t, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(t.buf->data()), std::streamsize(t.bytes()));
-  USER_CHECK(out.good()) << "cannot write " << path;
+  out.close();
+  HOST_CHECK(out) << "cannot write " << path << ": " << std::strerror(errno);
 }
 
 // The task data, loaded once per task id and kept for the next requests.
@@ -377,6 +378,8 @@ int serve() {
       double timeout_s = req.value("timeout_s", 60.0);
       alarm(unsigned(std::ceil(timeout_s)) + 2);
       reply = server.handle(req);
+    } catch (const HostError& e) {  // this machine's failure (a full disk): the runner's to raise
+      reply = Json{{"status", "UNKNOWN"}, {"error", e.what()}, {"host_error", true}};
     } catch (const std::exception& e) {
       reply = Json{{"status", "UNKNOWN"}, {"error", std::string("measurement child: ") + e.what()}};
     }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include "codegen/default_schedule.h"
 #include "measure/local_runner.h"
@@ -147,6 +149,28 @@ TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
   EXPECT_TRUE(r[0].ok()) << r[0].str();
   EXPECT_EQ(runner.children_started(), 2);
   EXPECT_NE(runner.child_pid(), pid);
+}
+
+// A /tmp cleaner deletes the runner's folders between two rounds: they are made again and the
+// task prepared again (the cached task had lost its files, and every later round failed).
+TEST(LocalRunner, FoldersDeletedBetweenRoundsAreMadeAgain) {
+  std::string tmp = (std::filesystem::temp_directory_path() / "tuner_runner_test_XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmp.data()), nullptr);
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
+  {
+    LocalRunner runner(fast_options());
+    MeasureTask task = test::task_of(test::add_dag());
+    ASSERT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
+    ASSERT_FALSE(std::filesystem::is_empty(tmp));
+    for (const auto& e : std::filesystem::directory_iterator(tmp)) std::filesystem::remove_all(e);
+    auto r = runner.run(task, {test::fixture("good")});
+    EXPECT_TRUE(r[0].ok()) << r[0].str();
+  }
+  if (old) setenv("TMPDIR", saved.c_str(), 1);
+  else unsetenv("TMPDIR");
+  std::filesystem::remove_all(tmp);
 }
 
 TEST(LocalRunner, BuildErrorsPassThroughAndDuplicatesRunOnce) {

@@ -56,6 +56,18 @@ inline std::string one_line(std::string_view text) {
   return out;
 }
 
+/// Flushes standard output; false, after one error line, when that fails. Output lost to a
+/// full disk is an error, not a silent success: buffered output is only written at the end,
+/// and its failure would otherwise go unseen at exit.
+inline bool stdout_written() {
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return true;
+  fmt::print(stderr, "error: writing the standard output failed{}\n",
+             errno ? fmt::format(" ({})", std::strerror(errno)) : "");
+  return false;
+}
+
 /// Parses argv into `app`, then calls `run` (if any); returns the process's exit code.
 inline int run_command_line(CLI::App& app, int argc, char** argv,
                             const std::function<void()>& run = {}) {
@@ -64,7 +76,10 @@ inline int run_command_line(CLI::App& app, int argc, char** argv,
     if (run) run();
   } catch (const CLI::ParseError& e) {
     // --help, --version; CLI::RuntimeError(code): a command that said why and only sets the code.
-    if (e.get_exit_code() == 0 || dynamic_cast<const CLI::RuntimeError*>(&e)) return app.exit(e);
+    if (e.get_exit_code() == 0 || dynamic_cast<const CLI::RuntimeError*>(&e)) {
+      int code = app.exit(e);
+      return code == 0 && !stdout_written() ? 1 : code;
+    }
     std::string msg = e.what();
     // `tuner foo`: CLI11 says only that a subcommand is required; name the word it got.
     std::vector<std::string> rest = app.remaining(/*recurse=*/true);
@@ -82,16 +97,7 @@ inline int run_command_line(CLI::App& app, int argc, char** argv,
     fmt::print(stderr, "error: {}\n", one_line(e.what()));
     return 1;
   }
-  // Output lost to a full disk or a closed pipe is an error, not a silent success: buffered
-  // output is only written here, and its failure would otherwise go unseen at exit.
-  errno = 0;
-  std::cout.flush();
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good()) {
-    fmt::print(stderr, "error: writing the standard output failed{}\n",
-               errno ? fmt::format(" ({})", std::strerror(errno)) : "");
-    return 1;
-  }
-  return 0;
+  return stdout_written() ? 0 : 1;
 }
 
 /// Blocks SIGINT and SIGTERM here and in threads started later (a service takes them with

@@ -62,7 +62,7 @@ cd - > /dev/null || exit 1
 [ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||
   { echo "FAIL: the database lost its record"; failures=$((failures + 1)); }
 # Standard output on a full disk: one error line and exit 1, not a silent exit 0.
-for cmd in "db list" "db stats" "db export -o -"; do
+for cmd in "db list" "db stats" "db export -o -" "db list --help"; do
   # shellcheck disable=SC2086
   err=$("$TUNER" $cmd --db "$db" 2>&1 >/dev/full)
   rc=$?

@@ -6,6 +6,7 @@
 #include "codegen/gpu_source.h"
 #include "codegen/nvrtc.h"
 #include "gpu_test_util.h"
+#include "op_cases.h"
 #include "schedule/gpu_fallback.h"
 #include "search/space_gpu.h"
 
@@ -235,6 +236,63 @@ TEST(Nvrtc, BuildsAGpuKernelWithResources) {
       EXPECT_EQ(b.params.size(), 3u);
       break;
     }
+  }
+}
+
+}  // namespace
+}  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+using namespace te;
+
+TEST(GpuSource, RepeatedIndexArithmeticIsDeclaredOnce) {
+  // out[x % 64] = n > 2 ? in[x / n] + in[x / n] : in[x / 8] + in[x % 8], x = 4 * tx + 1, in a
+  // loop over n: x is declared once; x / n stays where it is (its divisor may be zero where
+  // the select does not take that arm), so it is spelt twice.
+  Var tx{"tx"}, n{"n"};
+  Buffer in = make_buffer("in", DataType::f32(), {64});
+  Buffer out = make_buffer("out", DataType::f32(), {64});
+  Expr x = tx * make_int(4) + make_int(1);
+  Expr by_n = buffer_load(in, {floordiv(x, n)});
+  Expr value = select(n > make_int(2), by_n + by_n,
+                      buffer_load(in, {floordiv(x, make_int(8))}) +
+                          buffer_load(in, {floormod(x, make_int(8))}));
+  schedule::GpuKernelIR k;
+  k.name = "k";
+  k.block = {16, 1, 1};
+  k.index_vars = {{ForKind::ThreadIdxX, tx}};
+  k.body = make_for(n, make_int(0), make_int(5), ForKind::Serial,
+                    buffer_store(out, value, {floormod(x, make_int(64))}));
+  schedule::GpuLoweredFunc f;
+  f.name = "f";
+  f.params = {in, out};
+  f.num_inputs = f.num_outputs = 1;
+  f.kernels = {k};
+  for (auto d : {codegen::GpuDialect::Cuda, codegen::GpuDialect::OpenCL}) {
+    std::string src = codegen::emit_gpu_source(f, d);
+    std::string tid = d == codegen::GpuDialect::Cuda ? "threadIdx.x" : "get_local_id(0)";
+    EXPECT_EQ(count(src, tid), 1) << src;
+    EXPECT_EQ(count(src, "const int c_ = "), 1) << src;
+    EXPECT_EQ(count(src, "tfloordiv_i32(c_, n_)"), 2) << src;
+    EXPECT_EQ(count(src, "tfloormod_i32(c_, 64)"), 1) << src;
+  }
+}
+
+TEST(GpuSource, WinogradTransformsNameTheirIndexArithmetic) {
+  // Lowering spells a Winograd transform's tile position in every arm of a 36-way select:
+  // 1490 copies of blockIdx.x in one statement before the emitter declared them once.
+  OpCase c("winograd_conv", op_cases().at("winograd_conv")[0]);
+  auto space = search::space_options_for(sm80());
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    auto s = search::generate_gpu_schedule(c.dag, space, seed);
+    auto fn = codegen::lower_and_verify_gpu(s.state(), sm80(), "w");
+    std::string src = codegen::emit_gpu_source(fn, codegen::GpuDialect::Cuda);
+    size_t start = 0;
+    for (size_t end; (end = src.find('\n', start)) != std::string::npos; start = end + 1)
+      ASSERT_LE(count(src.substr(start, end - start), "blockIdx.x"), 2)
+          << "seed " << seed << ": " << src.substr(start, std::min<size_t>(end - start, 2000));
   }
 }
 

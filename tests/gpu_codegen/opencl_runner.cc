@@ -92,14 +92,15 @@ OpenCLRunner* OpenCLRunner::get(std::string* missing) {
   return runner.get();
 }
 
-std::shared_ptr<OpenCLProgram> OpenCLRunner::build(const std::string& source) {
+std::shared_ptr<OpenCLProgram> OpenCLRunner::build(const std::string& source, bool optimize) {
   auto p = std::make_shared<OpenCLProgram>();
   const char* src = source.c_str();
   size_t len = source.size();
   cl_int err;
   p->prog = clCreateProgramWithSource(impl_->ctx, 1, &src, &len, &err);
   check(err, "clCreateProgramWithSource");
-  err = clBuildProgram(p->prog, 1, &impl_->device, "-cl-std=CL1.2", nullptr, nullptr);
+  const char* opts = optimize ? "-cl-std=CL1.2" : "-cl-std=CL1.2 -cl-opt-disable";
+  err = clBuildProgram(p->prog, 1, &impl_->device, opts, nullptr, nullptr);
   if (err != CL_SUCCESS) {
     size_t n = 0;
     clGetProgramBuildInfo(p->prog, impl_->device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);

@@ -195,7 +195,7 @@ class Emitter {
   }
 
   std::string expr(const Expr& e) {
-    if (!hoisted_.empty() && e.get() != defining_) {
+    if (!hoisted_.empty()) {
       auto it = hoisted_.find(id(e));
       if (it != hoisted_.end()) return it->second;
     }
@@ -341,7 +341,7 @@ class Emitter {
   // over the 36 tile positions spells `(blockIdx.x * 32 + threadIdx.x) / 36` hundreds of times
   // in one statement, and NVRTC's front end took 0.6 s per such kernel. Integer arithmetic
   // that occurs more than once in a statement is declared once before it. Only arithmetic
-  // that cannot trap is hoisted (divisors are non-zero constants), since a hoisted expression
+  // that cannot trap is hoisted (divisors are positive constants), since a hoisted expression
   // is evaluated even where its select arm was not taken.
 
   // Structural identity of an expression (variables and buffers by identity), interned.
@@ -356,6 +356,10 @@ class Emitter {
       case NodeKind::Call: key += "|" + std::string(intrinsic_name(e.as<CallNode>()->op)); break;
       case NodeKind::BufferLoad:
         key += fmt::format("|{}", static_cast<const void*>(e.as<BufferLoadNode>()->buffer.get()));
+        break;
+      case NodeKind::Ramp: case NodeKind::Broadcast: case NodeKind::TensorRead: case NodeKind::Reduce:
+        // Not in GPU code; by identity, so that children() need not know their fields.
+        key += fmt::format("|{}", static_cast<const void*>(e.get()));
         break;
       default: break;
     }
@@ -384,7 +388,9 @@ class Emitter {
   // Integer arithmetic worth a name that evaluates without trapping wherever it is placed.
   static bool hoistable(const Expr& e) {
     DataType t = e.type();
-    if (!(t.is_int() || t.is_uint()) || t.lanes != 1) return false;
+    // 32 and 64 bits only: C computes narrower integers as int, and a declared char or short
+    // would wrap where the inline expression did not.
+    if (!(t.is_int() || t.is_uint()) || t.lanes != 1 || t.bits < 32) return false;
     auto leaf = [](const Expr& x) { return x.kind() == NodeKind::Var || x.kind() == NodeKind::IntImm; };
     auto pure = [&](const Expr& x) { return leaf(x) || hoistable(x); };
     switch (e.kind()) {
@@ -396,7 +402,7 @@ class Emitter {
       case NodeKind::FloorDiv: case NodeKind::FloorMod: {
         auto c = children(e);
         auto* d = c[1].as<IntImmNode>();
-        return pure(c[0]) && d && d->value != 0;
+        return pure(c[0]) && d && d->value > 0;  // INT_MIN / -1 traps
       }
       case NodeKind::Cast: {
         const Expr& v = e.as<CastNode>()->value;
@@ -421,9 +427,8 @@ class Emitter {
     for (const Expr& e : order) {
       if (count[id(e)] < 2) continue;
       std::string name = unique("c");
-      defining_ = e.get();
+      // Declared before its own id is in hoisted_, so expr(e) spells it out.
       os << pad << "const " << type(e.type()) << " " << name << " = " << expr(e) << ";\n";
-      defining_ = nullptr;
       hoisted_[id(e)] = name;
     }
   }
@@ -437,7 +442,6 @@ class Emitter {
   std::map<const void*, int> ids_;      // node -> structural id
   std::map<std::string, int> interned_;  // structural key -> id
   std::map<int, std::string> hoisted_;   // id -> the name declared for it in this statement
-  const void* defining_ = nullptr;       // the expression being declared: not its own name
 
 };
 

@@ -248,17 +248,19 @@ namespace {
 using namespace te;
 
 TEST(GpuSource, RepeatedIndexArithmeticIsDeclaredOnce) {
-  // out[x % 64] = n > 2 ? in[x / n] + in[x / n] : in[x / 8] + in[x % 8], x = 4 * tx + 1, in a
-  // loop over n: x is declared once; x / n stays where it is (its divisor may be zero where
-  // the select does not take that arm), so it is spelt twice.
+  // out[x % 64] = n > 2 ? in[x / n] + in[x / n] : in[x / 8] + in[x % 8] + in[x / -1 + 63]
+  // + in[x / -1 + 63], x = 4 * tx + 1, in a loop over n: x is declared once; x / n stays where
+  // it is (its divisor may be zero where the select does not take that arm), and so does
+  // x / -1 (INT_MIN / -1 traps): each is spelt twice.
   Var tx{"tx"}, n{"n"};
   Buffer in = make_buffer("in", DataType::f32(), {64});
   Buffer out = make_buffer("out", DataType::f32(), {64});
   Expr x = tx * make_int(4) + make_int(1);
   Expr by_n = buffer_load(in, {floordiv(x, n)});
+  Expr by_minus_1 = buffer_load(in, {floordiv(x, make_int(-1)) + make_int(63)});
   Expr value = select(n > make_int(2), by_n + by_n,
                       buffer_load(in, {floordiv(x, make_int(8))}) +
-                          buffer_load(in, {floormod(x, make_int(8))}));
+                          buffer_load(in, {floormod(x, make_int(8))}) + by_minus_1 + by_minus_1);
   schedule::GpuKernelIR k;
   k.name = "k";
   k.block = {16, 1, 1};
@@ -274,10 +276,34 @@ TEST(GpuSource, RepeatedIndexArithmeticIsDeclaredOnce) {
     std::string src = codegen::emit_gpu_source(f, d);
     std::string tid = d == codegen::GpuDialect::Cuda ? "threadIdx.x" : "get_local_id(0)";
     EXPECT_EQ(count(src, tid), 1) << src;
-    EXPECT_EQ(count(src, "const int c_ = "), 1) << src;
+    EXPECT_EQ(count(src, "const int c"), 1) << src;
     EXPECT_EQ(count(src, "tfloordiv_i32(c_, n_)"), 2) << src;
+    EXPECT_EQ(count(src, "tfloordiv_i32(c_, (-1))"), 2) << src;
     EXPECT_EQ(count(src, "tfloormod_i32(c_, 64)"), 1) << src;
   }
+}
+
+TEST(GpuSource, NarrowIntegersAreNotDeclared) {
+  // (a + b) / 2 + (a + b) in uint8: C adds chars as int (200 + 200 = 400); a declared
+  // unsigned char would hold 144.
+  Var a{"a", DataType::u8()}, b{"b", DataType::u8()};
+  Buffer out = make_buffer("out", DataType::f32(), {1});
+  Expr sum = a + b;
+  Expr value = cast(DataType::f32(), floordiv(sum, make_const(DataType::u8(), 2))) +
+               cast(DataType::f32(), sum);
+  schedule::GpuKernelIR k;
+  k.name = "k";
+  k.body = make_for(a, make_const(DataType::u8(), 0), make_const(DataType::u8(), 2), ForKind::Serial,
+                    make_for(b, make_const(DataType::u8(), 0), make_const(DataType::u8(), 2),
+                             ForKind::Serial, buffer_store(out, value, {make_int(0)})));
+  schedule::GpuLoweredFunc f;
+  f.name = "f";
+  f.params = {out};
+  f.num_outputs = 1;
+  f.kernels = {k};
+  std::string src = codegen::emit_gpu_source(f, codegen::GpuDialect::Cuda);
+  EXPECT_EQ(count(src, " c_ = "), 0) << src;
+  EXPECT_EQ(count(src, "(a_ + b_)"), 2) << src;
 }
 
 TEST(GpuSource, WinogradTransformsNameTheirIndexArithmetic) {

@@ -336,7 +336,6 @@ class Emitter {
     }
   }
 
-
   // Common subexpressions. Lowering repeats index arithmetic: a Winograd transform's select
   // over the 36 tile positions spells `(blockIdx.x * 32 + threadIdx.x) / 36` hundreds of times
   // in one statement, and NVRTC's front end took 0.6 s per such kernel. Integer arithmetic
@@ -357,8 +356,8 @@ class Emitter {
       case NodeKind::BufferLoad:
         key += fmt::format("|{}", static_cast<const void*>(e.as<BufferLoadNode>()->buffer.get()));
         break;
-      case NodeKind::Ramp: case NodeKind::Broadcast: case NodeKind::TensorRead: case NodeKind::Reduce:
-        // Not in GPU code; by identity, so that children() need not know their fields.
+      case NodeKind::TensorRead: case NodeKind::Reduce:
+        // Not in GPU code; by identity rather than by their tensor, combiner and axes.
         key += fmt::format("|{}", static_cast<const void*>(e.get()));
         break;
       default: break;
@@ -368,21 +367,23 @@ class Emitter {
     return ids_[e.get()] = interned_.try_emplace(std::move(key), n).first->second;
   }
 
+  // The operands of `e`, in the order IRVisitor visits them.
   static std::vector<Expr> children(const Expr& e) {
-    switch (e.kind()) {
-#define TUNER_BINARY(T, op) \
-  case NodeKind::T: return {e.as<T##Node>()->a, e.as<T##Node>()->b};
-#include "te/IRNodes.def"
-      case NodeKind::Not: return {e.as<NotNode>()->a};
-      case NodeKind::Cast: return {e.as<CastNode>()->value};
-      case NodeKind::Select: {
-        auto* s = e.as<SelectNode>();
-        return {s->cond, s->t, s->f};
+    struct Operands : IRVisitor {
+      using IRVisitor::visit;
+      void visit(const Expr& x) override {
+        if (top) {
+          top = false;
+          IRVisitor::visit(x);
+        } else {
+          out.push_back(x);
+        }
       }
-      case NodeKind::Call: return e.as<CallNode>()->args;
-      case NodeKind::BufferLoad: return e.as<BufferLoadNode>()->indices;
-      default: return {};
-    }
+      bool top = true;
+      std::vector<Expr> out;
+    } operands;
+    operands.visit(e);
+    return std::move(operands.out);
   }
 
   // Integer arithmetic worth a name that evaluates without trapping wherever it is placed.
@@ -442,7 +443,6 @@ class Emitter {
   std::map<const void*, int> ids_;      // node -> structural id
   std::map<std::string, int> interned_;  // structural key -> id
   std::map<int, std::string> hoisted_;   // id -> the name declared for it in this statement
-
 };
 
 }  // namespace

@@ -239,12 +239,6 @@ TEST(Nvrtc, BuildsAGpuKernelWithResources) {
   }
 }
 
-}  // namespace
-}  // namespace tuner::testing
-
-namespace tuner::testing {
-namespace {
-
 using namespace te;
 
 TEST(GpuSource, RepeatedIndexArithmeticIsDeclaredOnce) {

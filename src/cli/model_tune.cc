@@ -56,7 +56,9 @@ struct TuneModelArgs {
   RemoteOptions remote;
 };
 
-std::string ms(double s) { return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-"; }
+std::string ms_or_dash(double s) {
+  return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-";
+}
 
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
@@ -104,7 +106,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   double before = measure_latency(untuned, a.threads);
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
-               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms(before));
+               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms_or_dash(before));
 
   auto db = db::SqliteDatabase::open(a.db);  // creates the folder
   costmodel::XGBModel* xgb = nullptr;
@@ -397,7 +399,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
                                     speedup_range->first, speedup_range->second, rounds)
                       : "";
     fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x{}\n",
-               ms(before), ms(after), before / after, spread);
+               ms_or_dash(before), ms_or_dash(after), before / after, spread);
   }
 }
 

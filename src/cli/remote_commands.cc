@@ -68,7 +68,7 @@ std::unique_ptr<grpc::ClientContext> context(const std::string& token, double ti
   USER_ERROR() << "the tuner-server at " << server << ": " << s.error_message();
 }
 
-std::string ms(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-"; }
+std::string ms_with_unit(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-"; }
 
 }  // namespace
 
@@ -132,7 +132,7 @@ void remote_tune(const RemoteTuneArgs& a) {
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
         std::string line = fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job,
                                        info.state(), info.trials(), info.budget(),
-                                       info.message(), ms(info.best_seconds()),
+                                       info.message(), ms_with_unit(info.best_seconds()),
                                        errs.empty() ? " none" : errs);
         if (tty) fmt::print(stderr, "\r\033[K{}", line);
         else fmt::print(stderr, "{}\n", line);
@@ -217,7 +217,7 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
     if (rep.records().empty()) return fmt::print("no successful measurement yet\n");
     for (int i = 0; i < rep.records_size(); ++i)
       fmt::print("{:>4}  record {:<8} {:>14}  {}\n", i + 1, rep.records(i).id(),
-                 ms(rep.records(i).median_seconds()), rep.records(i).worker());
+                 ms_with_unit(rep.records(i).median_seconds()), rep.records(i).worker());
     return;
   }
   if (command == "export") {

@@ -34,7 +34,7 @@ std::string wall(double seconds) {
   return seconds < 60 ? fmt::format("{:.1f} s", seconds) : format_duration(seconds);
 }
 
-std::string ms(double seconds) {
+std::string duration_text(double seconds) {
   if (!(seconds > 0)) return "–";
   if (seconds < 1e-3) return fmt::format("{:.2f} µs", seconds * 1e6);
   return fmt::format("{:.3f} ms", seconds * 1e3);
@@ -258,8 +258,8 @@ std::string task_table(const RunReport& r) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"l name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        i, escape(t.name), fmt::format("{:g}", t.weight), t.trials, errors, ms(t.baseline),
-        ms(t.first), ms(t.best), ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
+        i, escape(t.name), fmt::format("{:g}", t.weight), t.trials, errors, duration_text(t.baseline),
+        duration_text(t.first), duration_text(t.best), ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
         t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "–",
         complete && est > 0 ? fmt::format("{:.1f} %", 100 * t.weight * t.best / est) : "–",
         wall(t.seconds));
@@ -365,13 +365,13 @@ std::string render_report_html(const RunReport& r) {
   started[10] = ' ';
   out += card("started", started + " UTC");
   out += card("duration", r.run.finished_ms ? format_duration(run_seconds(r)) : "–");
-  out += card("estimated latency", est > 0 ? fmt::format("{} → {}", ms(est0), ms(est)) : "–");
+  out += card("estimated latency", est > 0 ? fmt::format("{} → {}", duration_text(est0), duration_text(est)) : "–");
   if (r.latency_before_ms > 0 && r.latency_after_ms > 0)
-    out += card("measured latency", fmt::format("{} → {} ({:.2f}×)", ms(r.latency_before_ms * 1e-3),
-                                                ms(r.latency_after_ms * 1e-3),
+    out += card("measured latency", fmt::format("{} → {} ({:.2f}×)", duration_text(r.latency_before_ms * 1e-3),
+                                                duration_text(r.latency_after_ms * 1e-3),
                                                 r.latency_before_ms / r.latency_after_ms));
   else if (r.latency_before_ms > 0)
-    out += card("untuned latency", ms(r.latency_before_ms * 1e-3));
+    out += card("untuned latency", duration_text(r.latency_before_ms * 1e-3));
   out += card("failed candidates", fmt::format("{}", failed));
   out += "</div>\n";
 

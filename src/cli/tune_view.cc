@@ -15,7 +15,7 @@ namespace tuner::cli {
 namespace {
 
 // Milliseconds, 4 significant digits (microsecond kernels keep theirs); "-" when unknown.
-std::string ms(double seconds) {
+std::string ms_cell(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
   return fmt::format("{:#.4g}", seconds * 1e3);
 }
@@ -55,7 +55,7 @@ std::string errors_text(const std::map<std::string, int>& errors) {
 
 std::string latency_text(const TuneSnapshot& s) {
   double est = estimated_latency(s);
-  if (est > 0) return ms(est) + " ms";
+  if (est > 0) return ms_cell(est) + " ms";
   size_t missing =
       std::count_if(s.tasks.begin(), s.tasks.end(), [](auto& t) { return !(t.best > 0); });
   return fmt::format("- ({} of {} tasks without a result)", missing, s.tasks.size());
@@ -131,7 +131,7 @@ std::vector<std::string> render_live(const TuneSnapshot& s, int width, int max_r
     std::string mark = int(i) == s.current ? "> " : t.done ? "✓ " : "  ";
     lines.push_back(
         clip(fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name, "",
-                         name_w - columns(name), t.trials, ms(t.best), gflops(t), weight(t.weight)),
+                         name_w - columns(name), t.trials, ms_cell(t.best), gflops(t), weight(t.weight)),
              width));
   }
   if (shown.size() < s.tasks.size())
@@ -151,8 +151,8 @@ std::string render_line(const TuneSnapshot& s) {
   }
   double eta = eta_seconds(s);
   return fmt::format("[{:>6}] trials {:>5}/{}  task {}  best {:>9} ms  model est. {} ms  ETA {}",
-                     format_duration(s.elapsed_seconds), s.trials, s.budget, task, ms(best),
-                     ms(estimated_latency(s)), eta < 0 ? "-" : format_duration(eta));
+                     format_duration(s.elapsed_seconds), s.trials, s.budget, task, ms_cell(best),
+                     ms_cell(estimated_latency(s)), eta < 0 ? "-" : format_duration(eta));
 }
 
 std::vector<std::string> render_summary(const TuneSnapshot& s) {
@@ -171,7 +171,7 @@ std::vector<std::string> render_summary(const TuneSnapshot& s) {
     std::string share = est > 0 ? fmt::format("{:.0f}%", 100 * t.weight * t.best / est) : "-";
     lines.push_back(fmt::format("{:>4}  {}{:<{}} {:>6} {:>6} {:>11} {:>10} {:>8} {:>8} {:>6}", i,
                                 name, "", name_w - size_t(columns(name)), weight(t.weight),
-                                t.trials, ms(t.baseline), ms(t.best), speedup, gflops(t), share));
+                                t.trials, ms_cell(t.baseline), ms_cell(t.best), speedup, gflops(t), share));
   }
   lines.push_back("estimated model latency (sum of weight x best): " + latency_text(s));
   if (!s.errors.empty()) lines.push_back("failed candidates: " + errors_text(s.errors));

@@ -18,8 +18,6 @@ constexpr const char* kAarch64Sysroot = "/usr/aarch64-linux-gnu";
 // qemu's translation cache and its own heap, besides the guest's memory.
 constexpr int64_t kQemuOverheadMb = 1024;
 
-bool is_executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
-
 // `name` on $PATH, or "".
 std::string find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");

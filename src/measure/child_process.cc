@@ -22,8 +22,6 @@ namespace tuner::measure {
 
 namespace {
 
-bool is_executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
-
 // The parent's environment, plus settings that keep the child's address space predictable
 // under RLIMIT_AS (glibc reserves 64 MiB of address space per malloc arena and thread).
 std::vector<std::string> child_environment() {
@@ -165,6 +163,8 @@ int ChildProcess::reap(double timeout_s) {
   }
   return status_;
 }
+
+bool is_executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
 
 std::string find_child_executable(const std::string& name, const char* env_var,
                                   const std::string& build_tree_path) {

@@ -49,6 +49,9 @@ class ChildProcess {
   bool reaped_ = false;
 };
 
+/// Whether `path` names a file this process may execute.
+bool is_executable(const std::string& path);
+
 /// Path of a child executable: `name` next to the running executable, else $env_var, else
 /// build_tree_path; empty when none of them is executable.
 std::string find_child_executable(const std::string& name, const char* env_var,

@@ -16,6 +16,12 @@ void add_reduce_ops(std::vector<OpDef>& ops);
 /// transpose, reshape, concat, pad, slice, gather.
 void add_transform_ops(std::vector<OpDef>& ops);
 
+/// Random inputs in [-1, 1] (the make_inputs of most ops).
+inline std::vector<HostTensor> default_inputs(const Params&, const te::ComputeDAG& dag,
+                                              uint64_t seed) {
+  return random_inputs(dag, seed);
+}
+
 /// The standard "dtype" parameter (default float32).
 inline OpParam dtype_param() { return {"dtype", "float32", "element type"}; }
 

@@ -58,10 +58,6 @@ Shape nchw(const Params& p) {
   return {p.get_int("n"), p.get_int("c"), p.get_int("h"), p.get_int("w")};
 }
 
-std::vector<HostTensor> default_inputs(const Params&, const ComputeDAG& dag, uint64_t seed) {
-  return random_inputs(dag, seed);
-}
-
 std::vector<OpParam> conv_params(bool depthwise) {
   std::vector<OpParam> v = {{"n", "1", "batch"},
                             {"c", "", "input channels"},

@@ -9,7 +9,8 @@ namespace {
 
 using te::ComputeDAG;
 
-std::vector<HostTensor> default_inputs(const Params&, const ComputeDAG& dag, uint64_t seed) {
+// Random inputs in [-2, 2].
+std::vector<HostTensor> reduce_inputs(const Params&, const ComputeDAG& dag, uint64_t seed) {
   return random_inputs(dag, seed, -2, 2);
 }
 
@@ -33,7 +34,7 @@ OpDef reduce_op(const std::string& name, ReduceOp op, const std::string& help) {
   d.reference = [op](const Params& p, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{ref::reduce(in[0], op, axes_param(p), p.get_bool("keepdims"))};
   };
-  d.make_inputs = default_inputs;
+  d.make_inputs = reduce_inputs;
   return d;
 }
 
@@ -51,7 +52,7 @@ OpDef softmax_op(bool log) {
     int64_t axis = p.get_int("axis");
     return std::vector<HostTensor>{log ? ref::log_softmax(in[0], axis) : ref::softmax(in[0], axis)};
   };
-  d.make_inputs = default_inputs;
+  d.make_inputs = reduce_inputs;
   return d;
 }
 
@@ -92,7 +93,7 @@ void add_reduce_ops(std::vector<OpDef>& ops) {
     return std::vector<HostTensor>{
         ref::layer_norm(in[0], in[1], in[2], p.get_ints("axes"), p.get_float("epsilon"))};
   };
-  ln.make_inputs = default_inputs;
+  ln.make_inputs = reduce_inputs;
   ops.push_back(ln);
 
   OpDef sl;
@@ -114,7 +115,7 @@ void add_reduce_ops(std::vector<OpDef>& ops) {
     return std::vector<HostTensor>{
         ref::layer_norm(ref::softmax(in[0], -1), in[1], in[2], {-1}, p.get_float("epsilon"))};
   };
-  sl.make_inputs = default_inputs;
+  sl.make_inputs = reduce_inputs;
   ops.push_back(sl);
 }
 

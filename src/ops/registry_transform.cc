@@ -9,10 +9,6 @@ namespace {
 
 using te::ComputeDAG;
 
-std::vector<HostTensor> default_inputs(const Params&, const ComputeDAG& dag, uint64_t seed) {
-  return random_inputs(dag, seed);
-}
-
 // An op over one input "x" of parameter "shape": only the te and reference bodies differ.
 OpDef one_input_op(const std::string& name, const std::string& help,
                    std::vector<OpParam> params,

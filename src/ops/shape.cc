@@ -21,9 +21,6 @@ std::string list_string(const std::vector<int64_t>& v) {
   return "[" + r + "]";
 }
 
-// For a >= 0, b > 0, without the overflow of (a + b - 1) / b.
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
-
 // Sums and products of sizes (dims, pads, dilations): absurd attributes are refused, not
 // wrapped around into negative sizes.
 int64_t add(int64_t a, int64_t b, const std::string& op) {

@@ -9,6 +9,9 @@
 
 namespace tuner::ops {
 
+/// a / b rounded up, for a >= 0 and b > 0, without the overflow of (a + b - 1) / b.
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 using Shape = std::vector<int64_t>;
 
 /// "2x3x4" ("scalar" for {}).

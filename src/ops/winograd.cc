@@ -46,8 +46,6 @@ Expr choose(const Expr& k, const std::vector<Expr>& v) {
   return r;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }  // a >= 0, b > 0
-
 }  // namespace
 
 WinogradGeometry WinogradGeometry::make(const std::vector<int64_t>& nchw, std::array<int64_t, 4> pads) {

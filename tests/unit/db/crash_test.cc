@@ -19,20 +19,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kRoundSize = 64;
+constexpr int kRecordsPerCommit = 64;
 constexpr int kKills = 50;
 
 // Commits rounds forever, continuing from the rounds already present. Round r's records all
 // have worker "round-r". Writes a byte to `committed_fd` after each commit.
 [[noreturn]] void endless_writer(const std::string& path, int seed, int committed_fd) {
   auto db = SqliteDatabase::open(path);
-  int64_t r = db->count_records({}) / kRoundSize;
+  int64_t r = db->count_records({}) / kRecordsPerCommit;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> t(1e-5, 1e-2);
   for (;; ++r) {
     std::vector<Record> round;
-    for (int i = 0; i < kRoundSize; ++i)
-      round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng), int(r * kRoundSize + i),
+    for (int i = 0; i < kRecordsPerCommit; ++i)
+      round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng), int(r * kRecordsPerCommit + i),
                                         "round-" + std::to_string(r)));
     db->commit_round(round);
     if (::write(committed_fd, "c", 1) != 1) _exit(97);
@@ -79,16 +79,16 @@ TEST(CrashSafety, SigkillAtRandomMoments) {
     ASSERT_TRUE(rep.ok()) << "after kill " << kill << ": " << rep.problems.front();
     DbStats s = db->stats();
     std::set<std::string> expect;
-    for (int64_t r = 0; r < s.records / kRoundSize; ++r)
+    for (int64_t r = 0; r < s.records / kRecordsPerCommit; ++r)
       expect.insert("round-" + std::to_string(r));
     std::set<std::string> seen;
     for (auto& [worker, n] : s.by_worker) {
-      ASSERT_EQ(n, kRoundSize) << worker << " is partly present after kill " << kill;
+      ASSERT_EQ(n, kRecordsPerCommit) << worker << " is partly present after kill " << kill;
       seen.insert(worker);
     }
     ASSERT_EQ(seen, expect) << "rounds are not a prefix after kill " << kill;
-    grew += s.records / kRoundSize > rounds;
-    rounds = s.records / kRoundSize;
+    grew += s.records / kRecordsPerCommit > rounds;
+    rounds = s.records / kRecordsPerCommit;
   }
   RecordProperty("rounds", std::to_string(rounds));
   EXPECT_GT(rounds, 0);

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "ops/registry.h"
+#include "ops/shape.h"
 #include "ops/te_eval.h"
+#include "te/tensor.h"
 
 namespace tuner::ops::testing {
 
@@ -23,6 +25,11 @@ std::vector<OpCase> nn_cases();
 std::vector<OpCase> elementwise_cases();
 std::vector<OpCase> reduce_cases();
 std::vector<OpCase> transform_cases();
+
+/// A float32 placeholder (tests build their te graphs on these).
+inline te::Tensor f32(Shape s, const std::string& name = "x") {
+  return te::placeholder(std::move(s), te::DataType::f32(), name);
+}
 
 inline std::string case_str(const OpCase& c) {
   std::string s = c.op;

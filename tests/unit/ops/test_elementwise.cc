@@ -54,9 +54,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, ElementwiseOps, ::testing::ValuesIn(elementwise_
                          CaseName());
 
 namespace {
-te::Tensor f32(Shape s, const std::string& name = "x") {
-  return te::placeholder(std::move(s), te::DataType::f32(), name);
-}
 te::Tensor i32(Shape s, const std::string& name = "x") {
   return te::placeholder(std::move(s), te::DataType::i32(), name);
 }

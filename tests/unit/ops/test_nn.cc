@@ -81,10 +81,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, NnOps, ::testing::ValuesIn(nn_cases()), CaseName
 
 namespace {
 
-te::Tensor f32(Shape s, const std::string& name = "x") {
-  return te::placeholder(std::move(s), te::DataType::f32(), name);
-}
-
 // The op of the DAG's ops named `name`, or nullptr.
 const te::OperationNode* find(const te::ComputeDAG& dag, const std::string& name) {
   for (auto& t : dag.ops())

@@ -41,12 +41,6 @@ class ReduceOps : public ::testing::TestWithParam<OpCase> {};
 TEST_P(ReduceOps, MatchesReference) { expect_matches_reference(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Cases, ReduceOps, ::testing::ValuesIn(reduce_cases()), CaseName());
 
-namespace {
-te::Tensor f32(Shape s, const std::string& name = "x") {
-  return te::placeholder(std::move(s), te::DataType::f32(), name);
-}
-}  // namespace
-
 TEST(Reduce, ShapesTagsAndStages) {
   te::Tensor x = f32({2, 3, 4});
   EXPECT_EQ(reduce_sum(x, {1})->shape, (Shape{2, 4}));

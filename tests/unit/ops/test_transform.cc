@@ -39,12 +39,6 @@ class TransformOps : public ::testing::TestWithParam<OpCase> {};
 TEST_P(TransformOps, MatchesReference) { expect_matches_reference(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Cases, TransformOps, ::testing::ValuesIn(transform_cases()), CaseName());
 
-namespace {
-te::Tensor f32(Shape s, const std::string& name = "x") {
-  return te::placeholder(std::move(s), te::DataType::f32(), name);
-}
-}  // namespace
-
 TEST(Transform, Shapes) {
   te::Tensor x = f32({2, 3, 4});
   EXPECT_EQ(transpose(x, {2, 0, 1})->shape, (Shape{4, 2, 3}));

@@ -106,7 +106,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   double before = measure_latency(untuned, a.threads);
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
-               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials, ms_or_dash(before));
+               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials,
+               ms_or_dash(before));
 
   auto db = db::SqliteDatabase::open(a.db);  // creates the folder
   costmodel::XGBModel* xgb = nullptr;

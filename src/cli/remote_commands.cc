@@ -130,10 +130,10 @@ void remote_tune(const RemoteTuneArgs& a) {
       if (progress) {
         std::string errs;
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
-        std::string line = fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job,
-                                       info.state(), info.trials(), info.budget(),
-                                       info.message(), ms_with_unit(info.best_seconds()),
-                                       errs.empty() ? " none" : errs);
+        std::string line =
+            fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job, info.state(),
+                        info.trials(), info.budget(), info.message(),
+                        ms_with_unit(info.best_seconds()), errs.empty() ? " none" : errs);
         if (tty) fmt::print(stderr, "\r\033[K{}", line);
         else fmt::print(stderr, "{}\n", line);
       }

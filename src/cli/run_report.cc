@@ -258,8 +258,9 @@ std::string task_table(const RunReport& r) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"l name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        i, escape(t.name), fmt::format("{:g}", t.weight), t.trials, errors, duration_text(t.baseline),
-        duration_text(t.first), duration_text(t.best), ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
+        i, escape(t.name), fmt::format("{:g}", t.weight), t.trials, errors,
+        duration_text(t.baseline), duration_text(t.first), duration_text(t.best),
+        ref > 0 && t.best > 0 ? fmt::format("{:.2f}×", ref / t.best) : "–",
         t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "–",
         complete && est > 0 ? fmt::format("{:.1f} %", 100 * t.weight * t.best / est) : "–",
         wall(t.seconds));
@@ -365,11 +366,13 @@ std::string render_report_html(const RunReport& r) {
   started[10] = ' ';
   out += card("started", started + " UTC");
   out += card("duration", r.run.finished_ms ? format_duration(run_seconds(r)) : "–");
-  out += card("estimated latency", est > 0 ? fmt::format("{} → {}", duration_text(est0), duration_text(est)) : "–");
+  out += card("estimated latency",
+              est > 0 ? fmt::format("{} → {}", duration_text(est0), duration_text(est)) : "–");
   if (r.latency_before_ms > 0 && r.latency_after_ms > 0)
-    out += card("measured latency", fmt::format("{} → {} ({:.2f}×)", duration_text(r.latency_before_ms * 1e-3),
-                                                duration_text(r.latency_after_ms * 1e-3),
-                                                r.latency_before_ms / r.latency_after_ms));
+    out += card("measured latency",
+                fmt::format("{} → {} ({:.2f}×)", duration_text(r.latency_before_ms * 1e-3),
+                            duration_text(r.latency_after_ms * 1e-3),
+                            r.latency_before_ms / r.latency_after_ms));
   else if (r.latency_before_ms > 0)
     out += card("untuned latency", duration_text(r.latency_before_ms * 1e-3));
   out += card("failed candidates", fmt::format("{}", failed));

@@ -129,10 +129,10 @@ std::vector<std::string> render_live(const TuneSnapshot& s, int width, int max_r
     const auto& t = s.tasks[i];
     std::string name = clip(t.name, name_w);
     std::string mark = int(i) == s.current ? "> " : t.done ? "✓ " : "  ";
-    lines.push_back(
-        clip(fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name, "",
-                         name_w - columns(name), t.trials, ms_cell(t.best), gflops(t), weight(t.weight)),
-             width));
+    lines.push_back(clip(
+        fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name, "",
+                    name_w - columns(name), t.trials, ms_cell(t.best), gflops(t), weight(t.weight)),
+        width));
   }
   if (shown.size() < s.tasks.size())
     lines.push_back(fmt::format("  ... {} more tasks", s.tasks.size() - shown.size()));
@@ -171,7 +171,8 @@ std::vector<std::string> render_summary(const TuneSnapshot& s) {
     std::string share = est > 0 ? fmt::format("{:.0f}%", 100 * t.weight * t.best / est) : "-";
     lines.push_back(fmt::format("{:>4}  {}{:<{}} {:>6} {:>6} {:>11} {:>10} {:>8} {:>8} {:>6}", i,
                                 name, "", name_w - size_t(columns(name)), weight(t.weight),
-                                t.trials, ms_cell(t.baseline), ms_cell(t.best), speedup, gflops(t), share));
+                                t.trials, ms_cell(t.baseline), ms_cell(t.best), speedup, gflops(t),
+                                share));
   }
   lines.push_back("estimated model latency (sum of weight x best): " + latency_text(s));
   if (!s.errors.empty()) lines.push_back("failed candidates: " + errors_text(s.errors));

@@ -113,8 +113,9 @@ shot() {  # html png log
 page_errors() { grep -E 'CONSOLE|Uncaught|FATAL' "$1"; }
 shot "$tmp/report.html" "$tmp/report.png" "$tmp/chromium.log"
 check "chromium rendered the page" test $? -eq 0 -a -s "$tmp/report.png"
-check "chromium reported no errors in the page" test -z "$(page_errors "$tmp/chromium.log")"
-page_errors "$tmp/chromium.log"
+errors=$(page_errors "$tmp/chromium.log")
+check "chromium reported no errors in the page" test -z "$errors"
+[ -n "$errors" ] && echo "$errors"
 cat >"$tmp/broken.html" <<'HTML'
 <!DOCTYPE html><html><body><svg width="9" height="9"><path d="M 0 0 L x y"/></svg>
 <script>notDefined();</script></body></html>

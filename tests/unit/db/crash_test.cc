@@ -32,7 +32,8 @@ constexpr int kKills = 50;
   for (;; ++r) {
     std::vector<Record> round;
     for (int i = 0; i < kRecordsPerCommit; ++i)
-      round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng), int(r * kRecordsPerCommit + i),
+      round.push_back(test::test_record(1 + (r % 3), test::kX86, t(rng),
+                                        int(r * kRecordsPerCommit + i),
                                         "round-" + std::to_string(r)));
     db->commit_round(round);
     if (::write(committed_fd, "c", 1) != 1) _exit(97);

@@ -12,7 +12,8 @@ namespace {
 
 using te::DataType;
 
-HostTensor values_f32(Shape s, std::vector<double> v) {
+// A float32 host tensor holding `v`.
+HostTensor hf32(Shape s, std::vector<double> v) {
   return HostTensor::from_values(std::move(s), DataType::f32(), v);
 }
 
@@ -39,17 +40,17 @@ HostTensor ones(Shape s) {
 }  // namespace
 
 TEST(Reference, Matmul) {
-  HostTensor a = values_f32({2, 2}, {1, 2, 3, 4}), b = values_f32({2, 2}, {5, 6, 7, 8});
+  HostTensor a = hf32({2, 2}, {1, 2, 3, 4}), b = hf32({2, 2}, {5, 6, 7, 8});
   expect_values(ref::matmul(a, b), {2, 2}, {19, 22, 43, 50});
-  expect_values(ref::matmul(a, values_f32({2, 2}, {5, 7, 6, 8}), true), {2, 2}, {19, 22, 43, 50});
+  expect_values(ref::matmul(a, hf32({2, 2}, {5, 7, 6, 8}), true), {2, 2}, {19, 22, 43, 50});
   // Batch broadcast: A [2, 1, 2] x B [2, 1] -> [2, 1, 1].
-  expect_values(ref::matmul(values_f32({2, 1, 2}, {1, 2, 3, 4}), values_f32({2, 1}, {10, 1})), {2, 1, 1},
+  expect_values(ref::matmul(hf32({2, 1, 2}, {1, 2, 3, 4}), hf32({2, 1}, {10, 1})), {2, 1, 1},
                 {12, 34});
-  expect_values(ref::dense(a, values_f32({1, 2}, {1, 1}), values_f32({1}, {100})), {2, 1}, {103, 107});
+  expect_values(ref::dense(a, hf32({1, 2}, {1, 1}), hf32({1}, {100})), {2, 1}, {103, 107});
 }
 
 TEST(Reference, Conv2d) {
-  HostTensor x = arange({1, 1, 3, 3}, 1), w = values_f32({1, 1, 2, 2}, {1, 0, 0, 1});
+  HostTensor x = arange({1, 1, 3, 3}, 1), w = hf32({1, 1, 2, 2}, {1, 0, 0, 1});
   expect_values(ref::conv2d(x, w, Conv2dAttrs{}), {1, 1, 2, 2}, {6, 8, 12, 14});
   Conv2dAttrs a;
   a.stride_h = a.stride_w = 2;
@@ -57,15 +58,15 @@ TEST(Reference, Conv2d) {
   expect_values(ref::conv2d(x, w, a), {1, 1, 2, 2}, {1, 3, 7, 14});
   Conv2dAttrs g;
   g.groups = 2;
-  expect_values(ref::conv2d(values_f32({1, 2, 1, 1}, {2, 3}), values_f32({2, 1, 1, 1}, {10, 100}), g),
+  expect_values(ref::conv2d(hf32({1, 2, 1, 1}, {2, 3}), hf32({2, 1, 1, 1}, {10, 100}), g),
                 {1, 2, 1, 1}, {20, 300});
   Conv2dAttrs d;
   d.dilation_h = d.dilation_w = 2;
-  expect_values(ref::conv2d(x, w, d, values_f32({1}, {0.5})), {1, 1, 1, 1}, {1 + 9 + 0.5});
+  expect_values(ref::conv2d(x, w, d, hf32({1}, {0.5})), {1, 1, 1, 1}, {1 + 9 + 0.5});
 }
 
 TEST(Reference, MaxPoolCeilMode) {
-  HostTensor x = values_f32({1, 1, 1, 5}, {1, 5, 2, 4, 3});
+  HostTensor x = hf32({1, 1, 1, 5}, {1, 5, 2, 4, 3});
   Pool2dAttrs a;
   a.kernel_w = a.stride_w = 2;
   expect_values(ref::max_pool2d(x, a), {1, 1, 1, 2}, {5, 4});
@@ -111,7 +112,7 @@ TEST(Reference, GlobalPools) {
 }
 
 TEST(Reference, Unary) {
-  HostTensor x = values_f32({3}, {-1, 0, 1});
+  HostTensor x = hf32({3}, {-1, 0, 1});
   expect_values(ref::unary(x, ref::UnaryOp::Relu), {3}, {0, 0, 1});
   expect_values(ref::unary(x, ref::UnaryOp::Gelu), {3}, {-0.15865525, 0, 0.84134475});
   expect_values(ref::unary(x, ref::UnaryOp::Hardswish), {3}, {-1 / 3.0, 0, 2 / 3.0});
@@ -125,46 +126,47 @@ TEST(Reference, Unary) {
 }
 
 TEST(Reference, BinaryBroadcastAndCompare) {
-  HostTensor a = values_f32({2, 1}, {1, 2}), b = values_f32({2}, {10, 20});
+  HostTensor a = hf32({2, 1}, {1, 2}), b = hf32({2}, {10, 20});
   expect_values(ref::binary(a, b, ref::BinaryOp::Add), {2, 2}, {11, 21, 12, 22});
-  HostTensor lt = ref::binary(a, values_f32({2}, {1.5, 0}), ref::BinaryOp::Less);
+  HostTensor lt = ref::binary(a, hf32({2}, {1.5, 0}), ref::BinaryOp::Less);
   EXPECT_EQ(lt.dtype, DataType::boolean());
   expect_values(lt, {2, 2}, {1, 0, 0, 0});
   HostTensor c = HostTensor::from_values({2}, DataType::boolean(), {1, 0});
-  expect_values(ref::where(c, values_f32({2, 1}, {1, 2}), values_f32({1}, {9})), {2, 2}, {1, 9, 2, 9});
+  expect_values(ref::where(c, hf32({2, 1}, {1, 2}), hf32({1}, {9})), {2, 2}, {1, 9, 2, 9});
   HostTensor i8 = HostTensor::from_values({1}, DataType::i8(), {100});
   expect_values(ref::binary(i8, i8, ref::BinaryOp::Add), {1}, {-56});  // wraps like int8
 }
 
 TEST(Reference, Cast) {
-  HostTensor x = values_f32({4}, {-2.7, 2.7, 0.5, 0});
+  HostTensor x = hf32({4}, {-2.7, 2.7, 0.5, 0});
   expect_values(ref::cast(x, DataType::i32()), {4}, {-2, 2, 0, 0});
   expect_values(ref::cast(x, DataType::boolean()), {4}, {1, 1, 1, 0});
 }
 
 TEST(Reference, Reductions) {
-  HostTensor x = values_f32({2, 2}, {1, 2, 3, 4});
+  HostTensor x = hf32({2, 2}, {1, 2, 3, 4});
   expect_values(ref::reduce(x, ReduceOp::Sum, {0}), {2}, {4, 6});
   expect_values(ref::reduce(x, ReduceOp::Mean, {1}, true), {2, 1}, {1.5, 3.5});
   expect_values(ref::reduce(x, ReduceOp::Max, {}), {}, {4});
   expect_values(ref::reduce(x, ReduceOp::Min, {-1}), {2}, {1, 3});
-  expect_values(ref::softmax(values_f32({3}, {1, 2, 3})), {3}, {0.09003057, 0.24472847, 0.66524096});
-  expect_values(ref::log_softmax(values_f32({3}, {1, 2, 3})), {3},
+  expect_values(ref::softmax(hf32({3}, {1, 2, 3})), {3}, {0.09003057, 0.24472847, 0.66524096});
+  expect_values(ref::log_softmax(hf32({3}, {1, 2, 3})), {3},
                 {std::log(0.09003057), std::log(0.24472847), std::log(0.66524096)});
-  expect_values(ref::layer_norm(values_f32({4}, {1, 2, 3, 4}), ones({4}), values_f32({4}, {0, 0, 0, 1}), {-1}, 0),
-                {4}, {-1.3416408, -0.4472136, 0.4472136, 2.3416408});
+  expect_values(
+      ref::layer_norm(hf32({4}, {1, 2, 3, 4}), ones({4}), hf32({4}, {0, 0, 0, 1}), {-1}, 0), {4},
+      {-1.3416408, -0.4472136, 0.4472136, 2.3416408});
 }
 
 TEST(Reference, Transforms) {
   HostTensor x = arange({2, 3});
   expect_values(ref::transpose(x, {1, 0}), {3, 2}, {0, 3, 1, 4, 2, 5});
   expect_values(ref::reshape(x, {3, -1}), {3, 2}, {0, 1, 2, 3, 4, 5});
-  expect_values(ref::concat({x, values_f32({2, 1}, {9, 8})}, 1), {2, 4}, {0, 1, 2, 9, 3, 4, 5, 8});
-  expect_values(ref::pad(values_f32({2}, {1, 2}), {1, 2}, 9), {5}, {9, 1, 2, 9, 9});
+  expect_values(ref::concat({x, hf32({2, 1}, {9, 8})}, 1), {2, 4}, {0, 1, 2, 9, 3, 4, 5, 8});
+  expect_values(ref::pad(hf32({2}, {1, 2}), {1, 2}, 9), {5}, {9, 1, 2, 9, 9});
   expect_values(ref::slice(arange({6}), {5}, {0}, {}, {-2}), {3}, {5, 3, 1});
   expect_values(ref::slice(x, {-2}, {100}, {1}), {2, 2}, {1, 2, 4, 5});
   HostTensor idx = HostTensor::from_values({3}, DataType::i64(), {-1, 0, 2});
-  expect_values(ref::gather(values_f32({3}, {10, 20, 30}), idx), {3}, {30, 10, 30});
+  expect_values(ref::gather(hf32({3}, {10, 20, 30}), idx), {3}, {30, 10, 30});
   expect_values(ref::gather(x, HostTensor::from_values({}, DataType::i64(), {-1}), 1), {2}, {2, 5});
 }
 

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     o.token = server::read_token_file(token_file);
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));
+    check_room_for_threads("tuner-worker", 16);  // gRPC aborts when a thread cannot start
     worker::Worker w(o);
     std::thread waiter([&] {
       int sig = 0;

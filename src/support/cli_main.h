@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/address_space.h"
 #include "support/error.h"
 
 namespace tuner {
@@ -71,6 +72,7 @@ inline bool stdout_written() {
 /// Parses argv into `app`, then calls `run` (if any); returns the process's exit code.
 inline int run_command_line(CLI::App& app, int argc, char** argv,
                             const std::function<void()>& run = {}) {
+  cap_malloc_arenas_under_rlimit();
   try {
     app.parse(argc, argv);
     if (run) run();

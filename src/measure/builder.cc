@@ -150,10 +150,15 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     timeouts.push_back(opts_.timeout_s);
     job_of.push_back(i);
   }
-  std::vector<bool> in_time = pool_.run(std::move(jobs), timeouts);
+  std::vector<double> stopped;  // time the process spent stopped is not build time
+  std::vector<bool> in_time = pool_.run(std::move(jobs), timeouts, &stopped);
   throw_host_error(lowered, in_time, job_of);
   for (size_t j = 0; j < job_of.size(); ++j) {
-    if (in_time[j]) continue;
+    if (in_time[j]) {
+      StepResult& r = *lowered[job_of[j]];
+      r.seconds = std::max(0.0, r.seconds - stopped[j]);
+      continue;
+    }
     size_t i = job_of[j];
     lowered[i] = std::make_shared<StepResult>();  // the abandoned job keeps the old slot
     lowered[i]->status = MeasureStatus::BuildTimeout;
@@ -188,10 +193,14 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     timeouts.push_back(std::max(1e-3, opts_.timeout_s - lowered[i]->seconds));
     job_of.push_back(i);
   }
-  in_time = pool_.run(std::move(jobs), timeouts);
+  in_time = pool_.run(std::move(jobs), timeouts, &stopped);
   throw_host_error(built, in_time, job_of);
   for (size_t j = 0; j < job_of.size(); ++j) {
-    if (in_time[j]) continue;
+    if (in_time[j]) {
+      StepResult& r = *built[job_of[j]];
+      r.seconds = std::max(0.0, r.seconds - stopped[j]);
+      continue;
+    }
     size_t i = job_of[j];
     built[i] = std::make_shared<StepResult>();
     built[i]->status = MeasureStatus::BuildTimeout;

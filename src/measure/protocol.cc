@@ -31,10 +31,13 @@ ReadStatus recv_all(int fd, char* p, size_t n, std::chrono::steady_clock::time_p
   using Clock = std::chrono::steady_clock;
   while (n > 0) {
     int wait_ms = -1;
+    bool past = false;
     if (deadline != Clock::time_point::max()) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return ReadStatus::Timeout;
-      wait_ms = int(std::min<int64_t>(left.count() + 1, 1 << 30));
+      // Past the deadline, what has arrived is still read: a process stopped (Ctrl-Z) while
+      // its child answered finds the deadline gone when it continues.
+      past = left.count() <= 0;
+      wait_ms = past ? 0 : int(std::min<int64_t>(left.count() + 1, 1 << 30));
     }
     pollfd pfd{fd, POLLIN, 0};
     int rc = poll(&pfd, 1, wait_ms);
@@ -42,7 +45,10 @@ ReadStatus recv_all(int fd, char* p, size_t n, std::chrono::steady_clock::time_p
       if (errno == EINTR) continue;
       return ReadStatus::Error;
     }
-    if (rc == 0) continue;  // re-check the deadline
+    if (rc == 0) {
+      if (past) return ReadStatus::Timeout;
+      continue;  // re-check the deadline
+    }
     ssize_t r = recv(fd, p, n, 0);
     if (r == 0) return ReadStatus::Eof;
     if (r < 0) {

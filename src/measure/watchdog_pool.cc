@@ -12,6 +12,7 @@ namespace tuner::measure {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr Clock::duration kTick = std::chrono::seconds(1);
 
 // One job's state, shared between the pool's run() and the job's thread.
 struct JobState {
@@ -39,10 +40,12 @@ int WatchdogPool::abandoned_running() const {
 }
 
 std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
-                                    const std::vector<double>& timeouts_s) {
+                                    const std::vector<double>& timeouts_s,
+                                    std::vector<double>* stopped_s) {
   INTERNAL_CHECK(timeouts_s.size() == jobs.size()) << "one timeout per job";
   size_t n = jobs.size();
   std::vector<bool> in_time(n, false);
+  if (stopped_s) stopped_s->assign(n, 0.0);
   std::vector<std::shared_ptr<JobState>> state(n);
   std::vector<std::thread> threads(n);
   std::vector<Clock::time_point> deadline(n);
@@ -73,10 +76,20 @@ std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
     }
     Clock::time_point earliest = Clock::time_point::max();
     for (size_t i : running) earliest = std::min(earliest, deadline[i]);
-    shared->cv.wait_until(lk, earliest, [&] {
+    // Wake at least every tick: a wake more than a tick late means the process was stopped
+    // (Ctrl-Z, SIGSTOP) or starved, and the jobs with it. They get that time back (and a
+    // tick more: the stop may have begun up to a tick before the missed wake).
+    Clock::time_point wake = std::min(earliest, Clock::now() + kTick);
+    shared->cv.wait_until(lk, wake, [&] {
       return std::any_of(running.begin(), running.end(), [&](size_t i) { return state[i]->done; });
     });
     auto now = Clock::now();
+    if (now - wake > kTick) {
+      for (size_t i : running) {
+        deadline[i] += now - wake + kTick;
+        if (stopped_s) (*stopped_s)[i] += std::chrono::duration<double>(now - wake).count();
+      }
+    }
     std::vector<size_t> still;
     for (size_t i : running) {
       if (state[i]->done) {

@@ -21,11 +21,13 @@ class WatchdogPool {
   WatchdogPool(const WatchdogPool&) = delete;
   WatchdogPool& operator=(const WatchdogPool&) = delete;
 
-  /// Runs every job; job i is abandoned once it has run timeouts_s[i] seconds. Returns, per
-  /// job, whether it finished in time. Jobs must own (or share) everything they touch, since
-  /// an abandoned one outlives this call; an exception escaping a job is swallowed.
+  /// Runs every job; job i is abandoned once it has run timeouts_s[i] seconds, time the
+  /// process spent stopped (Ctrl-Z, SIGSTOP) not counted: that time goes to (*stopped_s)[i].
+  /// Returns, per job, whether it finished in time. Jobs must own (or share) everything they
+  /// touch, since an abandoned one outlives this call; an exception escaping a job is swallowed.
   std::vector<bool> run(std::vector<std::function<void()>> jobs,
-                        const std::vector<double>& timeouts_s);
+                        const std::vector<double>& timeouts_s,
+                        std::vector<double>* stopped_s = nullptr);
 
   /// Abandoned jobs that have not finished yet.
   int abandoned_running() const;

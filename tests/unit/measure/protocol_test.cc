@@ -27,6 +27,19 @@ TEST(Protocol, FramesRoundTripAndTimeOut) {
   close(sv[1]);
 }
 
+TEST(Protocol, AFrameThatHasArrivedIsReadPastTheDeadline) {
+  // A process stopped (Ctrl-Z) while its child answered continues with no time left.
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  ASSERT_TRUE(write_frame(sv[0], "{\"ok\":1}"));
+  std::string got;
+  EXPECT_EQ(read_frame(sv[1], &got, 0.0), ReadStatus::Ok);
+  EXPECT_EQ(got, "{\"ok\":1}");
+  EXPECT_EQ(read_frame(sv[1], &got, 0.0), ReadStatus::Timeout);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 TEST(Protocol, SignalDescriptions) {
   EXPECT_EQ(signal_description(SIGSEGV).rfind("SIGSEGV (", 0), 0u);
   EXPECT_EQ(signal_description(SIGKILL).rfind("SIGKILL", 0), 0u);

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <thread>
 
@@ -50,6 +53,32 @@ TEST(WatchdogPool, AbandonsASlowJobAndGoesOn) {
   for (int i = 0; i < 2000 && pool.abandoned_running() > 0; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(pool.abandoned_running(), 0);
   EXPECT_EQ(finished->load(), 2);
+}
+
+TEST(WatchdogPool, TimeSpentStoppedDoesNotCount) {
+  // Ctrl-Z during a tuning round used to time out every build in flight (BUILD_TIMEOUT
+  // records). A child process runs a job of 2 s of its own time with a 3 s limit and is
+  // stopped for 4 s of it; it exits 0 if the job finished in time and ~4 s were reported
+  // stopped (1: abandoned; 2: the stopped time is wrong).
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    WatchdogPool pool(1);
+    std::vector<std::function<void()>> jobs{[] {
+      for (int i = 0; i < 200; ++i) std::this_thread::sleep_for(10ms);
+    }};
+    std::vector<double> stopped;
+    bool in_time = pool.run(std::move(jobs), {3.0}, &stopped)[0];
+    _exit(!in_time ? 1 : stopped[0] < 2.5 || stopped[0] > 6 ? 2 : 0);
+  }
+  std::this_thread::sleep_for(500ms);
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  std::this_thread::sleep_for(4s);
+  ASSERT_EQ(kill(pid, SIGCONT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(WatchdogPool, SwallowsExceptionsOfJobs) {

@@ -228,9 +228,18 @@ bool Dispatcher::deregister(const std::string& worker_id) {
 void Dispatcher::reap_loop() {
   std::unique_lock lk(mu_);
   while (!stopping_) {
-    stop_cv_.wait_for(lk, seconds(opts_.reap_interval_s));
+    auto wake = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    seconds(opts_.reap_interval_s));
+    stop_cv_.wait_until(lk, wake);
     if (stopping_) break;
     auto now = Clock::now();
+    // A pass more than a second late: the server was stopped (SIGSTOP, Ctrl-Z) or starved.
+    // The workers' silence and the leases' time meanwhile are not theirs.
+    if (now - wake > std::chrono::seconds(1)) {
+      for (auto& [id, w] : workers_) w.last_seen = std::min(now, w.last_seen + (now - wake));
+      for (auto& [id, it] : items_)
+        if (!it.leased_to.empty()) it.deadline += now - wake;
+    }
     for (auto& [id, w] : workers_) {
       if (!w.alive || seconds_between(w.last_seen, now) <= opts_.heartbeat_timeout_s) continue;
       w.alive = false;

@@ -1,8 +1,11 @@
 // The dispatcher's rules without a network: leases, idempotent reports, lost workers,
 // expired leases, quarantine, bounded queue.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <thread>
 
@@ -189,6 +192,38 @@ TEST(Dispatcher, ExpiredLeaseIsRequeued) {
   EXPECT_FALSE(d.report(w, "j", "slow", 1, ok(1e-3)).accepted);  // the expired lease
   EXPECT_TRUE(d.report(w, "j", "slow", 2, ok(3e-3)).accepted);
   EXPECT_DOUBLE_EQ(f[0].get().median(), 3e-3);
+}
+
+TEST(Dispatcher, TimeTheServerSpentStoppedIsNotTheWorkersSilence) {
+  // A server stopped (SIGSTOP, Ctrl-Z) declared every worker lost and every lease expired
+  // when it continued. A child process holds a dispatcher with one worker and one lease
+  // (heartbeat timeout 1 s, lease 1.2 s), is stopped for 2.5 s, and exits 0 when the worker
+  // is still alive and its report accepted at 3 s.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    DispatcherOptions o = fast();
+    o.heartbeat_timeout_s = 1;
+    Dispatcher d(o);
+    std::string w = d.register_worker("llvm", "a", "", "");
+    Work one = work("j", "a");
+    one.timeout_s = 1;
+    auto f = d.submit({one});
+    auto lease = d.pull(w, 1, 0.05);
+    if (!lease || lease->size() != 1) _exit(3);
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    if (!d.heartbeat(w)) _exit(1);
+    _exit(d.report(w, "j", "a", 1, ok(1e-3)).accepted ? 0 : 2);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  ASSERT_EQ(kill(pid, SIGCONT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  // 1: the worker was declared lost; 2: the lease had expired; 3: no lease.
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {

@@ -161,7 +161,8 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
         life += opts_.prepare_allowance_s;
       }
       l.set_deadline_s(life);
-      it.deadline = Clock::now() + seconds(life);
+      it.leased_at = Clock::now();
+      it.deadline = it.leased_at + seconds(life);
     }
     if (!leases.empty() || Clock::now() >= end) break;
     work_cv_.wait_until(lk, end);
@@ -228,8 +229,7 @@ bool Dispatcher::deregister(const std::string& worker_id) {
 void Dispatcher::reap_loop() {
   std::unique_lock lk(mu_);
   while (!stopping_) {
-    auto wake = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    seconds(opts_.reap_interval_s));
+    auto wake = Clock::now() + seconds(opts_.reap_interval_s);
     stop_cv_.wait_until(lk, wake);
     if (stopping_) break;
     auto now = Clock::now();
@@ -238,7 +238,7 @@ void Dispatcher::reap_loop() {
     if (now - wake > std::chrono::seconds(1)) {
       for (auto& [id, w] : workers_) w.last_seen = std::min(now, w.last_seen + (now - wake));
       for (auto& [id, it] : items_)
-        if (!it.leased_to.empty()) it.deadline += now - wake;
+        if (!it.leased_to.empty() && it.leased_at < wake) it.deadline += now - wake;
     }
     for (auto& [id, w] : workers_) {
       if (!w.alive || seconds_between(w.last_seen, now) <= opts_.heartbeat_timeout_s) continue;

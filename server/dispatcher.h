@@ -132,6 +132,7 @@ class Dispatcher {
     int strikes = 0;  // workers lost (or misbehaving) while it was leased
     bool lease_has_task = false;  // the current lease carried the task's data
     std::string leased_to;
+    Clock::time_point leased_at;
     Clock::time_point deadline;
     std::promise<measure::MeasureResult> promise;
     std::shared_future<measure::MeasureResult> future;

@@ -419,7 +419,7 @@ void Server::open_database() {
 
 void Server::start() {
   // gRPC aborts when one of its threads cannot start, or hangs in its shutdown: check first.
-  check_room_for_threads("tuner-server", 16);
+  check_room_for_threads("tuner-server", grpc_service_threads());
 #if GRPC_CPP_VERSION_MAJOR == 1 && GRPC_CPP_VERSION_MINOR < 65  // later ones log through Abseil
   static std::once_flag grpc_log_once;
   std::call_once(grpc_log_once, [] { gpr_set_log_function(grpc_log); });

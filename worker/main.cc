@@ -9,6 +9,7 @@
 
 #include "measure/measure_option.h"
 #include "server/auth.h"
+#include "support/address_space.h"
 #include "support/cli_main.h"
 #include "support/error.h"
 #include "worker/cuda_device.h"
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
     o.token = server::read_token_file(token_file);
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));
-    check_room_for_threads("tuner-worker", 16);  // gRPC aborts when a thread cannot start
+    // gRPC aborts when one of its threads cannot start: check first.
+    check_room_for_threads("tuner-worker", grpc_service_threads());
     worker::Worker w(o);
     std::thread waiter([&] {
       int sig = 0;

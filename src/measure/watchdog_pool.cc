@@ -19,6 +19,7 @@ struct JobState {
   std::function<void()> fn;
   bool done = false;       // guarded by Shared::mu
   bool abandoned = false;  // guarded by Shared::mu
+  Clock::time_point done_at;  // guarded by Shared::mu
 };
 
 }  // namespace
@@ -69,6 +70,7 @@ std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
         st->fn = nullptr;  // release what the job captured before reporting
         std::lock_guard g(shared->mu);
         st->done = true;
+        st->done_at = Clock::now();
         if (st->abandoned) --shared->abandoned_running;
         shared->cv.notify_all();
       });
@@ -77,8 +79,9 @@ std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
     Clock::time_point earliest = Clock::time_point::max();
     for (size_t i : running) earliest = std::min(earliest, deadline[i]);
     // Wake at least every tick: a wake more than a tick late means the process was stopped
-    // (Ctrl-Z, SIGSTOP) or starved, and the jobs with it. They get that time back (and a
-    // tick more: the stop may have begun up to a tick before the missed wake).
+    // (Ctrl-Z, SIGSTOP) or starved, and the jobs with it. They get that time back, as build
+    // time not spent, and their deadlines a tick more (the stop may have begun up to a tick
+    // before the missed wake).
     Clock::time_point wake = std::min(earliest, Clock::now() + kTick);
     shared->cv.wait_until(lk, wake, [&] {
       return std::any_of(running.begin(), running.end(), [&](size_t i) { return state[i]->done; });
@@ -86,6 +89,7 @@ std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
     auto now = Clock::now();
     if (now - wake > kTick) {
       for (size_t i : running) {
+        if (state[i]->done && state[i]->done_at < wake) continue;  // ended before the stop
         deadline[i] += now - wake + kTick;
         if (stopped_s) (*stopped_s)[i] += std::chrono::duration<double>(now - wake).count();
       }

@@ -22,7 +22,8 @@ class WatchdogPool {
   WatchdogPool& operator=(const WatchdogPool&) = delete;
 
   /// Runs every job; job i is abandoned once it has run timeouts_s[i] seconds, time the
-  /// process spent stopped (Ctrl-Z, SIGSTOP) not counted: that time goes to (*stopped_s)[i].
+  /// process spent stopped (Ctrl-Z, SIGSTOP; seen when over a second) not counted: that time
+  /// goes to (*stopped_s)[i], and a second more to the deadline.
   /// Returns, per job, whether it finished in time. Jobs must own (or share) everything they
   /// touch, since an abandoned one outlives this call; an exception escaping a job is swallowed.
   std::vector<bool> run(std::vector<std::function<void()>> jobs,

@@ -1,6 +1,7 @@
 // Living under an address-space limit (`ulimit -v`, RLIMIT_AS). glibc reserves 64 MiB of
 // address space per malloc arena and a stack per thread, and gRPC aborts the process when it
 // cannot start one of its threads: the programs cap the arenas and check their headroom first.
+// glibc-only (M_ARENA_MAX, pthread_getattr_default_np), as the project is (Debian).
 #pragma once
 
 #include <malloc.h>
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <string_view>
+#include <thread>
 
 #include "support/error.h"
 
@@ -23,6 +25,10 @@ inline void cap_malloc_arenas_under_rlimit() {
   if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
 }
+
+/// Thread stacks to reserve for a gRPC service: tuner-server and tuner-worker run 12 threads
+/// on 2 cores, and gRPC's pools grow with the cores.
+inline int grpc_service_threads() { return 16 + int(std::thread::hardware_concurrency()); }
 
 /// Fails with one error line naming the limit when the address-space limit leaves less than
 /// `threads` thread stacks and 32 MiB free, before `program` starts gRPC's threads.

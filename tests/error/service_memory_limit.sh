@@ -19,12 +19,12 @@ echo worker-token > "$tmp/w"
 echo client-token > "$tmp/c"
 served=0
 refused=0
-# try NAME KB STARTED_PATTERN COMMAND...: runs COMMAND for 2 s under `ulimit -v KB`.
+# try NAME KB STARTED_PATTERN COMMAND...: runs COMMAND for 4 s under `ulimit -v KB`.
 try() {
   local name=$1 kb=$2 started=$3
   shift 3
   local out rc
-  out=$(ulimit -v "$kb"; timeout -k 5 2 "$@" 2>&1)
+  out=$(ulimit -v "$kb"; timeout -k 5 4 "$@" 2>&1)
   rc=$?
   if [ "$rc" -eq 127 ] && grep -q 'error while loading shared libraries' <<<"$out"; then
     echo "ok: $name, ulimit -v $kb: too low for the dynamic loader"
@@ -35,7 +35,8 @@ try() {
     echo "ok: $name, ulimit -v $kb: $out"
     refused=$((refused + 1))
   else
-    echo "FAIL: $name, ulimit -v $kb: exit $rc (124: still running after SIGTERM; 134: abort): $out"
+    echo "FAIL: $name, ulimit -v $kb: exit $rc (124: no start line; 137: still running after" \
+      "SIGTERM; 134: abort): $out"
     failures=$((failures + 1))
   fi
 }
@@ -50,5 +51,6 @@ for kb in 120000 160000 200000 4000000; do
     --token-file "$tmp/w"
 done
 [ "$served" -ge 2 ] || { echo "FAIL: only $served run(s) started"; failures=$((failures + 1)); }
-[ "$refused" -ge 1 ] || { echo "FAIL: no limit was refused with an error line"; failures=$((failures + 1)); }
+[ "$refused" -ge 1 ] ||
+  { echo "FAIL: no limit was refused with an error line"; failures=$((failures + 1)); }
 finish

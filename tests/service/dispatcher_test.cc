@@ -1,18 +1,15 @@
 // The dispatcher's rules without a network: leases, idempotent reports, lost workers,
 // expired leases, quarantine, bounded queue.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <csignal>
 #include <limits>
-#include <memory>
 #include <thread>
 
 #include "server/dispatcher.h"
 #include "server/wire.h"
 #include "service/service_util.h"
+#include "stopped_child.h"
 
 namespace tuner::server {
 namespace {
@@ -197,53 +194,27 @@ TEST(Dispatcher, ExpiredLeaseIsRequeued) {
 
 TEST(Dispatcher, TimeTheServerSpentStoppedIsNotTheWorkersSilence) {
   // A server stopped (SIGSTOP, Ctrl-Z) declared every worker lost and every lease expired
-  // when it continued. A child process holds a dispatcher with one worker and one lease
-  // (heartbeat timeout 2 s, lease 2.2 s), says so on a pipe, is stopped for 4 s, and exits 0
-  // when at 5 s the worker is still alive and its report accepted.
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    try {
-      close(ready[0]);
-      DispatcherOptions o = fast();
-      o.heartbeat_timeout_s = 2;
-      Dispatcher d(o);
-      std::string w = d.register_worker("llvm", "a", "", "");
-      Work one = work("j", "a");
-      one.timeout_s = 2;
-      auto f = d.submit({one});
-      auto lease = d.pull(w, 1, 0.05);
-      if (!lease || lease->size() != 1) _exit(3);
-      auto t0 = std::chrono::steady_clock::now();
-      char c = 1;
-      if (write(ready[1], &c, 1) != 1) _exit(4);
-      std::this_thread::sleep_until(t0 + std::chrono::seconds(5));
-      if (!d.heartbeat(w)) _exit(1);
-      _exit(d.report(w, "j", "a", 1, ok(1e-3)).accepted ? 0 : 2);
-    } catch (...) {
-      _exit(5);
-    }
-  }
-  close(ready[1]);
-  // The child never stays stopped, whatever fails here.
-  std::unique_ptr<pid_t, void (*)(pid_t*)> reap(&pid, [](pid_t* p) {
-    if (*p > 0) kill(*p, SIGKILL), waitpid(*p, nullptr, 0);
-  });
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  close(ready[0]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  ASSERT_EQ(kill(pid, SIGSTOP), 0);
-  std::this_thread::sleep_for(std::chrono::seconds(4));
-  ASSERT_EQ(kill(pid, SIGCONT), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  pid = 0;
-  ASSERT_TRUE(WIFEXITED(status));
-  // 1: the worker was declared lost; 2: the lease had expired; 3: no lease.
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // when it continued. A dispatcher with one worker and one lease (heartbeat timeout 2 s,
+  // lease 2.2 s) is stopped for 4 s: at 5 s the worker is alive and its report accepted.
+  int status = test::exit_status_of_stopped_child(
+      [](const std::function<void()>& ready) {
+        DispatcherOptions o = fast();
+        o.heartbeat_timeout_s = 2;
+        Dispatcher d(o);
+        std::string w = d.register_worker("llvm", "a", "", "");
+        Work one = work("j", "a");
+        one.timeout_s = 2;
+        auto f = d.submit({one});
+        auto lease = d.pull(w, 1, 0.05);
+        if (!lease || lease->size() != 1) return 3;
+        auto t0 = std::chrono::steady_clock::now();
+        ready();
+        std::this_thread::sleep_until(t0 + std::chrono::seconds(5));
+        if (!d.heartbeat(w)) return 1;
+        return d.report(w, "j", "a", 1, ok(1e-3)).accepted ? 0 : 2;
+      },
+      std::chrono::seconds(4));
+  EXPECT_EQ(status, 0) << "1: the worker was declared lost; 2: the lease had expired; 3: no lease";
 }
 
 TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {

@@ -1,14 +1,12 @@
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <memory>
 #include <thread>
 
 #include "measure/watchdog_pool.h"
+#include "stopped_child.h"
 
 namespace tuner::measure {
 
@@ -57,48 +55,21 @@ TEST(WatchdogPool, AbandonsASlowJobAndGoesOn) {
 
 TEST(WatchdogPool, TimeSpentStoppedDoesNotCount) {
   // Ctrl-Z during a tuning round used to time out every build in flight (BUILD_TIMEOUT
-  // records). A child process runs a job of 2 s of its own time with a 4 s limit and is
-  // stopped for 5 s of it, once the job has started (it says so on a pipe); it exits 0 if the
-  // job finished in time and ~5 s were reported stopped (1: abandoned; 2: the stopped time is
-  // wrong).
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    try {
-      close(ready[0]);
-      WatchdogPool pool(1);
-      int fd = ready[1];
-      std::vector<std::function<void()>> jobs{[fd] {
-        char c = 1;
-        if (write(fd, &c, 1) != 1) _exit(4);
-        for (int i = 0; i < 200; ++i) std::this_thread::sleep_for(10ms);
-      }};
-      std::vector<double> stopped;
-      bool in_time = pool.run(std::move(jobs), {4.0}, &stopped)[0];
-      _exit(!in_time ? 1 : stopped[0] < 3.5 || stopped[0] > 8 ? 2 : 0);
-    } catch (...) {
-      _exit(5);
-    }
-  }
-  close(ready[1]);
-  // The child never stays stopped, whatever fails here.
-  std::unique_ptr<pid_t, void (*)(pid_t*)> reap(&pid, [](pid_t* p) {
-    if (*p > 0) kill(*p, SIGKILL), waitpid(*p, nullptr, 0);
-  });
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  close(ready[0]);
-  std::this_thread::sleep_for(200ms);
-  ASSERT_EQ(kill(pid, SIGSTOP), 0);
-  std::this_thread::sleep_for(5s);
-  ASSERT_EQ(kill(pid, SIGCONT), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  pid = 0;
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // records). A job of 2 s of its own time with a 4 s limit is stopped for 5 s once it has
+  // started: it finishes in time and ~5 s are reported stopped.
+  int status = test::exit_status_of_stopped_child(
+      [](const std::function<void()>& ready) {
+        WatchdogPool pool(1);
+        std::vector<std::function<void()>> jobs{[ready] {
+          ready();
+          for (int i = 0; i < 200; ++i) std::this_thread::sleep_for(10ms);
+        }};
+        std::vector<double> stopped;
+        bool in_time = pool.run(std::move(jobs), {4.0}, &stopped)[0];
+        return !in_time ? 1 : stopped[0] < 3.5 || stopped[0] > 8 ? 2 : 0;
+      },
+      5s);
+  EXPECT_EQ(status, 0) << "1: the job was abandoned; 2: the stopped time is wrong";
 }
 
 TEST(WatchdogPool, SwallowsExceptionsOfJobs) {

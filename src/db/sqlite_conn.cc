@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -124,6 +125,16 @@ bool wal_unopenable_here(const std::string& path, int rc) {
   return access(dir.c_str(), W_OK) != 0 || !std::filesystem::exists(path + "-shm", ec);
 }
 
+// SQLite's message for an I/O or open error, with the system's reason ("disk I/O error" says
+// nothing of a full disk or an exhausted address space).
+std::string with_os_error(sqlite3* db, std::string msg, int rc) {
+  int primary = rc & 0xff;
+  int os = sqlite3_system_errno(db);
+  if ((primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN) && os != 0)
+    msg += fmt::format(" ({})", std::strerror(os));
+  return msg;
+}
+
 }  // namespace
 
 Connection::Connection(const std::string& path, int flags, int busy_timeout_ms) : path_(path) {
@@ -141,7 +152,7 @@ Connection::Connection(const std::string& path, int flags, int busy_timeout_ms) 
     }
   }
   if (rc != SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    std::string msg = db_ ? with_os_error(db_, sqlite3_errmsg(db_), rc) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
     db_ = nullptr;
     throw SqliteError(rc, msg);
@@ -156,7 +167,7 @@ Connection::~Connection() {
 }
 
 void Connection::fail(int rc, const char* what) const {
-  std::string msg = sqlite3_errmsg(db_);
+  std::string msg = with_os_error(db_, sqlite3_errmsg(db_), rc);
   int primary = rc & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw BusyError(rc, msg, what);
   throw SqliteError(rc, msg, what ? what : "");

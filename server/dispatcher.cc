@@ -6,6 +6,7 @@
 
 #include "server/wire.h"
 #include "support/log.h"
+#include "support/stopped_time.h"
 
 namespace tuner::server {
 
@@ -233,12 +234,12 @@ void Dispatcher::reap_loop() {
     stop_cv_.wait_until(lk, wake);
     if (stopping_) break;
     auto now = Clock::now();
-    // A pass more than a second late: the server was stopped (SIGSTOP, Ctrl-Z) or starved.
-    // The workers' silence and the leases' time meanwhile are not theirs.
-    if (now - wake > std::chrono::seconds(1)) {
-      for (auto& [id, w] : workers_) w.last_seen = std::min(now, w.last_seen + (now - wake));
+    // The server was stopped (SIGSTOP, Ctrl-Z) or starved: the workers' silence and the
+    // leases' time meanwhile are not theirs.
+    if (auto lost = time_stopped(wake, now); lost > Clock::duration::zero()) {
+      for (auto& [id, w] : workers_) w.last_seen = std::min(now, w.last_seen + lost);
       for (auto& [id, it] : items_)
-        if (!it.leased_to.empty() && it.leased_at < wake) it.deadline += now - wake;
+        if (!it.leased_to.empty() && it.leased_at < wake) it.deadline += lost;
     }
     for (auto& [id, w] : workers_) {
       if (!w.alive || seconds_between(w.last_seen, now) <= opts_.heartbeat_timeout_s) continue;

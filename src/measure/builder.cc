@@ -100,6 +100,15 @@ void throw_host_error(const std::vector<std::shared_ptr<StepResult>>& steps,
     if (in_time[j] && steps[job_of[j]]->host_error) throw HostError(steps[job_of[j]]->error);
 }
 
+// Time the process spent stopped while a step ran is not build time (the pool measured it).
+void deduct_stopped(const std::vector<std::shared_ptr<StepResult>>& steps,
+                    const std::vector<bool>& in_time, const std::vector<size_t>& job_of,
+                    const std::vector<double>& stopped) {
+  for (size_t j = 0; j < job_of.size(); ++j)
+    if (in_time[j])
+      steps[job_of[j]]->seconds = std::max(0.0, steps[job_of[j]]->seconds - stopped[j]);
+}
+
 }  // namespace
 
 Builder::Builder(BuilderOptions opts)
@@ -150,15 +159,12 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     timeouts.push_back(opts_.timeout_s);
     job_of.push_back(i);
   }
-  std::vector<double> stopped;  // time the process spent stopped is not build time
+  std::vector<double> stopped;
   std::vector<bool> in_time = pool_.run(std::move(jobs), timeouts, &stopped);
   throw_host_error(lowered, in_time, job_of);
+  deduct_stopped(lowered, in_time, job_of, stopped);
   for (size_t j = 0; j < job_of.size(); ++j) {
-    if (in_time[j]) {
-      StepResult& r = *lowered[job_of[j]];
-      r.seconds = std::max(0.0, r.seconds - stopped[j]);
-      continue;
-    }
+    if (in_time[j]) continue;
     size_t i = job_of[j];
     lowered[i] = std::make_shared<StepResult>();  // the abandoned job keeps the old slot
     lowered[i]->status = MeasureStatus::BuildTimeout;
@@ -195,12 +201,9 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   }
   in_time = pool_.run(std::move(jobs), timeouts, &stopped);
   throw_host_error(built, in_time, job_of);
+  deduct_stopped(built, in_time, job_of, stopped);
   for (size_t j = 0; j < job_of.size(); ++j) {
-    if (in_time[j]) {
-      StepResult& r = *built[job_of[j]];
-      r.seconds = std::max(0.0, r.seconds - stopped[j]);
-      continue;
-    }
+    if (in_time[j]) continue;
     size_t i = job_of[j];
     built[i] = std::make_shared<StepResult>();
     built[i]->status = MeasureStatus::BuildTimeout;

@@ -7,12 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
 
+#include "support/address_space.h"
 #include "support/error.h"
 #include "support/json.h"
 
@@ -31,7 +34,7 @@ std::vector<std::string> child_environment() {
     env.emplace_back(*e);
     if (std::strncmp(*e, "MALLOC_ARENA_MAX=", 17) == 0) has_arena = true;
   }
-  if (!has_arena) env.emplace_back("MALLOC_ARENA_MAX=2");
+  if (!has_arena) env.push_back(fmt::format("MALLOC_ARENA_MAX={}", kMallocArenasUnderLimit));
 #if defined(__SANITIZE_ADDRESS__)
   // Under AddressSanitizer the child would report a crashing kernel and exit(1); keep the
   // signal, which is what the runner classifies. (Later settings win, so ours go last.)

@@ -6,6 +6,7 @@
 
 #include "support/error.h"
 #include "support/log.h"
+#include "support/stopped_time.h"
 
 namespace tuner::measure {
 
@@ -78,20 +79,19 @@ std::vector<bool> WatchdogPool::run(std::vector<std::function<void()>> jobs,
     }
     Clock::time_point earliest = Clock::time_point::max();
     for (size_t i : running) earliest = std::min(earliest, deadline[i]);
-    // Wake at least every tick: a wake more than a tick late means the process was stopped
-    // (Ctrl-Z, SIGSTOP) or starved, and the jobs with it. They get that time back, as build
-    // time not spent, and their deadlines a tick more (the stop may have begun up to a tick
-    // before the missed wake).
+    // Wake at least every tick, so a stop (time_stopped) is seen. The jobs stopped with the
+    // process get that time back, as build time not spent, and their deadlines a tick more
+    // (the stop may have begun up to a tick before the missed wake).
     Clock::time_point wake = std::min(earliest, Clock::now() + kTick);
     shared->cv.wait_until(lk, wake, [&] {
       return std::any_of(running.begin(), running.end(), [&](size_t i) { return state[i]->done; });
     });
     auto now = Clock::now();
-    if (now - wake > kTick) {
+    if (auto lost = time_stopped(wake, now); lost > Clock::duration::zero()) {
       for (size_t i : running) {
         if (state[i]->done && state[i]->done_at < wake) continue;  // ended before the stop
-        deadline[i] += now - wake + kTick;
-        if (stopped_s) (*stopped_s)[i] += std::chrono::duration<double>(now - wake).count();
+        deadline[i] += lost + kTick;
+        if (stopped_s) (*stopped_s)[i] += std::chrono::duration<double>(lost).count();
       }
     }
     std::vector<size_t> still;

@@ -18,12 +18,16 @@
 
 namespace tuner {
 
-/// Under an address-space limit, caps glibc's malloc arenas at two (unless MALLOC_ARENA_MAX
-/// says otherwise): a program with a dozen threads would otherwise spend the limit on them.
+/// glibc malloc arenas a program keeps under an address-space limit (the measurement child
+/// gets it as MALLOC_ARENA_MAX, which an emulated child's libc reads too).
+constexpr int kMallocArenasUnderLimit = 2;
+
+/// Under an address-space limit, caps glibc's malloc arenas (unless MALLOC_ARENA_MAX says
+/// otherwise): a program with a dozen threads would otherwise spend the limit on them.
 inline void cap_malloc_arenas_under_rlimit() {
   rlimit rl{};
   if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenasUnderLimit);
 }
 
 /// Thread stacks to reserve for a gRPC service: tuner-server and tuner-worker run 12 threads

@@ -145,6 +145,7 @@ std::string JobManager::submit(const rpc::SubmitRequest& req) {
   USER_CHECK(req.has_op() || req.has_model()) << "a job needs an op or a model";
   USER_CHECK(req.trials() > 0) << "trials must be positive";
   codegen::Target target = codegen::Target::parse(req.target());
+  target.check_builds_kernels();
   rpc::SubmitRequest spec = req;
   spec.set_target(target.str());
   // GPUs are only ever remote: without a GPU worker the job could never start, so say now

@@ -104,6 +104,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
     codegen::Target t;
     try {
       t = codegen::Target::parse(req->target());
+      t.check_builds_kernels();  // no job could ever use this worker
     } catch (const UserError& e) {
       return user_error(e);
     }

@@ -81,6 +81,7 @@ void run_compile(const CompileArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   compile::ModelCompileOptions o;
   o.target = codegen::Target::parse(a.m.target);
+  o.target.check_builds_kernels();  // before compiling every kernel
   o.db_path = a.db;
   o.dump_dir = a.dump;
   o.fuse.enabled = !a.m.no_fuse;

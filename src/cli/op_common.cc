@@ -15,6 +15,7 @@
 namespace tuner::cli {
 
 void check_local_tuning(const codegen::Target& target) {
+  target.check_builds_kernels();  // else the advice below would lead nowhere
   // -emulator=qemu names records an emulated worker made of another architecture's board.
   USER_CHECK(!(target.emulated() && target.runs_on_host()))
       << "-emulator=qemu in '" << target.str() << "' is for boards of another architecture, "

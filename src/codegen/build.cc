@@ -112,12 +112,8 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
 // ld.lld's emulation for the target's architecture: explicit, so an object of another
 // architecture is refused instead of silently defining the output's format.
 std::string lld_emulation(const Target& t) {
-  std::string a = t.llvm_arch();
-  if (a == "x86_64") return "elf_x86_64";
-  if (a == "aarch64") return "aarch64linux";
-  USER_ERROR() << "cannot link shared objects for " << t.str()
-               << " (supported architectures: x86_64, aarch64)";
-  return {};
+  t.check_builds_kernels();
+  return t.llvm_arch() == "aarch64" ? "aarch64linux" : "elf_x86_64";
 }
 
 }  // namespace

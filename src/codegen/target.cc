@@ -193,6 +193,12 @@ void Target::check_runs_here(const std::string& what) const {
                << ") lacks";
 }
 
+void Target::check_builds_kernels() const {
+  std::string a = llvm_arch();
+  USER_CHECK(is_cuda() || a == "x86_64" || a == "aarch64")
+      << "Tuner builds kernels for x86_64, aarch64 and cuda, not for " << a << " (" << str() << ")";
+}
+
 namespace {
 
 // The widest native SIMD unit of an llvm target: register bits and register count.

@@ -39,6 +39,10 @@ struct Target {
   /// Fails with a UserError saying so unless code for this target can run on this machine
   /// (its architecture and CPU features); `what` names the code ("model.tuner", "the kernel").
   void check_runs_here(const std::string& what) const;
+  /// Fails with a UserError saying so unless Tuner can build kernels for this target: cuda, or
+  /// llvm for x86_64 or aarch64 (other architectures parse, list tasks and print assembly, but
+  /// their kernels cannot be linked).
+  void check_builds_kernels() const;
   /// Vector lanes of the widest native SIMD register for elements of type t: from the CPU's
   /// features (x86: AVX-512 / AVX / SSE; AArch64: 128-bit NEON, also with SVE).
   int vector_lanes(te::DataType t = te::DataType::f32()) const;

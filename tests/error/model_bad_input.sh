@@ -90,6 +90,10 @@ expect_ok "a valid model compiles" compile "$m/good.onnx" --db "" -o "$tmp/good.
 expect_ok "it runs and matches the reference" run "$tmp/good.tuner" --input "$m/x.pb" \
   --compare "$m/y.pb" --repeat 2
 grep -q "outputs match" <<<"$out" || { echo "FAIL: no 'outputs match' in: $out"; failures=$((failures + 1)); }
+expect_ok "tasks lists the tasks for any architecture LLVM knows" tasks "$m/good.onnx" \
+  --target "llvm -mtriple=riscv64-linux-gnu"
+expect "builds kernels for x86_64, aarch64 and cuda, not for riscv64" compile "$m/good.onnx" \
+  --db "" -o "$tmp/rv.tuner" --target "llvm -mtriple=riscv64-linux-gnu"
 expect_ok "external data inside the model's folder loads (from another working directory)" \
   compile "$m/ext/ext_ok.onnx" --db "" -o "$tmp/ext.tuner"
 expect_ok "... and runs correctly" run "$tmp/ext.tuner" --input "$m/x.pb" --compare "$m/y.pb" --repeat 1

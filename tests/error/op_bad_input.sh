@@ -33,6 +33,10 @@ expect_error "conv2d: sizes overflow 64 bits" op run conv2d n=1 c=3 h=8 w=8 k=4 
   pad=4611686018427387904 --db ''
 expect_error "target triple 'x86_64-pc-windows-msvc' is not supported: Tuner builds ELF shared objects" \
   op run matmul m=8 n=8 k=8 --db '' --target "llvm -mtriple=x86_64-pc-windows-msvc"
+# An architecture LLVM knows but Tuner cannot link kernels for: refused before any work, not
+# sent to a worker that could never build them.
+expect_error "Tuner builds kernels for x86_64, aarch64 and cuda, not for riscv64" \
+  op tune matmul m=8 n=8 k=8 --trials 4 --db "$tmp/rv.db" --target "llvm -mtriple=riscv64-linux-gnu"
 expect_error "matmul: wblock=-4 must be 0 \(plain\) or positive" op run matmul m=8 n=8 k=8 wblock=-4 --db ''
 expect_error "--batch: '0' is not a number from 1" op tune matmul m=8 n=8 k=8 --batch 0 --db ''
 expect_error "NVRTC|CUDA" op build matmul m=8 n=8 k=8 --db '' --target "cuda -arch=sm_35"

@@ -23,9 +23,10 @@ fs::path models_dir() {
   return fs::path(TUNER_SOURCE_DIR) / ".." / "shared" / "models";
 }
 
-class SharedModel : public ::testing::TestWithParam<std::string> {};
-
 }  // namespace
+
+// Outside the anonymous namespace: a unity build warns of a test whose fixture is inside it.
+class SharedModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SharedModel, CompilesUntunedAndMatchesReference) {
   fs::path dir = models_dir() / GetParam();

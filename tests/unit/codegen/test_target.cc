@@ -87,3 +87,20 @@ TEST(Target, BadStringsNameTheProblem) {
             std::string::npos);
   EXPECT_NE(message("llvm -mcpu=\x1b[2J").find("unknown CPU '\\x1b[2J'"), std::string::npos);
 }
+
+TEST(Target, KernelsAreBuiltForX86Aarch64AndCudaOnly) {
+  for (const char* s :
+       {"llvm", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "cuda -arch=sm_80"})
+    EXPECT_NO_THROW(Target::parse(s).check_builds_kernels()) << s;
+  // Another architecture parses (tasks, assembly) but its kernels cannot be linked.
+  Target rv = Target::parse("llvm -mtriple=riscv64-linux-gnu");
+  try {
+    rv.check_builds_kernels();
+    ADD_FAILURE() << "riscv64 kernels accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("builds kernels for x86_64, aarch64 and cuda, not for riscv64"),
+        std::string::npos)
+        << e.what();
+  }
+}

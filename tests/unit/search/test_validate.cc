@@ -190,6 +190,8 @@ TEST(Validate, CompileChoosesByTheRepeatedMeasurementsNotTheLuckiestRecord) {
   EXPECT_NE(c.source.find("validated"), std::string::npos) << c.source;
 }
 
+namespace {  // beside its fixture (a unity build warns of a test outside, -Wsubobject-linkage)
+
 // Timings after tuning that did not include this Tuner's fallback (an older Tuner's fallback
 // was timed with them) still choose, but the choice is marked: compile warns about it.
 TEST_F(TwoSchedules, ChoicesTimedWithoutThisFallbackAreMarked) {
@@ -263,3 +265,5 @@ TEST_F(TwoSchedules, AValidationThatNoLongerReplaysDoesNotHideAnOlderOne) {
   db.commit_round(stale);
   EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[0].str());
 }
+
+}  // namespace

@@ -84,7 +84,7 @@ assert all(2 <= n <= ok[w] for w, n in got.items()), (got, ok)
 assert 0 <= j["pairwise_accuracy"] <= 1 and 0 <= j["top_k_recall"] <= 1, j
 PY
 
-"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --json >"$tmp/r2.json"
+"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --validate 0 --json >"$tmp/r2.json"
 check "a second run adds its trials to the database" python3 - "$tmp/r1.json" "$tmp/r2.json" "$("$TUNER" db stats --db "$tmp/t.db" --json)" <<'PY'
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -106,7 +106,7 @@ check "and uses the fallback schedules for them" grep -q "(0 tuned, " "$tmp/stal
 check "choices tuned by this Tuner were timed against its fallback" \
   bash -c "grep -q '^compiled' '$tmp/again.txt' && ! grep -q 'another fallback' '$tmp/again.txt'"
 # The same command as a finished run tunes further, and says so (an interrupted one resumes).
-"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile >"$tmp/r3.txt" 2>&1
+"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --validate 0 >"$tmp/r3.txt" 2>&1
 check "rerunning a finished command says it is a new run" grep -q "finished; this new run measures 16 more trials" "$tmp/r3.txt"
 # --resume of a run tuned for another target (or with other fusion) is refused: its records
 # and tasks are not this command's.
@@ -137,7 +137,7 @@ for sig in INT TERM KILL; do
   # Ctrl-C and SIGTERM end the run cleanly; SIGKILL cannot clean up (its directories stay in
   # $TMPDIR).
   [ $sig != KILL ] && check "SIG$sig: the stopped run leaves no temporary directory behind" test -z "$(ls -A "$TMPDIR")"
-  "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --json >"$tmp/resume.json" 2>/dev/null
+  "$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --validate 0 --json >"$tmp/resume.json" 2>/dev/null
   after=$("$TUNER" db stats --db "$db" --json | python3 -c 'import json,sys; s = json.load(sys.stdin); print(s["records"] - s["by_worker"].get("validation", 0))')
   check "SIG$sig: the rerun resumed the run and the database holds exactly 64 trials" python3 - "$tmp/resume.json" "$after" <<'PY'
 import json, sys

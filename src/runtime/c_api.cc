@@ -1,3 +1,4 @@
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <string>
@@ -11,6 +12,9 @@ struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
   // Inputs given by tuner_model_set_input: the others hold zeros, which a caller never meant.
   std::vector<bool> input_set;
+  // Set while a call that reads or writes the model's buffers is in progress: a second
+  // thread's call fails instead of racing on them (or entering the thread pool twice).
+  mutable std::atomic<bool> busy{false};
 };
 
 namespace {
@@ -44,6 +48,23 @@ size_t index(int i, size_t count, const char* what) {
                             " " + std::to_string(i) + " does not exist");
   return size_t(i);
 }
+
+// Holds the model for one call; throws when another thread's call holds it.
+class Exclusive {
+ public:
+  explicit Exclusive(const TunerModel* m) : m_(m) {
+    if (m_->busy.exchange(true, std::memory_order_acquire))
+      throw tuner::UserError(
+          "the model is in use by another thread's call (a TunerModel serves one thread at a "
+          "time; load one per thread to run in parallel)");
+  }
+  ~Exclusive() { m_->busy.store(false, std::memory_order_release); }
+  Exclusive(const Exclusive&) = delete;
+  Exclusive& operator=(const Exclusive&) = delete;
+
+ private:
+  const TunerModel* m_;
+};
 
 using tuner::runtime::Executor;
 
@@ -109,6 +130,7 @@ int tuner_model_output_info(const TunerModel* model, int i, const char** name,
 int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes) {
   return guarded([&] {
     need(model, "the model");
+    Exclusive hold(model);
     size_t k = index(i, model->exec->num_inputs(), "input");
     need(data, "the input data");
     model->input_set[k] = false;  // a refused set (indices checked after the copy) leaves it unset
@@ -120,6 +142,7 @@ int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t byt
 int tuner_model_run(TunerModel* model) {
   return guarded([&] {
     need(model, "the model");
+    Exclusive hold(model);
     for (size_t k = 0; k < model->input_set.size(); ++k)
       if (!model->input_set[k])
         throw tuner::UserError("input '" + model->exec->input_desc(k).name + "' (input " +
@@ -132,6 +155,7 @@ int tuner_model_run(TunerModel* model) {
 int tuner_model_get_output(const TunerModel* model, int i, const void** data, size_t* bytes) {
   return guarded([&] {
     need(model, "the model");
+    Exclusive hold(model);
     size_t k = index(i, model->exec->num_outputs(), "output");
     need(data, "the data pointer");
     need(bytes, "the size pointer");

@@ -1,7 +1,12 @@
 /* The C API of compiled Tuner models: load an artifact written by `tuner compile`, set the
  * inputs, run, read the outputs. Every function returning int gives 0 on success and -1 on
  * failure, with the reason in tuner_last_error() (per thread): a NULL pointer argument or an
- * index out of range among them. Link with libtuner_runtime. */
+ * index out of range among them. Link with libtuner_runtime.
+ *
+ * A TunerModel serves one thread at a time: set_input, run or get_output called while another
+ * thread's call on the same model is in progress fails (-1) rather than racing. Models are
+ * independent (each has its own threads and memory): load one per thread to run in parallel.
+ * An output pointer stays valid until the next run or free of its model. */
 #ifndef TUNER_RUNTIME_H_
 #define TUNER_RUNTIME_H_
 

@@ -69,7 +69,12 @@ ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string&
   if (j.is_object() && j.contains("trace") && !j.contains("insts")) {
     j = j["trace"].is_string() ? parse_json(j["trace"].get<std::string>(), false) : j["trace"];
   }
-  schedule::Trace t = schedule::Trace::from_json(j);
+  schedule::Trace t;
+  try {
+    t = schedule::Trace::from_json(j);
+  } catch (const UserError& e) {
+    USER_ERROR() << "trace file " << path << ": " << e.what();
+  }
   try {
     return {schedule::Schedule::replay(dag, t), "trace " + path};
   } catch (const schedule::ScheduleError& e) {

@@ -89,8 +89,11 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
   for (double m : {2.0, 5.0, 10.0})
     if (std::abs(std::log(m * mag / raw)) < std::abs(std::log(step / raw))) step = m * mag;
   std::vector<double> out;
-  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; ++k)
-    out.push_back(k * step);
+  // Counted: far from zero (lo / step beyond 2^53) ++k would not move k.
+  double k0 = std::ceil(lo / step - 1e-9);
+  for (int i = 0; i <= 4 * std::max(1, count) && (k0 + i) * step <= hi + step * 1e-9; ++i)
+    out.push_back((k0 + i) * step);
+  if (out.empty()) out.push_back(lo);
   return out;
 }
 

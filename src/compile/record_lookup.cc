@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <vector>
 
 #include "codegen/target.h"
+#include "db/workload.h"
 #include "ops/registry.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
@@ -86,9 +88,22 @@ std::function<void(const db::Workload&, const db::Record&)> importable_check() {
     } catch (const UserError& e) {
       USER_ERROR() << "the trace is not a schedule: " << e.what();
     }
-    auto it = dags->find(w.hash);
-    if (it == dags->end()) it = dags->emplace(w.hash, rebuild_op_dag(w)).first;
-    if (!it->second) return;
+    std::string key = w.hash + '\n' + w.op + '\n' + w.params;  // one hash, many claims
+    auto it = dags->find(key);
+    if (it == dags->end()) it = dags->emplace(key, rebuild_op_dag(w)).first;
+    if (!it->second) {
+      // A model's task ("model:Conv+Relu") needs its model to be rebuilt; an operator's
+      // workload must be what its op and parameters build, or nothing would ever find it
+      // (and listings would show another operator than the one tuned).
+      USER_CHECK(w.op.rfind("model:", 0) == 0)
+          << "workload " << w.hash << " is not what op '" << w.op << "' with parameters '"
+          << w.params << "' builds (an unknown op, bad parameters or another Tuner's workload)";
+      return;
+    }
+    db::Workload built = db::Workload::from_dag(*it->second, w.op, w.params);
+    USER_CHECK(built.shapes == w.shapes && std::abs(built.flops - w.flops) <= 1e-9 * built.flops)
+        << "workload " << w.hash << " (" << w.op << " " << w.params
+        << "): its shapes or FLOP count are not those its op builds";
     try {
       schedule::Schedule::replay(*it->second, trace);
     } catch (const std::exception& e) {  // a ScheduleError or a UserError

@@ -2,12 +2,44 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
+#include <initializer_list>
+
 #include "support/error.h"
 #include "support/json.h"
 
 namespace tuner::db::sqlite {
 
 namespace {
+
+// Thrown by a json_field getter for valid JSON of the wrong form.
+struct WrongForm {};
+
+// An object whose fields named in `numbers` are numbers and in `strings` strings, where present
+// (what the commands reading a run use: `report` looped for ever on some, threw on others).
+const Json& object_with(const Json& j, std::initializer_list<const char*> numbers,
+                        std::initializer_list<const char*> strings) {
+  if (!j.is_object()) throw WrongForm{};
+  for (const char* k : numbers)
+    if (j.contains(k) && !(j[k].is_number() && std::isfinite(j[k].get<double>())))
+      throw WrongForm{};
+  for (const char* k : strings)
+    if (j.contains(k) && !j[k].is_string()) throw WrongForm{};
+  return j;
+}
+
+Json run_args(const Json& j) { return object_with(j, {"trials", "seed"}, {"target"}); }
+
+Json run_progress(const Json& j) {
+  object_with(j, {"trials", "latency_before_ms", "latency_after_ms"}, {"model"});
+  if (j.contains("tasks")) {
+    if (!j["tasks"].is_array()) throw WrongForm{};
+    for (const Json& t : j["tasks"])
+      object_with(t, {"weight", "flops", "trials", "seconds", "baseline_ms", "best_ms"},
+                  {"workload", "name"});
+  }
+  return j;
+}
 
 // Column `col` of `row` ("record 3") parsed as JSON and converted by `get`; BadRow if it is not
 // valid JSON of the expected form.
@@ -17,6 +49,7 @@ auto json_field(const Stmt& q, int col, const std::string& row, const char* fiel
   try {
     if (!j.is_discarded()) return get(j);
   } catch (const Json::exception&) {  // of the wrong form
+  } catch (const WrongForm&) {
   }
   throw BadRow(fmt::format("{} has a malformed {} field", row, field));
 }
@@ -81,13 +114,19 @@ TuningRun run_row(const Stmt& q) {
   r.id = q.i64(0);
   r.what = q.text(1);
   std::string row = "tuning run " + std::to_string(r.id);
-  r.args = json_field(q, 2, row, "args", as_json);
+  r.args = json_field(q, 2, row, "args", run_args);
   auto state = parse_run_state(q.text(3));
   if (!state) throw BadRow(fmt::format("{} has an unknown state '{}'", row, q.text(3)));
   r.state = *state;
-  r.progress = json_field(q, 4, row, "progress", as_json);
+  r.progress = json_field(q, 4, row, "progress", run_progress);
   r.started_ms = q.i64(5);
   r.finished_ms = q.opt_i64(6);
+  // Milliseconds since 1970 before the year 10000 (charts and dates need no more).
+  constexpr int64_t kMaxMs = 253402300800000;
+  if (r.started_ms < 0 || r.started_ms >= kMaxMs)
+    throw BadRow(fmt::format("{} has a bad start time ({})", row, r.started_ms));
+  if (r.finished_ms && (*r.finished_ms < 0 || *r.finished_ms >= kMaxMs))
+    throw BadRow(fmt::format("{} has a bad end time ({})", row, *r.finished_ms));
   return r;
 }
 

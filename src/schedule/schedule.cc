@@ -1,5 +1,7 @@
 #include "schedule/schedule.h"
 
+#include <cstdint>
+
 #include "support/error.h"
 
 namespace tuner::schedule {
@@ -64,6 +66,19 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       throw ScheduleError(std::string(inst_name(in.kind)) + ": missing argument " + std::to_string(i));
     return in.args[i];
   };
+  // A loop index or count: argument i within int's range (no silent truncation of 2^32 to 0).
+  auto iarg = [&](size_t i) -> int {
+    int64_t v = arg(i);
+    if (v < INT32_MIN || v > INT32_MAX)
+      throw ScheduleError(std::string(inst_name(in.kind)) + ": argument " + std::to_string(v) +
+                          " out of range");
+    return int(v);
+  };
+  auto iargs = [&](size_t from) {
+    std::vector<int> v;
+    for (size_t i = from; i < in.args.size(); ++i) v.push_back(iarg(i));
+    return v;
+  };
   auto source = [&](InstKind kind) -> const Instruction& {
     if (in.src < 0 || in.src >= int(trace_.insts.size()) || trace_.insts[in.src].kind != kind)
       throw ScheduleError(std::string(inst_name(in.kind)) + ": bad source instruction");
@@ -72,7 +87,7 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
   switch (in.kind) {
     case InstKind::SamplePerfectTile: {
       const Stage& s = st.stage(in.stage);
-      int iter = int(arg(0)), n = int(arg(1));
+      int iter = iarg(0), n = iarg(1);
       int64_t max_inner = arg(2);
       if (iter < 0 || iter >= int(s.iters.size())) throw ScheduleError("sample_perfect_tile: bad iter");
       if (n < 2 || n > 8) throw ScheduleError("sample_perfect_tile: n must be in [2, 8]");
@@ -86,7 +101,8 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       int64_t prod = 1;
       for (auto f : in.decision) {
         if (f < 1) throw ScheduleError("sample_perfect_tile: factor < 1");
-        prod *= f;
+        if (__builtin_mul_overflow(prod, f, &prod))
+          throw ScheduleError("sample_perfect_tile: decision does not tile the extent");
       }
       if (int(in.decision.size()) != n || prod != extent || in.decision.back() > max_inner)
         throw ScheduleError("sample_perfect_tile: decision does not tile the extent");
@@ -96,6 +112,13 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       if (in.args.empty()) throw ScheduleError("sample_categorical: no candidates");
       if (!in.probs.empty() && in.probs.size() != in.args.size())
         throw ScheduleError("sample_categorical: probabilities do not match candidates");
+      double total = 0;
+      for (double q : in.probs) {
+        if (!(q >= 0 && q <= 1e300)) throw ScheduleError("sample_categorical: bad probability");
+        total += q;
+      }
+      if (!in.probs.empty() && !(total > 0))
+        throw ScheduleError("sample_categorical: the probabilities are all zero");
       if (in.decision.empty()) {
         std::vector<double> p = in.probs.empty() ? std::vector<double>(in.args.size(), 1.0) : in.probs;
         in.decision = {int64_t(rng_.weighted(p))};
@@ -116,7 +139,7 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       return {};
     }
     case InstKind::Split: {
-      int iter = int(arg(0));
+      int iter = iarg(0);
       std::vector<int64_t> factors;
       if (in.src >= 0) {
         auto& d = source(InstKind::SamplePerfectTile).decision;
@@ -127,16 +150,15 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       return st.split(in.stage, iter, factors);
     }
     case InstKind::Fuse: {
-      std::vector<int> iters(in.args.begin(), in.args.end());
-      return {st.fuse(in.stage, iters)};
+      return {st.fuse(in.stage, iargs(0))};
     }
     case InstKind::Reorder:
-      st.reorder(in.stage, std::vector<int>(in.args.begin(), in.args.end()));
+      st.reorder(in.stage, iargs(0));
       return {};
     case InstKind::Annotate: {
       int64_t a = arg(1);
       if (a < 0 || a > int64_t(Annotation::Unroll)) throw ScheduleError("annotate: bad annotation");
-      st.annotate(in.stage, int(arg(0)), Annotation(a));
+      st.annotate(in.stage, iarg(0), Annotation(a));
       return {};
     }
     case InstKind::AutoUnroll: {
@@ -152,7 +174,7 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
     }
     case InstKind::ComputeAt:
       if (in.strs.size() != 1) throw ScheduleError("compute_at: needs the consumer");
-      st.compute_at(in.stage, in.strs[0], int(arg(0)));
+      st.compute_at(in.stage, in.strs[0], iarg(0));
       return {};
     case InstKind::ComputeRoot: st.compute_root(in.stage); return {};
     case InstKind::ComputeInline: st.compute_inline(in.stage); return {};
@@ -180,12 +202,12 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       } else {
         factor = arg(1);
       }
-      st.rfactor(in.stage, int(arg(0)), factor);
+      st.rfactor(in.stage, iarg(0), factor);
       return {};
     }
     case InstKind::Bind:
       if (in.strs.size() != 1) throw ScheduleError("bind: needs the thread tag");
-      st.bind(in.stage, int(arg(0)), in.strs[0]);
+      st.bind(in.stage, iarg(0), in.strs[0]);
       return {};
     case InstKind::SetScope:
       if (in.strs.size() != 1) throw ScheduleError("set_scope: needs the scope");

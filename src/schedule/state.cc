@@ -1,6 +1,7 @@
 #include "schedule/state.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -144,11 +145,13 @@ std::vector<int> State::split(const std::string& name, int iter,
   check_leaf(s, iter, "split");
   check_not_attach_target(s, iter, "split");
   if (factors.empty()) throw ScheduleError("split: no factors");
-  int64_t prod = 1;
+  int64_t prod = 1, limit = 0;  // a padded split: at most 64x the extent
+  if (__builtin_mul_overflow(s.iters[iter].extent, 64, &limit) || limit > INT64_MAX - 64)
+    limit = INT64_MAX - 64;
   for (auto f : factors) {
     if (f < 1) throw ScheduleError("split: factor " + std::to_string(f) + " < 1");
-    prod *= f;
-    if (prod > s.iters[iter].extent * 64 + 64) throw ScheduleError("split: factors too large");
+    if (__builtin_mul_overflow(prod, f, &prod) || prod > limit + 64)
+      throw ScheduleError("split: factors too large");
   }
   Iter parent = s.iters[iter];
   Relation rel{Relation::Split, {iter}, {}, factors};
@@ -478,6 +481,10 @@ std::string State::rfactor(const std::string& name, int reduce_iter, int64_t fac
   if (r < 0 || r >= int(s.op->reduce_axes.size()))
     throw ScheduleError("rfactor: iter " + std::to_string(reduce_iter) + " is not a reduction axis");
   if (factor < 2) throw ScheduleError("rfactor: factor must be >= 2");
+  // A larger factor only adds partial sums of nothing (and a buffer that size).
+  if (factor > s.op->reduce_axes[r].extent)
+    throw ScheduleError("rfactor: factor " + std::to_string(factor) + " exceeds the axis' extent " +
+                        std::to_string(s.op->reduce_axes[r].extent));
   if (s.loc != Location::Root) throw ScheduleError("rfactor: " + name + " has a compute location");
   for (int i = 0; i < int(s.iters.size()); ++i) check_not_attach_target(s, i, "rfactor");
   std::string rf_name = name + ".rf";

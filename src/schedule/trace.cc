@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "support/error.h"
 
 namespace tuner::schedule {
@@ -36,6 +38,72 @@ Json Trace::to_json() const {
   return j;
 }
 
+namespace {
+
+// True for a whole number in [lo, hi] (hi >= 0); 2^64 parses as unsigned, 1e3 as a float.
+bool whole_in(const Json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= uint64_t(hi);
+  return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+}
+
+// The fields of trace instruction `index`, type-checked by name: a wrong type is one line
+// saying which field of which instruction, not the JSON library's exception text.
+class InstFields {
+ public:
+  InstFields(const Json& j, size_t index) : j_(j), index_(index) {
+    USER_CHECK(j.is_object()) << where() << " is not an object";
+  }
+  bool has(const char* key) const { return j_.contains(key); }
+  std::string str(const char* key) const {
+    const Json& v = j_[key];
+    USER_CHECK(v.is_string()) << where() << ": '" << key << "' must be a string";
+    return v.get<std::string>();
+  }
+  std::vector<std::string> strs(const char* key) const {
+    std::vector<std::string> out;
+    for (const Json& v : array(key, "strings")) {
+      USER_CHECK(v.is_string()) << where() << ": '" << key << "' must be an array of strings";
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+  std::vector<int64_t> ints(const char* key) const {
+    std::vector<int64_t> out;
+    for (const Json& v : array(key, "integers")) {
+      USER_CHECK(whole_in(v, INT64_MIN, INT64_MAX))
+          << where() << ": '" << key << "' must be an array of 64-bit integers";
+      out.push_back(v.get<int64_t>());
+    }
+    return out;
+  }
+  std::vector<double> numbers(const char* key) const {
+    std::vector<double> out;
+    for (const Json& v : array(key, "numbers")) {
+      USER_CHECK(v.is_number()) << where() << ": '" << key << "' must be an array of numbers";
+      out.push_back(v.get<double>());
+    }
+    return out;
+  }
+  int small_int(const char* key) const {
+    const Json& v = j_[key];
+    USER_CHECK(whole_in(v, INT32_MIN, INT32_MAX))
+        << where() << ": '" << key << "' must be an integer";
+    return int(v.get<int64_t>());
+  }
+
+ private:
+  const Json& array(const char* key, const char* of) const {
+    const Json& v = j_[key];
+    USER_CHECK(v.is_array()) << where() << ": '" << key << "' must be an array of " << of;
+    return v;
+  }
+  std::string where() const { return "trace instruction " + std::to_string(index_); }
+  const Json& j_;
+  size_t index_;
+};
+
+}  // namespace
+
 Trace Trace::from_json(const Json& j) {
   USER_CHECK(j.is_object() && j.contains("version") && j.contains("insts"))
       << "trace JSON needs 'version' and 'insts'";
@@ -44,26 +112,23 @@ Trace Trace::from_json(const Json& j) {
       << kVersion << ")";
   USER_CHECK(j["insts"].is_array()) << "trace 'insts' is not an array";
   Trace t;
-  try {
-    for (auto& ij : j.at("insts")) {
-      Instruction in{};
-      std::string kind = ij.at("kind").get<std::string>();
-      int k = 0;
-      while (k < kNumKinds && kind != kNames[k]) ++k;
-      USER_CHECK(k < kNumKinds) << "unknown trace instruction '" << kind << "'";
-      in.kind = InstKind(k);
-      if (ij.contains("stage")) in.stage = ij["stage"].get<std::string>();
-      if (ij.contains("args")) in.args = ij["args"].get<std::vector<int64_t>>();
-      if (ij.contains("strs")) in.strs = ij["strs"].get<std::vector<std::string>>();
-      if (ij.contains("probs")) in.probs = ij["probs"].get<std::vector<double>>();
-      if (ij.contains("src")) in.src = ij["src"].get<int>();
-      if (ij.contains("decision")) in.decision = ij["decision"].get<std::vector<int64_t>>();
-      USER_CHECK(in.src >= -1) << "trace instruction " << t.insts.size() << " has a negative source";
-      USER_CHECK(in.src < int(t.insts.size())) << "trace instruction refers to a later one";
-      t.insts.push_back(std::move(in));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    USER_ERROR() << "malformed trace JSON: " << e.what();
+  for (const Json& ij : j["insts"]) {
+    InstFields f(ij, t.insts.size());
+    USER_CHECK(f.has("kind")) << "trace instruction " << t.insts.size() << " has no 'kind'";
+    std::string kind = f.str("kind");
+    int k = 0;
+    while (k < kNumKinds && kind != kNames[k]) ++k;
+    USER_CHECK(k < kNumKinds) << "unknown trace instruction '" << kind << "'";
+    Instruction in{InstKind(k)};
+    if (f.has("stage")) in.stage = f.str("stage");
+    if (f.has("args")) in.args = f.ints("args");
+    if (f.has("strs")) in.strs = f.strs("strs");
+    if (f.has("probs")) in.probs = f.numbers("probs");
+    if (f.has("src")) in.src = f.small_int("src");
+    if (f.has("decision")) in.decision = f.ints("decision");
+    USER_CHECK(in.src >= -1) << "trace instruction " << t.insts.size() << " has a negative source";
+    USER_CHECK(in.src < int(t.insts.size())) << "trace instruction refers to a later one";
+    t.insts.push_back(std::move(in));
   }
   return t;
 }

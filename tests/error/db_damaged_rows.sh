@@ -55,6 +55,18 @@ damage badshapes "UPDATE workloads SET shapes='{{';"
 expect badshapes "is damaged: workload 1 has a malformed shapes field" db list
 damage badrun "UPDATE tuning_runs SET progress='{{';"
 expect badrun "is damaged: tuning run 1 has a malformed progress field" report --list
+# Valid JSON of the wrong form, found by fuzzing (session 53): the JSON library's exception
+# text reached the user, and a start time 31 million years away looped the report for ever.
+damage runarray "UPDATE tuning_runs SET progress='[]';"
+expect runarray "is damaged: tuning run 1 has a malformed progress field" report --list
+damage runtrials "UPDATE tuning_runs SET progress='{\"trials\":\"x\"}';"
+expect runtrials "is damaged: tuning run 1 has a malformed progress field" report --list
+damage runtask "UPDATE tuning_runs SET progress='{\"tasks\":[{\"seconds\":\"a\"}]}';"
+expect runtask "is damaged: tuning run 1 has a malformed progress field" report -o "$dir/r.html"
+damage runtarget "UPDATE tuning_runs SET args='{\"target\":5,\"trials\":8}';"
+expect runtarget "is damaged: tuning run 1 has a malformed args field" report -o "$dir/r.html"
+damage runstart "UPDATE tuning_runs SET started=1000000000000000000;"
+expect runstart "is damaged: tuning run 1 has a bad start time \(1000000000000000000\)" report -o "$dir/r.html"
 # A trace of 100,000 nested brackets (printing it recursed until the stack overflowed).
 damage deeptrace "UPDATE records SET trace = replace(printf('%.*c', 100000, 'x'), 'x', '[') ||
   replace(printf('%.*c', 100000, 'x'), 'x', ']') WHERE id=1;"

@@ -69,6 +69,32 @@ sed -i '2s/"stage":"relu"/"stage":"nope"/g' "$dir/op.jsonl"
 grep -q "imported 1 new records" "$dir/out" || fail "op import: $(cat "$dir/out")"
 grep -q "op.jsonl:2: the trace does not apply to workload [0-9a-f]* (relu dtype=float32 shape=4x4)" "$dir/err" ||
   fail "op import reason: $(cat "$dir/err")"
+# Found by fuzzing (session 53): split factors whose product wraps (import died of SIGFPE),
+# and an operator's workload that is not what its op and parameters build (imported, then
+# never found, and listed as another operator).
+"$tuner" db export --db "$dir/op.db" -o - | head -1 > "$dir/one.jsonl"
+python3 - "$dir/one.jsonl" "$dir/fuzz.jsonl" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+def out(**change):
+    q = json.loads(json.dumps(r))
+    for k, v in change.items():
+        if k == "insts": q["trace"] = {"version": 1, "insts": v}
+        else: q["workload"][k] = v
+    return json.dumps(q)
+lines = [out(insts=[{"kind": "split", "stage": "relu", "args": [0, 4, 2**62]}]),
+         out(op="nosuch"), out(params="shape=8x8 dtype=float32"), out(flops=0)]
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PY
+"$tuner" db import "$dir/fuzz.jsonl" --db "$dir/fuzz.db" > /dev/null 2> "$dir/err"
+rc=$?
+[ $rc -eq 1 ] || fail "fuzzed lines: exit code $rc"
+for reason in "1: the trace does not apply to workload .*: split: factors too large" \
+    "2: workload [0-9a-f]* is not what op 'nosuch' with parameters .* builds" \
+    "3: workload [0-9a-f]* is not what op 'relu' with parameters 'shape=8x8 dtype=float32' builds" \
+    "4: workload [0-9a-f]* \(relu .*\): its shapes or FLOP count are not those its op builds"; do
+  grep -qE "^warning: $dir/fuzz.jsonl:$reason" "$dir/err" || fail "fuzzed line $reason: $(cat "$dir/err")"
+done
 
 # Nothing but bad lines: the warnings, then an error and a non-zero exit.
 sed -n '2,3p' "$dir/in.jsonl" > "$dir/bad.jsonl"

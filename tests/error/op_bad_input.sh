@@ -4,6 +4,8 @@
 TUNER=$1
 source "$(dirname "$0")/lib.bash"
 here=$(cd "$(dirname "$0")/../.." && pwd)  # before any cd: $0 may be relative
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 expect_error "unknown op.*nosuchop" op run nosuchop
 expect_error "parameter .q." op run matmul m=4 n=4 k=4 q=3
 expect_error "target kind 'vulkan'" op run matmul m=4 n=4 k=4 --target=vulkan
@@ -51,8 +53,6 @@ expect_error "winograd: the 3x3 window does not fit the padded 2x2 input" \
 TUNER_LLVM_OPTIONS=-no-such-llvm-option \
   expect_error "bad TUNER_LLVM_OPTIONS.*no-such-llvm-option" op run matmul m=4 n=4 k=4
 # A primitive on a wrong loop, a trace of another format, not JSON at all.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 printf '{"version":1,"insts":[{"kind":"split","stage":"matmul","args":[7,4]}]}' >"$tmp/wrong_loop.json"
 printf '{"version":1,"insts":[{"kind":"annotate","stage":"matmul","args":[2,1]}]}' >"$tmp/parallel_reduce.json"
 printf '{"version":9,"insts":[]}' >"$tmp/version.json"
@@ -63,6 +63,33 @@ expect_error "version 9" op run matmul m=8 n=8 k=8 --trace "$tmp/version.json"
 expect_error "not valid JSON" op run matmul m=8 n=8 k=8 --trace "$tmp/garbage.json"
 expect_error "cannot read $tmp/missing.json: no such file" op run matmul m=8 n=8 k=8 --trace "$tmp/missing.json"
 expect_error "cannot read /dev/zero: not a regular file" op run matmul m=8 n=8 k=8 --trace /dev/zero
+# Found by fuzzing (session 53): split factors whose product wrapped (SIGFPE; or a kernel
+# that computed nothing), an rfactor beyond its axis (SIGSEGV, or a hang), all-zero
+# probabilities (an internal error), wrong JSON types (the JSON library's exception text),
+# an index past int's range (taken as 0).
+trace() { printf '{"version":1,"insts":[%s]}' "$2" >"$tmp/$1.json"; }
+trace wrap '{"kind":"split","stage":"matmul","args":[0,4,4611686018427387904]}'
+trace wrapneg '{"kind":"split","stage":"matmul","args":[0,2,4611686018427387904]}'
+trace rfactor '{"kind":"rfactor","stage":"matmul","args":[2,100000000]}'
+trace probs '{"kind":"sample_categorical","args":[0,16],"probs":[0,0]},{"kind":"auto_unroll","stage":"matmul","src":0}'
+trace stage '{"kind":"split","stage":7,"args":[0,2]}'
+trace args '{"kind":"split","stage":"matmul","args":["0","8"]}'
+trace nokind '{"stage":"matmul","args":[0,8]}'
+trace notobj '1,2'
+trace bigiter '{"kind":"split","stage":"matmul","args":[4294967296,2]}'
+trace u64 '{"kind":"split","stage":"matmul","args":[0,18446744073709551615]}'
+for t in wrap wrapneg; do
+  expect_error "does not apply to this workload: split: factors too large" \
+    op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/$t.json"
+done
+expect_error "rfactor: factor 100000000 exceeds the axis' extent 8" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/rfactor.json"
+expect_error "sample_categorical: the probabilities are all zero" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/probs.json"
+expect_error "trace file .*stage.json: trace instruction 0: 'stage' must be a string$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/stage.json"
+expect_error "trace instruction 0: 'args' must be an array of 64-bit integers$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/args.json"
+expect_error "trace instruction 0 has no 'kind'$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/nokind.json"
+expect_error "trace instruction 0 is not an object$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/notobj.json"
+expect_error "split: argument 4294967296 out of range" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/bigiter.json"
+expect_error "'args' must be an array of 64-bit integers$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/u64.json"
 # An SQLite URI as --db is refused, read or written, not taken as a relative path (op tune
 # created the folder ./file: here; compile and op run used no records without a word).
 mkdir "$tmp/cwd"

@@ -26,6 +26,11 @@ TEST(SvgChart, NiceTicks) {
   auto t = nice_ticks(3, 1234, 5);
   EXPECT_EQ(t.front(), 200);
   EXPECT_EQ(t.back(), 1200);
+  // Far from zero, where one step no longer changes a double's value (a run's start time
+  // edited to 1e18 ms looped `tuner report` for ever): a bounded list.
+  auto far = nice_ticks(-1e17, -1e17 + 64, 5);  // ulp 16: k / step beyond 2^53
+  EXPECT_FALSE(far.empty());
+  EXPECT_LE(far.size(), 21u);
   EXPECT_THAT(log_ticks(0.01, 5),
               ::testing::Pointwise(::testing::DoubleNear(1e-12),
                                    {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0}));

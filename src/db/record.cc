@@ -21,7 +21,7 @@ double median_of(std::vector<double> times) {
   return lo + (hi - lo) / 2;
 }
 
-bool valid_duration(double seconds) { return std::isfinite(seconds) && seconds >= 0; }
+bool valid_duration(double seconds) { return seconds >= 0 && seconds <= kMaxPlausibleSeconds; }
 
 std::string times_problem(MeasureStatus status, const std::vector<double>& times, double flops) {
   if (status != MeasureStatus::Ok) {
@@ -31,8 +31,8 @@ std::string times_problem(MeasureStatus status, const std::vector<double>& times
   }
   if (times.empty()) return "an ok record needs at least one time";
   for (double t : times)
-    if (!(std::isfinite(t) && t > 0))
-      return fmt::format("an ok record's times must be positive, got {}", t);
+    if (!(t > 0 && t <= kMaxPlausibleSeconds))
+      return fmt::format("an ok record's times must be positive durations, got {}", t);
   double median = median_of(times);
   if (median < kMinPlausibleSeconds)
     return fmt::format("an ok record's median of {:.3g} s is shorter than a clock cycle", median);

@@ -64,14 +64,16 @@ double median_of(std::vector<double> times);
 /// comes from a broken timer or a forged record, and would rank first for ever.
 inline constexpr double kMaxPlausibleFlopsPerSecond = 1e17;
 inline constexpr double kMinPlausibleSeconds = 1e-10;
+/// Longer than any build or measurement runs (about 30 years): a forged or broken value.
+inline constexpr double kMaxPlausibleSeconds = 1e9;
 
 /// Why `times` cannot be those of a record with `status` of a workload of `flops` FLOPs, or ""
 /// when they can: an ok record has at least one time, each finite and positive, and a median
 /// of at least kMinPlausibleSeconds and no faster than kMaxPlausibleFlopsPerSecond (checked
-/// when flops > 0); other records' times are finite and non-negative.
+/// when flops > 0); other records' times are durations (valid_duration).
 std::string times_problem(MeasureStatus status, const std::vector<double>& times, double flops = 0);
 
-/// Whether `seconds` is a duration: finite and non-negative.
+/// Whether `seconds` is a duration: non-negative, at most kMaxPlausibleSeconds.
 bool valid_duration(double seconds);
 
 /// Throws a UserError unless `r` can be stored: valid JSON trace, known status, an ok record

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/escape.h"
 #include "te/compute_dag.h"
 
 namespace tuner::schedule {
@@ -16,7 +17,8 @@ namespace tuner::schedule {
 /// A primitive applied where it is not valid. Cheap: frequent during search.
 class ScheduleError : public std::exception {
  public:
-  explicit ScheduleError(std::string msg) : msg_(std::move(msg)) {}
+  // Escaped as UserError's are: a stage name from a trace file may hold a NUL.
+  explicit ScheduleError(std::string msg) : msg_(escape_controls(msg, true)) {}
   const char* what() const noexcept override { return msg_.c_str(); }
 
  private:

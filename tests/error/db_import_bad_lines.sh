@@ -84,6 +84,8 @@ def out(**change):
     return json.dumps(q)
 lines = [out(insts=[{"kind": "split", "stage": "relu", "args": [0, 4, 2**62]}]),
          out(op="nosuch"), out(params="shape=8x8 dtype=float32"), out(flops=0)]
+r["build_seconds"] = 1e308  # shown as a 309-digit number by db show
+lines.append(out())
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 PY
 "$tuner" db import "$dir/fuzz.jsonl" --db "$dir/fuzz.db" > /dev/null 2> "$dir/err"
@@ -92,7 +94,8 @@ rc=$?
 for reason in "1: the trace does not apply to workload .*: split: factors too large" \
     "2: workload [0-9a-f]* is not what op 'nosuch' with parameters .* builds" \
     "3: workload [0-9a-f]* is not what op 'relu' with parameters 'shape=8x8 dtype=float32' builds" \
-    "4: workload [0-9a-f]* \(relu .*\): its shapes or FLOP count are not those its op builds"; do
+    "4: workload [0-9a-f]* \(relu .*\): its shapes or FLOP count are not those its op builds" \
+    "5: record build seconds is not a duration"; do
   grep -qE "^warning: $dir/fuzz.jsonl:$reason" "$dir/err" || fail "fuzzed line $reason: $(cat "$dir/err")"
 done
 

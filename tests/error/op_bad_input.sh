@@ -78,6 +78,7 @@ trace nokind '{"stage":"matmul","args":[0,8]}'
 trace notobj '1,2'
 trace bigiter '{"kind":"split","stage":"matmul","args":[4294967296,2]}'
 trace u64 '{"kind":"split","stage":"matmul","args":[0,18446744073709551615]}'
+trace nul '{"kind":"split","stage":"mat\u0000mul","args":[0,2]}'
 for t in wrap wrapneg; do
   expect_error "does not apply to this workload: split: factors too large" \
     op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/$t.json"
@@ -90,6 +91,7 @@ expect_error "trace instruction 0 has no 'kind'$" op run matmul m=8 n=8 k=8 --db
 expect_error "trace instruction 0 is not an object$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/notobj.json"
 expect_error "split: argument 4294967296 out of range" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/bigiter.json"
 expect_error "'args' must be an array of 64-bit integers$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/u64.json"
+expect_error "no stage named 'mat.x00mul'$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/nul.json"
 # An SQLite URI as --db is refused, read or written, not taken as a relative path (op tune
 # created the folder ./file: here; compile and op run used no records without a word).
 mkdir "$tmp/cwd"

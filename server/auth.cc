@@ -28,7 +28,14 @@ std::string read_token_file(const std::string& path) {
   }
   size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
   USER_CHECK(b != std::string::npos) << "the token file " << path << " is empty";
-  return t.substr(b, e - b + 1);
+  t = t.substr(b, e - b + 1);
+  // It travels as an HTTP/2 header value: gRPC aborts the process on any other byte (and
+  // prints the header, the secret, in its log).
+  for (size_t i = 0; i < t.size(); ++i)
+    USER_CHECK(t[i] >= ' ' && t[i] <= '~')
+        << "the token file " << path << " holds a character a token may not have at byte " << b + i
+        << " (one line of printable ASCII)";
+  return t;
 }
 
 void check_address(const std::string& address, const std::string& what) {

@@ -63,7 +63,14 @@ std::string ms_or_dash(double s) {
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
+  // Options that would be ignored without a word.
+  USER_CHECK(!a.no_compile || a.out.empty())
+      << "-o names the compiled model, and --no-compile compiles none: drop one of them";
   if (!a.remote.server.empty()) {
+    USER_CHECK(a.out.empty() && !a.resume)
+        << (a.out.empty() ? "--resume" : "-o")
+        << " is for a local tune: a server's job resumes by itself, and compiling is "
+           "`tuner compile` with the records (`tuner db export --server ...`)";
     RemoteTuneArgs r;
     r.remote = a.remote;
     r.model = a.m.model;

@@ -127,6 +127,12 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
   }
   USER_CHECK(n * dtype.bytes() <= (int64_t(1) << 34))
       << what << ": tensor of " << n << " elements is larger than 16 GiB";
+  // ONNX's checker allows one value field: which one a reader takes would be a guess.
+  int fields = (t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL) +
+               (t.float_data_size() > 0) + (t.int32_data_size() > 0) + (t.int64_data_size() > 0) +
+               (t.double_data_size() > 0) + (t.uint64_data_size() > 0) + (t.string_data_size() > 0);
+  USER_CHECK(fields <= 1) << what << ": holds its values in " << fields
+                          << " fields (raw_data, float_data, ...): a tensor has one";
   const std::string* raw = nullptr;
   std::string external;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {

@@ -237,7 +237,8 @@ bool all_close(const float* actual, const float* expected, int64_t n, double rto
   bool all_same = true;
   for (int64_t i = 0; i < n; ++i) {
     double d = std::fabs(double(actual[i]) - double(expected[i]));
-    all_same &= d <= atol + rtol * std::fabs(double(expected[i]));  // false on NaN, inf - inf
+    double tol = atol + rtol * std::fabs(double(expected[i]));
+    all_same &= d <= tol && tol != HUGE_VAL;  // false on NaN and on an infinite expected value
     max_err = std::max(max_err, d);
   }
   if (all_same && max_abs_error) *max_abs_error = max_err;

@@ -18,6 +18,11 @@ expect_error "^error: --early-stop: '-3' is not a number from 0" tune x.onnx --e
 expect_error "^error: --measure: 'foo' is neither cold nor warm" op tune matmul m=4 n=4 k=4 --measure foo
 expect_error "^error: --measure: '1' is neither cold nor warm" tune x.onnx --measure 1
 expect_error "^error: --cost-model: foo not in \{xgb,random\}" tune x.onnx --cost-model foo
+# Options that were ignored without a word (session 53): before any file is read.
+expect_error "^error: -o names the compiled model, and --no-compile compiles none" \
+  tune x.onnx --no-compile -o x.tuner
+expect_error "^error: -o is for a local tune" tune x.onnx --server 127.0.0.1:1 --token-file x -o x.tuner
+expect_error "^error: --resume is for a local tune" tune x.onnx --server 127.0.0.1:1 --token-file x --resume 3
 expect_error "^error: tuning database 'x.db/' ends with '/'" op tune matmul m=4 n=4 k=4 --db x.db/
 TUNER_NUM_THREADS=100000 expect_error "^error: TUNER_NUM_THREADS: .*\(got 100000\)" \
   op run matmul m=4 n=4 k=4 --db ''

@@ -67,6 +67,15 @@ save_tensor(np.maximum(x, 0) + w + 1, "y_wrong.pb", "y")
 x_inf = np.array([[np.inf, 2, -np.inf], [4, -5, np.inf]], dtype=np.float32)
 save_tensor(x_inf, "x_inf.pb", "x")
 save_tensor(np.maximum(x_inf, 0) + w, "y_inf.pb", "y")
+# Found by fuzzing (session 53): an infinite reference where the output is finite passed
+# --compare; a tensor with its values in two fields (raw_data and float_data) was read silently.
+y_inf_wrong = np.maximum(x, 0) + w
+y_inf_wrong[0, 0] = np.inf
+save_tensor(y_inf_wrong, "y_inf_wrong.pb", "y")
+both = numpy_helper.from_array(x, "x")
+both.float_data.extend([1.0])
+with open(path("x_both.pb"), "wb") as f:
+    f.write(both.SerializeToString())
 save_tensor(x.reshape(3, 2), "x_3x2.pb", "x")
 save_tensor(x.astype(np.int64), "x_int64.pb", "x")
 

@@ -299,18 +299,25 @@ expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb
 expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \
   --input "$m/x.pb" --compare "$m/x_3x2.pb"
 
-# A --compare mismatch: a non-zero exit (not a crash, not an internal error), one error line,
-# and the report says the outputs differ.
-run_tuner run "$art" --input "$m/x.pb" --compare "$m/y_wrong.pb" --repeat 1
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -lt 124 ] && [ "$(grep -c '' "$tmp/stderr")" -eq 1 ] &&
-   grep -q "^error: output y differs from the reference beyond tolerance: at \[0,0\]: got 0.*, expected 1" <<<"$err" &&
-   grep -q "OUTPUTS DIFFER" <<<"$out"; then
-  echo "ok: --compare mismatch -> exit $rc, $err"
-else
-  echo "FAIL: --compare mismatch -> exit $rc"
-  sed 's/^/    /' "$tmp/stdout" "$tmp/stderr"
-  failures=$((failures + 1))
-fi
+# A --compare mismatch: a non-zero exit (3, not a crash, not an internal error), one error
+# line, and the report says the outputs differ.
+# expect_differs REFERENCE EXPECTED: --compare REFERENCE fails on element [0,0].
+expect_differs() {
+  run_tuner run "$art" --input "$m/x.pb" --compare "$m/$1" --repeat 1
+  if [ "$rc" -eq 3 ] && [ "$(grep -c '' "$tmp/stderr")" -eq 1 ] &&
+     grep -q "^error: output y differs from the reference beyond tolerance: at \[0,0\]: got 0.*, expected $2" <<<"$err" &&
+     grep -q "OUTPUTS DIFFER" <<<"$out"; then
+    echo "ok: --compare $1 -> exit $rc, $err"
+  else
+    echo "FAIL: --compare $1 -> exit $rc"
+    sed 's/^/    /' "$tmp/stdout" "$tmp/stderr"
+    failures=$((failures + 1))
+  fi
+}
+expect_differs y_wrong.pb 1
+expect_differs y_inf_wrong.pb inf  # an infinite reference against a finite output
+expect "x_both.pb: holds its values in 2 fields \(raw_data, float_data, ...\): a tensor has one" \
+  run "$art" --input "$m/x_both.pb"
 
 # Nothing left behind in the working directory (temporary artifacts, core files).
 left=$(ls -A "$work" | grep -v '^folder$')

@@ -66,4 +66,20 @@ expect_error "^error: cannot listen on 192.0.2.1:0 " --db "$tmp/keep.db" --clien
   --worker-token-file "$tmp/w" --listen 192.0.2.1:0
 [ -s "$tmp/keep.db" ] && [ -e "$tmp/keep.db.jobs/run-1.onnx" ] ||
   { echo "FAIL: a refused start removed an existing database or its jobs: $(ls "$tmp")"; failures=$((failures + 1)); }
+# A token no HTTP/2 header may carry (a tab, a control or non-ASCII byte, two lines): gRPC
+# aborted every client (exit 134, the token in its log) and the server took it (found by
+# fuzzing, session 53).
+printf 'to\tk\n' > "$tmp/tab"
+printf 't\303\266k\n' > "$tmp/utf8"
+printf 'a\nb\n' > "$tmp/lines"
+for f in tab utf8 lines; do
+  TUNER=$bin/tuner-worker
+  expect_error "^error: the token file $tmp/$f holds a character a token may not have at byte [0-9]+" \
+    --server 127.0.0.1:1 --token-file "$tmp/$f"
+  TUNER=$bin/tuner
+  expect_error "^error: the token file $tmp/$f holds a character" jobs --server 127.0.0.1:1 --token-file "$tmp/$f"
+  TUNER=$bin/tuner-server
+  expect_error "^error: the token file $tmp/$f holds a character" --db "$tmp/tok.db" \
+    --client-token-file "$tmp/$f" --worker-token-file "$tmp/w" --listen 127.0.0.1:0
+done
 finish

@@ -111,12 +111,34 @@ void cmd_tune_model(const TuneModelArgs& a) {
   co.db_path = "";
   runtime::Artifact untuned = compile::compile_model(g, co);
   double before = measure_latency(untuned, a.threads);
+  auto db = db::SqliteDatabase::open(a.db);  // creates the folder
+  // The run's identity; --resume RUN is checked against it before anything is printed.
+  Json run_args{
+      {"target", target.str()}, {"trials", a.trials}, {"seed", a.seed}, {"fuse", fo.enabled}};
+  std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
+  int64_t run_id = 0;
+  if (a.resume > 0) {
+    auto r = db->run(a.resume);
+    USER_CHECK(r) << "no tuning run " << a.resume << " in " << a.db;
+    USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
+    // Its records and tasks must be this command's: the same target and fusion.
+    auto arg = [&](const char* k) {
+      return r->args.is_object() && r->args.contains(k) ? r->args[k] : Json();
+    };
+    USER_CHECK(arg("target") == run_args["target"])
+        << "run " << a.resume << " tuned for "
+        << (arg("target").is_string() ? arg("target").get<std::string>() : "?") << ", not for "
+        << target.str() << " (give its --target to resume it)";
+    USER_CHECK(arg("fuse") == run_args["fuse"])
+        << "run " << a.resume << " tuned with fusion " << (arg("fuse") == true ? "on" : "off")
+        << "; resume it with the same --no-fuse setting";
+    run_id = r->id;
+  }
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
                g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials,
                ms_or_dash(before));
 
-  auto db = db::SqliteDatabase::open(a.db);  // creates the folder
   costmodel::XGBModel* xgb = nullptr;
   auto model = make_cost_model(a.cost_model, a.seed, false, &xgb);
   if (xgb) {
@@ -132,26 +154,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
   ro.threads = a.threads;
   ro.cold_calls = a.cold;
   measure::LocalRunner runner(ro);
-  // The run: the same command (model, target, budget, seed) continues an unfinished run
-  // (interrupted, or killed while running), counting the trials it already spent.
-  Json run_args{{"target", target.str()}, {"trials", a.trials}, {"seed", a.seed},
-                {"fuse", fo.enabled}};
-  std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
-  int64_t run_id = 0;
-  if (a.resume > 0) {
-    auto r = db->run(a.resume);
-    USER_CHECK(r) << "no tuning run " << a.resume << " in " << a.db;
-    USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
-    // Its records and tasks must be this command's: the same target and fusion.
-    auto arg = [&](const char* k) { return r->args.is_object() && r->args.contains(k) ? r->args[k] : Json(); };
-    USER_CHECK(arg("target") == run_args["target"])
-        << "run " << a.resume << " tuned for " << (arg("target").is_string() ? arg("target").get<std::string>() : "?")
-        << ", not for " << target.str() << " (give its --target to resume it)";
-    USER_CHECK(arg("fuse") == run_args["fuse"])
-        << "run " << a.resume << " tuned with fusion " << (arg("fuse") == true ? "on" : "off")
-        << "; resume it with the same --no-fuse setting";
-    run_id = r->id;
-  } else {
+  // The same command (model, target, budget, seed) continues an unfinished run (interrupted,
+  // or killed while running), counting the trials it already spent.
+  if (a.resume <= 0) {
     int64_t finished = 0;
     for (const auto& r : db->runs()) {
       if (r.what != what || r.args != run_args) continue;
@@ -358,16 +363,23 @@ void cmd_tune_model(const TuneModelArgs& a) {
       }
     Json e = Json::object();
     for (auto& [k, v] : prog.errors) e[k] = v;
-    fmt::print("{}\n", Json{{"model", g.name}, {"target", target.str()}, {"trials", spent},
-                            {"run", run_id}, {"resumed", resumed},
-                            {"seconds", elapsed()}, {"interrupted", interrupted},
-                            {"latency_before_ms", before * 1e3}, {"latency_after_ms", after * 1e3},
-                            {"speedup", after > 0 ? before / after : 0.0},
-                            {"speedup_p10", speedup_range ? speedup_range->first : 0.0},
-                            {"speedup_p90", speedup_range ? speedup_range->second : 0.0},
+    fmt::print("{}\n", Json{{"model", g.name},
+                            {"target", target.str()},
+                            {"trials", spent},
+                            {"run", run_id},
+                            {"resumed", resumed},
+                            {"seconds", elapsed()},
+                            {"interrupted", interrupted},
+                            {"latency_before_ms", before * 1e3},
+                            // null when nothing was compiled and timed (--no-compile)
+                            {"latency_after_ms", after > 0 ? Json(after * 1e3) : Json()},
+                            {"speedup", after > 0 ? Json(before / after) : Json()},
+                            {"speedup_p10", speedup_range ? Json(speedup_range->first) : Json()},
+                            {"speedup_p90", speedup_range ? Json(speedup_range->second) : Json()},
                             {"artifact", out},
                             {"tasks_tuned", rep.tasks_from_db},
-                            {"tasks", tj}, {"errors", e}}
+                            {"tasks", tj},
+                            {"errors", e}}
                            .dump());
     return;
   }

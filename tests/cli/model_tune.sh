@@ -91,6 +91,8 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 s = json.loads(sys.argv[3])
 total = s["records"] - s["by_worker"].get("validation", 0) - s["by_worker"].get("in-model", 0)
 assert total == a["trials"] + b["trials"], (total, a["trials"], b["trials"])
+# --no-compile: no latency after tuning was measured, and the JSON says so (null, not 0).
+assert b["latency_after_ms"] is None and b["speedup"] is None and b["speedup_p10"] is None, b
 PY
 
 # Records whose traces name stages this Tuner does not make (as an older version's did) are

@@ -76,8 +76,13 @@ std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
 }
 
 std::function<void(const db::Workload&, const db::Record&)> importable_check() {
-  auto dags = std::make_shared<std::map<std::string, std::optional<te::ComputeDAG>>>();
-  return [dags](const db::Workload& w, const db::Record& r) {
+  // Per (hash, op, params): the DAG they build and its workload, rebuilt once per import.
+  struct Built {
+    te::ComputeDAG dag;
+    db::Workload workload;
+  };
+  auto built = std::make_shared<std::map<std::string, std::optional<Built>>>();
+  return [built](const db::Workload& w, const db::Record& r) {
     codegen::Target::parse(r.target);
     USER_CHECK(r.trace_version == schedule::Trace::kVersion)
         << "trace version " << r.trace_version << " is not supported (this Tuner reads "
@@ -89,8 +94,13 @@ std::function<void(const db::Workload&, const db::Record&)> importable_check() {
       USER_ERROR() << "the trace is not a schedule: " << e.what();
     }
     std::string key = w.hash + '\n' + w.op + '\n' + w.params;  // one hash, many claims
-    auto it = dags->find(key);
-    if (it == dags->end()) it = dags->emplace(key, rebuild_op_dag(w)).first;
+    auto it = built->find(key);
+    if (it == built->end()) {
+      std::optional<Built> b;
+      if (auto dag = rebuild_op_dag(w))
+        b = Built{*dag, db::Workload::from_dag(*dag, w.op, w.params)};
+      it = built->emplace(key, std::move(b)).first;
+    }
     if (!it->second) {
       // A model's task ("model:Conv+Relu") needs its model to be rebuilt; an operator's
       // workload must be what its op and parameters build, or nothing would ever find it
@@ -100,12 +110,12 @@ std::function<void(const db::Workload&, const db::Record&)> importable_check() {
           << w.params << "' builds (an unknown op, bad parameters or another Tuner's workload)";
       return;
     }
-    db::Workload built = db::Workload::from_dag(*it->second, w.op, w.params);
-    USER_CHECK(built.shapes == w.shapes && std::abs(built.flops - w.flops) <= 1e-9 * built.flops)
+    const db::Workload& expect = it->second->workload;
+    USER_CHECK(expect.shapes == w.shapes && std::abs(expect.flops - w.flops) <= 1e-9 * expect.flops)
         << "workload " << w.hash << " (" << w.op << " " << w.params
         << "): its shapes or FLOP count are not those its op builds";
     try {
-      schedule::Schedule::replay(*it->second, trace);
+      schedule::Schedule::replay(it->second->dag, trace);
     } catch (const std::exception& e) {  // a ScheduleError or a UserError
       USER_ERROR() << "the trace does not apply to workload " << w.hash << " (" << w.op << " "
                    << w.params << "): " << e.what();

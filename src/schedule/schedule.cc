@@ -1,5 +1,6 @@
 #include "schedule/schedule.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "support/error.h"
@@ -112,13 +113,13 @@ std::vector<int> Schedule::apply_to(State& st, Instruction& in) {
       if (in.args.empty()) throw ScheduleError("sample_categorical: no candidates");
       if (!in.probs.empty() && in.probs.size() != in.args.size())
         throw ScheduleError("sample_categorical: probabilities do not match candidates");
+      // Trace input: what Rng::weighted asserts of its callers, checked as an error here.
       double total = 0;
-      for (double q : in.probs) {
-        if (!(q >= 0 && q <= 1e300)) throw ScheduleError("sample_categorical: bad probability");
-        total += q;
-      }
-      if (!in.probs.empty() && !(total > 0))
-        throw ScheduleError("sample_categorical: the probabilities are all zero");
+      for (double q : in.probs) total += q >= 0 ? q : NAN;
+      if (!in.probs.empty() && !(total > 0 && std::isfinite(total)))
+        throw ScheduleError(
+            "sample_categorical: probabilities must be non-negative with a "
+            "positive, finite sum");
       if (in.decision.empty()) {
         std::vector<double> p = in.probs.empty() ? std::vector<double>(in.args.size(), 1.0) : in.probs;
         in.decision = {int64_t(rng_.weighted(p))};

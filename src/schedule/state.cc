@@ -145,12 +145,13 @@ std::vector<int> State::split(const std::string& name, int iter,
   check_leaf(s, iter, "split");
   check_not_attach_target(s, iter, "split");
   if (factors.empty()) throw ScheduleError("split: no factors");
-  int64_t prod = 1, limit = 0;  // a padded split: at most 64x the extent
-  if (__builtin_mul_overflow(s.iters[iter].extent, 64, &limit) || limit > INT64_MAX - 64)
-    limit = INT64_MAX - 64;
+  int64_t prod = 1, limit = 0;  // a padded split: at most 64x the extent, plus 64
+  if (__builtin_mul_overflow(s.iters[iter].extent, 64, &limit) ||
+      __builtin_add_overflow(limit, 64, &limit))
+    limit = INT64_MAX;
   for (auto f : factors) {
     if (f < 1) throw ScheduleError("split: factor " + std::to_string(f) + " < 1");
-    if (__builtin_mul_overflow(prod, f, &prod) || prod > limit + 64)
+    if (__builtin_mul_overflow(prod, f, &prod) || prod > limit)
       throw ScheduleError("split: factors too large");
   }
   Iter parent = s.iters[iter];

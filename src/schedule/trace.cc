@@ -60,29 +60,14 @@ class InstFields {
     return v.get<std::string>();
   }
   std::vector<std::string> strs(const char* key) const {
-    std::vector<std::string> out;
-    for (const Json& v : array(key, "strings")) {
-      USER_CHECK(v.is_string()) << where() << ": '" << key << "' must be an array of strings";
-      out.push_back(v.get<std::string>());
-    }
-    return out;
+    return list<std::string>(key, "strings", [](const Json& v) { return v.is_string(); });
   }
   std::vector<int64_t> ints(const char* key) const {
-    std::vector<int64_t> out;
-    for (const Json& v : array(key, "integers")) {
-      USER_CHECK(whole_in(v, INT64_MIN, INT64_MAX))
-          << where() << ": '" << key << "' must be an array of 64-bit integers";
-      out.push_back(v.get<int64_t>());
-    }
-    return out;
+    return list<int64_t>(key, "64-bit integers",
+                         [](const Json& v) { return whole_in(v, INT64_MIN, INT64_MAX); });
   }
   std::vector<double> numbers(const char* key) const {
-    std::vector<double> out;
-    for (const Json& v : array(key, "numbers")) {
-      USER_CHECK(v.is_number()) << where() << ": '" << key << "' must be an array of numbers";
-      out.push_back(v.get<double>());
-    }
-    return out;
+    return list<double>(key, "numbers", [](const Json& v) { return v.is_number(); });
   }
   int small_int(const char* key) const {
     const Json& v = j_[key];
@@ -92,10 +77,18 @@ class InstFields {
   }
 
  private:
-  const Json& array(const char* key, const char* of) const {
-    const Json& v = j_[key];
-    USER_CHECK(v.is_array()) << where() << ": '" << key << "' must be an array of " << of;
-    return v;
+  // Field `key` as an array of T, every element passing `ok`.
+  template <class T, class Ok>
+  std::vector<T> list(const char* key, const char* of, Ok ok) const {
+    const Json& a = j_[key];
+    std::vector<T> out;
+    for (size_t i = 0; a.is_array() && i < a.size(); ++i) {
+      if (!ok(a[i])) break;
+      out.push_back(a[i].get<T>());
+    }
+    USER_CHECK(a.is_array() && out.size() == a.size())
+        << where() << ": '" << key << "' must be an array of " << of;
+    return out;
   }
   std::string where() const { return "trace instruction " + std::to_string(index_); }
   const Json& j_;

@@ -72,6 +72,7 @@ trace wrap '{"kind":"split","stage":"matmul","args":[0,4,4611686018427387904]}'
 trace wrapneg '{"kind":"split","stage":"matmul","args":[0,2,4611686018427387904]}'
 trace rfactor '{"kind":"rfactor","stage":"matmul","args":[2,100000000]}'
 trace probs '{"kind":"sample_categorical","args":[0,16],"probs":[0,0]},{"kind":"auto_unroll","stage":"matmul","src":0}'
+trace negprobs '{"kind":"sample_categorical","args":[0,16],"probs":[-1,2]},{"kind":"auto_unroll","stage":"matmul","src":0}'
 trace stage '{"kind":"split","stage":7,"args":[0,2]}'
 trace args '{"kind":"split","stage":"matmul","args":["0","8"]}'
 trace nokind '{"stage":"matmul","args":[0,8]}'
@@ -84,7 +85,10 @@ for t in wrap wrapneg; do
     op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/$t.json"
 done
 expect_error "rfactor: factor 100000000 exceeds the axis' extent 8" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/rfactor.json"
-expect_error "sample_categorical: the probabilities are all zero" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/probs.json"
+for t in probs negprobs; do
+  expect_error "sample_categorical: probabilities must be non-negative with a positive, finite sum" \
+    op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/$t.json"
+done
 expect_error "trace file .*stage.json: trace instruction 0: 'stage' must be a string$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/stage.json"
 expect_error "trace instruction 0: 'args' must be an array of 64-bit integers$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/args.json"
 expect_error "trace instruction 0 has no 'kind'$" op run matmul m=8 n=8 k=8 --db '' --trace "$tmp/nokind.json"

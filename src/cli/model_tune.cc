@@ -181,8 +181,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   std::vector<double> weights;
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const auto& t = ts.tasks[i];
-    tasks.push_back({t.dag, "model:" + t.ops, "model=" + g.name + " task=" + std::to_string(i),
-                     target, ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
+    tasks.push_back({t.dag, db::model_task_op(t.ops), db::model_task_params(g.name, i), target,
+                     ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
     weights.push_back(t.weight);
   }
   search::MultiTuneOptions mo;

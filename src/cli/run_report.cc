@@ -21,7 +21,7 @@ using svg::escape;
 
 // The operators of a workload stored by `tuner tune` ("model:conv2d+relu" -> "conv2d+relu").
 std::string task_name(const db::Workload& w) {
-  return w.op.rfind("model:", 0) == 0 ? w.op.substr(6) : w.op;
+  return std::string(db::model_task_members(w.op).value_or(w.op));
 }
 
 // Chart values in ms, or in µs when every value is below a millisecond.

@@ -105,7 +105,7 @@ std::function<void(const db::Workload&, const db::Record&)> importable_check() {
       // A model's task ("model:Conv+Relu") needs its model to be rebuilt; an operator's
       // workload must be what its op and parameters build, or nothing would ever find it
       // (and listings would show another operator than the one tuned).
-      USER_CHECK(w.op.rfind("model:", 0) == 0)
+      USER_CHECK(db::model_task_members(w.op))
           << "workload " << w.hash << " is not what op '" << w.op << "' with parameters '"
           << w.params << "' builds (an unknown op, bad parameters or another Tuner's workload)";
       return;

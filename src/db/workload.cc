@@ -27,6 +27,23 @@ Workload Workload::from_dag(const te::ComputeDAG& dag, std::string op, std::stri
   return w;
 }
 
+namespace {
+constexpr std::string_view kModelTaskPrefix = "model:";
+}
+
+std::string model_task_op(std::string_view member_ops) {
+  return std::string(kModelTaskPrefix) + std::string(member_ops);
+}
+
+std::string model_task_params(std::string_view model, size_t index) {
+  return fmt::format("model={} task={}", model, index);
+}
+
+std::optional<std::string_view> model_task_members(std::string_view op) {
+  if (!op.starts_with(kModelTaskPrefix)) return std::nullopt;
+  return op.substr(kModelTaskPrefix.size());
+}
+
 std::string workload_hash_of(std::string_view canonical) {
   return fmt::format("{:016x}", fnv1a64(canonical));
 }

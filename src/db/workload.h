@@ -3,7 +3,9 @@
 // database never needs the DAG itself, and knows nothing of schedules or search.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,6 +38,15 @@ std::string workload_hash_of(std::string_view canonical);
 /// Throws a UserError unless `w` is well-formed: a 16-hex-digit hash that matches the
 /// canonical text, a non-empty op, an array of shapes, finite non-negative FLOPs.
 void check_workload(const Workload& w);
+
+/// A whole model's task is stored under op "model:<member ops>" ("model:Conv+Add+Relu") with
+/// parameters "model=<graph name> task=<index>": its DAG can be rebuilt only from its model.
+std::string model_task_op(std::string_view member_ops);
+/// The parameters of task `index` of the model named `model`.
+std::string model_task_params(std::string_view model, size_t index);
+/// The member ops of a model task's op name ("model:Conv+Relu" -> "Conv+Relu"), or nullopt
+/// for an operator's workload.
+std::optional<std::string_view> model_task_members(std::string_view op);
 
 /// A target, identified by its canonical target string
 /// ("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver5", "cuda -arch=sm_90").

@@ -77,4 +77,14 @@ TEST(Workload, CheckRejectsInconsistentWorkloads) {
   fails(bad, "shapes that are not an array");
 }
 
+TEST(Workload, ModelTaskNamesRoundTrip) {
+  std::string op = model_task_op("Conv+Add+Relu");
+  EXPECT_EQ(op, "model:Conv+Add+Relu");
+  ASSERT_TRUE(model_task_members(op));
+  EXPECT_EQ(*model_task_members(op), "Conv+Add+Relu");
+  EXPECT_FALSE(model_task_members("conv2d"));
+  EXPECT_FALSE(model_task_members("mode:Conv"));
+  EXPECT_EQ(model_task_params("resnet18", 3), "model=resnet18 task=3");
+}
+
 }  // namespace tuner::db

@@ -19,22 +19,22 @@ bool same_token(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string read_token_file(const std::string& path) {
+std::string read_token_file(const std::string& path, const std::string& option) {
   std::string t;
   try {
     t = read_file_bytes(path, 64 << 10);
   } catch (const UserError& e) {
-    USER_ERROR() << "the token file: " << e.what();
+    USER_ERROR() << option << ": " << e.what();
   }
   size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
-  USER_CHECK(b != std::string::npos) << "the token file " << path << " is empty";
+  USER_CHECK(b != std::string::npos) << option << ": the token file " << path << " is empty";
   t = t.substr(b, e - b + 1);
   // It travels as an HTTP/2 header value: gRPC aborts the process on any other byte (and
   // prints the header, the secret, in its log).
   for (size_t i = 0; i < t.size(); ++i)
-    USER_CHECK(t[i] >= ' ' && t[i] <= '~')
-        << "the token file " << path << " holds a character a token may not have at byte " << b + i
-        << " (one line of printable ASCII)";
+    USER_CHECK(t[i] >= ' ' && t[i] <= '~') << option << ": the token file " << path
+                                           << " holds a character a token may not have at byte "
+                                           << b + i << " (one line of printable ASCII)";
   return t;
 }
 
@@ -42,6 +42,13 @@ void check_address(const std::string& address, const std::string& what) {
   size_t colon = address.rfind(':');
   USER_CHECK(colon != std::string::npos && colon > 0)
       << what << " '" << address << "' is not HOST:PORT";
+  // gRPC reads "::1:7777" as another address than meant: an IPv6 host goes in brackets.
+  std::string host = address.substr(0, colon);
+  bool bracketed = host.front() == '[' && host.back() == ']' && host.size() > 2;
+  USER_CHECK(bracketed ? host.find_first_of("[]", 1) == host.size() - 1
+                       : host.find_first_of(":[]") == std::string::npos)
+      << what << " '" << address << "' is not HOST:PORT (an IPv6 address goes in brackets: "
+      << "[::1]:7777)";
   std::string port = address.substr(colon + 1);
   USER_CHECK(!port.empty() && port.size() <= 5 &&
              port.find_first_not_of("0123456789") == std::string::npos && std::stoi(port) <= 65535)

@@ -10,8 +10,9 @@ namespace tuner::server {
 
 enum class Role { Client, Worker };
 
-/// The token in a file (surrounding whitespace removed); UserError when missing or empty.
-std::string read_token_file(const std::string& path);
+/// The token in a file (surrounding whitespace removed); UserError naming `option`
+/// (--token-file, ...) when the file is missing, empty or not one line of printable ASCII.
+std::string read_token_file(const std::string& path, const std::string& option);
 
 /// The tokens the server accepts.
 struct Tokens {
@@ -23,7 +24,7 @@ struct Tokens {
 grpc::Status check_token(const grpc::ServerContext& ctx, const Tokens& tokens, Role role);
 
 /// Fails with a UserError naming `what` (--listen, --server) unless `address` is HOST:PORT
-/// with a port of 0..65535 (gRPC would take 99999 modulo 65536).
+/// with a port of 0..65535 (gRPC would take 99999 modulo 65536) and an IPv6 host in brackets.
 void check_address(const std::string& address, const std::string& what);
 
 /// Adds the token to a client call.

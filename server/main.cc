@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     server::check_address(o.listen, "--listen");
     // Fail now, not silently after starting, when the port file cannot be written.
     if (!port_file.empty()) check_output_path(port_file);
-    o.tokens = {server::read_token_file(client_token_file),
-                server::read_token_file(worker_token_file)};
+    o.tokens = {server::read_token_file(client_token_file, "--client-token-file"),
+                server::read_token_file(worker_token_file, "--worker-token-file")};
     server::Server srv(o);
     fmt::print(stderr, "tuner-server listening on port {} (database {}){}\n", srv.port(),
                o.db_path,

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     std::string kind = worker::target_kind(o.target);
     USER_CHECK(kind == "llvm" || kind == "cuda")
         << "--target: unknown target kind '" << kind << "' (known: llvm, cuda)";
-    o.token = server::read_token_file(token_file);
+    o.token = server::read_token_file(token_file, "--token-file");
     if (worker::is_cuda_target(o.target))
       fmt::print(stderr, "tuner-worker: measuring on {}\n", worker::use_cuda_device(&o));
     // gRPC aborts when one of its threads cannot start: check first.

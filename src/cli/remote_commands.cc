@@ -74,7 +74,7 @@ std::string ms_with_unit(double s) { return s > 0 ? fmt::format("{:.4f} ms", s *
 
 void remote_tune(const RemoteTuneArgs& a) {
   USER_CHECK(!a.remote.token_file.empty()) << "--server needs --token-file";
-  std::string token = server::read_token_file(a.remote.token_file);
+  std::string token = server::read_token_file(a.remote.token_file, "--token-file");
   rpc::SubmitRequest req;
   if (!a.op.empty()) {
     req.mutable_op()->set_op(a.op);
@@ -193,7 +193,7 @@ void remote_tune(const RemoteTuneArgs& a) {
 }
 
 void remote_db(const std::string& command, const RemoteDbArgs& a) {
-  std::string token = server::read_token_file(a.token_file);
+  std::string token = server::read_token_file(a.token_file, "--token-file");
   auto stub = rpc::DatabaseService::NewStub(channel(a.server, a.tls_ca));
   if (command == "best") {
     rpc::TopKRequest req;
@@ -282,7 +282,7 @@ void add_remote_commands(CLI::App& app) {
   cmd->add_option("--token-file", a->token_file, "the client token")->required();
   cmd->add_option("--tls-ca", a->tls_ca, "CA certificate (PEM) of a TLS server");
   cmd->callback([a] {
-    std::string token = server::read_token_file(a->token_file);
+    std::string token = server::read_token_file(a->token_file, "--token-file");
     auto stub = rpc::TuningService::NewStub(channel(a->server, a->tls_ca));
     rpc::ListWorkersReply rep;
     auto ctx = context(token, 10);
@@ -308,7 +308,7 @@ void add_remote_commands(CLI::App& app) {
   auto* cancel_opt = jobs->add_option("--cancel", *cancel, "cancel this job");
   jobs->callback([j, cancel, cancel_opt] {
     USER_CHECK(!cancel_opt->count() || !cancel->empty()) << "--cancel needs a job id (`tuner jobs` lists them)";
-    std::string token = server::read_token_file(j->token_file);
+    std::string token = server::read_token_file(j->token_file, "--token-file");
     auto stub = rpc::TuningService::NewStub(channel(j->server, j->tls_ca));
     if (!cancel->empty()) {
       // A job that already ended has nothing to cancel: say so rather than "cancelling".

@@ -276,8 +276,10 @@ CompareResult compare(const HostTensor& actual, const HostTensor& expected, doub
     else if (std::isnan(a) || std::isnan(e)) same = std::isnan(a) && std::isnan(e);
     else if (std::isinf(a) || std::isinf(e)) same = a == e;
     else same = std::fabs(a - e) <= atol + rtol * std::fabs(e);
-    if (!std::isnan(a) && !std::isnan(e) && !std::isinf(a) && !std::isinf(e))
+    if (std::isfinite(a) && std::isfinite(e))
       r.max_abs_error = std::max(r.max_abs_error, std::fabs(a - e));
+    else if (!same)  // NaN against a number, or an infinity against anything else
+      r.max_abs_error = std::numeric_limits<double>::infinity();
     if (same) continue;
     if (r.mismatches++ == 0) {
       std::string idx;

@@ -106,6 +106,7 @@ void check_fits_in_memory(const std::vector<te::Tensor>& tensors, const std::str
 struct CompareResult {
   bool ok = true;
   int64_t mismatches = 0;
+  /// Over the finite pairs; infinite when a NaN or infinity is where it should not be.
   double max_abs_error = 0;
   /// Empty when ok; otherwise the first mismatch and a count.
   std::string message;

@@ -23,6 +23,12 @@ expect_error "^error: --max-parallel: '0' is not a number from 1" "${w[@]}" --ma
 expect_error "^error: --min-repeat-ms: '-1' is not a number from 0" "${w[@]}" --min-repeat-ms -1
 expect_error "^error: --server '127.0.0.1:99999': the port must be a number from 0 to 65535" \
   --server 127.0.0.1:99999 --token-file "$tmp/w"
+# An IPv6 host without brackets: gRPC took "::1:7777" for another address.
+expect_error "^error: --server '::1:7777' is not HOST:PORT \(an IPv6 address goes in brackets" \
+  --server ::1:7777 --token-file "$tmp/w"
+expect_error "^error: --server '\[::1:7777' is not HOST:PORT" --server '[::1:7777' --token-file "$tmp/w"
+# A bracketed one passes the address check (the missing token file is the error).
+expect_error "^error: --token-file: cannot read $tmp/none" --server '[::1]:1' --token-file "$tmp/none"
 expect_error "^error: cannot read $tmp/nosuch.pem" "${w[@]}" --tls-ca "$tmp/nosuch.pem"
 expect_error "^error: $tmp/w: not a PEM file \(no -----BEGIN line\)" "${w[@]}" --tls-ca "$tmp/w"
 expect_error "^error: --target: unknown target kind 'foo'" "${w[@]}" --target foo
@@ -74,12 +80,12 @@ printf 't\303\266k\n' > "$tmp/utf8"
 printf 'a\nb\n' > "$tmp/lines"
 for f in tab utf8 lines; do
   TUNER=$bin/tuner-worker
-  expect_error "^error: the token file $tmp/$f holds a character a token may not have at byte [0-9]+" \
+  expect_error "^error: --token-file: the token file $tmp/$f holds a character a token may not have at byte [0-9]+" \
     --server 127.0.0.1:1 --token-file "$tmp/$f"
   TUNER=$bin/tuner
-  expect_error "^error: the token file $tmp/$f holds a character" jobs --server 127.0.0.1:1 --token-file "$tmp/$f"
+  expect_error "^error: --token-file: the token file $tmp/$f holds a character" jobs --server 127.0.0.1:1 --token-file "$tmp/$f"
   TUNER=$bin/tuner-server
-  expect_error "^error: the token file $tmp/$f holds a character" --db "$tmp/tok.db" \
+  expect_error "^error: --client-token-file: the token file $tmp/$f holds a character" --db "$tmp/tok.db" \
     --client-token-file "$tmp/$f" --worker-token-file "$tmp/w" --listen 127.0.0.1:0
 done
 finish

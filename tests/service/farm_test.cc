@@ -349,7 +349,7 @@ TEST(ServiceServer, BadStartIsOneErrorLine) {
                                  TUNER_SERVER_EXE, s.path("x.db"), s.path("nope"),
                                  s.worker_token_file));
   EXPECT_EQ(missing.first, 1) << missing.second;
-  EXPECT_NE(missing.second.find("error: the token file: cannot read"), std::string::npos)
+  EXPECT_NE(missing.second.find("error: --client-token-file: cannot read"), std::string::npos)
       << missing.second;
   auto bad_addr = run(fmt::format("{} --listen 256.1.1.1:7777 --db {} --client-token-file {} "
                                   "--worker-token-file {}",

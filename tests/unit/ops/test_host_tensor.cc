@@ -127,7 +127,11 @@ TEST(HostTensor, Compare) {
   n.set(0, std::nan(""));
   m.set(0, std::nan(""));
   EXPECT_TRUE(compare(n, m).ok);
+  EXPECT_EQ(compare(n, m).max_abs_error, 0);
+  // A NaN against a number is no small error: the summary must not say "max abs error 0".
   EXPECT_FALSE(compare(n, a).ok);
+  EXPECT_TRUE(std::isinf(compare(n, a).max_abs_error));
+  EXPECT_TRUE(std::isinf(compare(a, n).max_abs_error));
   EXPECT_FALSE(compare(a, HostTensor({4}, DataType::f32())).ok);
   HostTensor i = HostTensor::from_values({1}, DataType::i64(), {1});
   HostTensor j = HostTensor::from_values({1}, DataType::i64(), {2});

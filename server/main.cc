@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(number_in(0, kMaxThreads));
   app.add_option("--port-file", port_file, "write the bound port to this file once serving")
-      ->check(output_path());
+      ->check(nonempty_path());
   return run_command_line(app, argc, argv, [&] {
     // Signals are taken by one thread (sigwait), so every other thread runs with them blocked.
     sigset_t set = block_stop_signals();

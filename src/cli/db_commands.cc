@@ -404,7 +404,7 @@ void add_db_commands(CLI::App& app) {
   auto* exp = db->add_subcommand("export", "write records as JSON lines");
   exp->add_option("-o,--output", o->output, "output file (- for stdout)")
       ->required()
-      ->check(output_path());
+      ->check(nonempty_path());
   exp->add_option("--target", o->target, "only this target (its canonical string, or a unique start of it: llvm)");
   exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
   exp->add_option("--token-file", o->token_file, "the client token of --server");

@@ -63,9 +63,8 @@ void run_tasks(const ModelArgs& a, bool json) {
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const auto& t = ts.tasks[i];
     std::string ops = t.ops.size() > 36 ? t.ops.substr(0, 33) + "..." : t.ops;
-    fmt::print("{:>4}  {:<36} {:>6} {:>10.2f}  {:<20} {}\n", i, ops, t.weight,
-               t.dag.flops() * 1e-6, ops::shape_string(t.dag.outputs()[0]->shape),
-               t.dag.hash_hex());
+    fmt::print("{:>4}  {:<36} {:>6} {:>10.2f}  {:<20} {}\n", i, ops, t.weight, t.dag.flops() * 1e-6,
+               te::shape_str(t.dag.outputs()[0]->shape), t.dag.hash_hex());
   }
 }
 
@@ -144,9 +143,9 @@ int run_run(const RunArgs& a) {
     if (!a.inputs.empty()) {
       t = graph::load_tensor_file(a.inputs[i]);
       USER_CHECK(t.shape == d.shape && t.dtype.str() == d.dtype)
-          << a.inputs[i] << ": " << t.dtype.str() << "[" << ops::shape_string(t.shape)
+          << a.inputs[i] << ": " << t.dtype.str() << "[" << te::shape_str(t.shape)
           << "] does not match input '" << d.name << "' " << d.dtype << "["
-          << ops::shape_string(d.shape) << "]";
+          << te::shape_str(d.shape) << "]";
     } else {
       t = random_input(ex, i, rng);
     }
@@ -180,9 +179,9 @@ int run_run(const RunArgs& a) {
     ops::HostTensor ref = graph::load_tensor_file(a.compare[k]);
     const auto& d = ex.output_desc(k);
     USER_CHECK(ref.shape == d.shape && ref.dtype.str() == d.dtype)
-        << a.compare[k] << ": " << ref.dtype.str() << "[" << ops::shape_string(ref.shape)
-        << "] does not match output '" << d.name << "' " << d.dtype << "["
-        << ops::shape_string(d.shape) << "]";
+        << a.compare[k] << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
+        << "] does not match output '" << d.name << "' " << d.dtype << "[" << te::shape_str(d.shape)
+        << "]";
     ops::HostTensor got(d.shape, ref.dtype);
     std::memcpy(got.raw(), ex.output(k), got.bytes());
     // Equal infinities and NaN against NaN match (|inf - inf| is no error).
@@ -261,9 +260,9 @@ void add_model_commands(CLI::App& app) {
     add_model_options(cmd, a->m);
     cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
     cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
-        ->check(output_path());
+        ->check(nonempty_path());
     cmd->add_option("--dump", a->dump, "write every task's DAG, trace, lowered IR and LLVM IR here")
-        ->check(output_path());
+        ->check(nonempty_path());
     cmd->add_flag("--print-passes", a->print_passes,
                   "print the graph after import and after each pass that changed it");
     cmd->callback([a] { run_compile(*a); });
@@ -272,8 +271,10 @@ void add_model_commands(CLI::App& app) {
     auto a = std::make_shared<RunArgs>();
     CLI::App* cmd = app.add_subcommand("run", "run a compiled model, compare and time it");
     cmd->add_option("artifact", a->artifact, "a file written by `tuner compile`")->required();
-    cmd->add_option("--input", a->inputs, "input TensorProto .pb files, in order (default: random)");
-    cmd->add_option("--compare", a->compare, "reference output .pb files, in order");
+    cmd->add_option("--input", a->inputs, "input TensorProto .pb files, in order (default: random)")
+        ->check(nonempty_path());
+    cmd->add_option("--compare", a->compare, "reference output .pb files, in order")
+        ->check(nonempty_path());
     cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str()
         ->check(number_in(1, 1e9));
     cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()

@@ -56,10 +56,6 @@ struct TuneModelArgs {
   RemoteOptions remote;
 };
 
-std::string ms_or_dash(double s) {
-  return std::isfinite(s) && s > 0 ? fmt::format("{:.3f}", s * 1e3) : "-";
-}
-
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
 void cmd_tune_model(const TuneModelArgs& a) {
@@ -137,7 +133,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
                g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials,
-               ms_or_dash(before));
+               format_ms(before));
 
   costmodel::XGBModel* xgb = nullptr;
   auto model = make_cost_model(a.cost_model, a.seed, false, &xgb);
@@ -419,7 +415,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
                                     speedup_range->first, speedup_range->second, rounds)
                       : "";
     fmt::print("end-to-end latency: {} ms untuned -> {} ms tuned: speed-up {:.2f}x{}\n",
-               ms_or_dash(before), ms_or_dash(after), before / after, spread);
+               format_ms(before), format_ms(after), before / after, spread);
   }
 }
 
@@ -435,7 +431,7 @@ void add_model_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
-      ->check(output_path());
+      ->check(nonempty_path());
   cmd->add_option("--seed", a->seed, "seed of all randomness")
       ->check(number_in(0, 18446744073709551615.0))
       ->capture_default_str();

@@ -225,7 +225,7 @@ void add_op_tune_command(CLI::App* op) {
       ->check(number_in(1, 1e6))
       ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV")
-      ->check(output_path());
+      ->check(nonempty_path());
   tune->add_flag("--quiet", a.quiet, "no progress lines: only the final summary");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/tune_view.h"
 #include "codegen/target.h"
 #include "server/auth.h"
 #include "server/wire.h"
@@ -68,7 +69,7 @@ std::unique_ptr<grpc::ClientContext> context(const std::string& token, double ti
   USER_ERROR() << "the tuner-server at " << server << ": " << s.error_message();
 }
 
-std::string ms_with_unit(double s) { return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-"; }
+std::string ms_with_unit(double s) { return s > 0 ? format_ms(s) + " ms" : "-"; }
 
 }  // namespace
 

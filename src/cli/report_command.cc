@@ -66,7 +66,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("run", a->run, "tuning run id (default: the newest run)")->check(number_in(1, 1e15));
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)")
-      ->check(output_path());
+      ->check(nonempty_path());
   cmd->add_flag("--list", a->list, "list the tuning runs instead");
   cmd->callback([a] { cmd_report(*a); });
 }

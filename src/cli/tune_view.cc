@@ -14,12 +14,6 @@ namespace tuner::cli {
 
 namespace {
 
-// Milliseconds, 4 significant digits (microsecond kernels keep theirs); "-" when unknown.
-std::string ms_cell(double seconds) {
-  if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
-  return fmt::format("{:#.4g}", seconds * 1e3);
-}
-
 std::string gflops(const TaskRow& t) {
   return t.best > 0 && t.flops > 0 ? fmt::format("{:.1f}", t.flops / t.best * 1e-9) : "-";
 }
@@ -55,7 +49,7 @@ std::string errors_text(const std::map<std::string, int>& errors) {
 
 std::string latency_text(const TuneSnapshot& s) {
   double est = estimated_latency(s);
-  if (est > 0) return ms_cell(est) + " ms";
+  if (est > 0) return format_ms(est) + " ms";
   size_t missing =
       std::count_if(s.tasks.begin(), s.tasks.end(), [](auto& t) { return !(t.best > 0); });
   return fmt::format("- ({} of {} tasks without a result)", missing, s.tasks.size());
@@ -75,6 +69,11 @@ double estimated_latency(const TuneSnapshot& s) {
 double eta_seconds(const TuneSnapshot& s) {
   if (s.seconds_per_trial <= 0) return -1;
   return s.seconds_per_trial * std::max(0, s.budget - s.trials);
+}
+
+std::string format_ms(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
+  return fmt::format("{:#.4g}", seconds * 1e3);
 }
 
 std::string format_duration(double seconds) {
@@ -129,10 +128,10 @@ std::vector<std::string> render_live(const TuneSnapshot& s, int width, int max_r
     const auto& t = s.tasks[i];
     std::string name = clip(t.name, name_w);
     std::string mark = int(i) == s.current ? "> " : t.done ? "✓ " : "  ";
-    lines.push_back(clip(
-        fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name, "",
-                    name_w - columns(name), t.trials, ms_cell(t.best), gflops(t), weight(t.weight)),
-        width));
+    lines.push_back(clip(fmt::format("{}{:>4}  {}{:<{}} {:>6} {:>10} {:>9} {:>6}", mark, i, name,
+                                     "", name_w - columns(name), t.trials, format_ms(t.best),
+                                     gflops(t), weight(t.weight)),
+                         width));
   }
   if (shown.size() < s.tasks.size())
     lines.push_back(fmt::format("  ... {} more tasks", s.tasks.size() - shown.size()));
@@ -151,8 +150,8 @@ std::string render_line(const TuneSnapshot& s) {
   }
   double eta = eta_seconds(s);
   return fmt::format("[{:>6}] trials {:>5}/{}  task {}  best {:>9} ms  model est. {} ms  ETA {}",
-                     format_duration(s.elapsed_seconds), s.trials, s.budget, task, ms_cell(best),
-                     ms_cell(estimated_latency(s)), eta < 0 ? "-" : format_duration(eta));
+                     format_duration(s.elapsed_seconds), s.trials, s.budget, task, format_ms(best),
+                     format_ms(estimated_latency(s)), eta < 0 ? "-" : format_duration(eta));
 }
 
 std::vector<std::string> render_summary(const TuneSnapshot& s) {
@@ -171,8 +170,8 @@ std::vector<std::string> render_summary(const TuneSnapshot& s) {
     std::string share = est > 0 ? fmt::format("{:.0f}%", 100 * t.weight * t.best / est) : "-";
     lines.push_back(fmt::format("{:>4}  {}{:<{}} {:>6} {:>6} {:>11} {:>10} {:>8} {:>8} {:>6}", i,
                                 name, "", name_w - size_t(columns(name)), weight(t.weight),
-                                t.trials, ms_cell(t.baseline), ms_cell(t.best), speedup, gflops(t),
-                                share));
+                                t.trials, format_ms(t.baseline), format_ms(t.best), speedup,
+                                gflops(t), share));
   }
   lines.push_back("estimated model latency (sum of weight x best): " + latency_text(s));
   if (!s.errors.empty()) lines.push_back("failed candidates: " + errors_text(s.errors));

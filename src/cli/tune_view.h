@@ -40,6 +40,9 @@ double estimated_latency(const TuneSnapshot& s);
 double eta_seconds(const TuneSnapshot& s);
 /// "1h02m", "3m05s", "42s".
 std::string format_duration(double seconds);
+/// Milliseconds to 4 significant digits ("0.4213", "12.35"; microsecond kernels keep theirs),
+/// or "-" when the time is unknown (not positive and finite).
+std::string format_ms(double seconds);
 
 /// The live view: progress bar with trials/budget, elapsed and ETA, a table of the tasks and
 /// the estimated model latency. No line is wider than `width`; at most `max_rows` task rows

@@ -18,7 +18,7 @@ class Spatial {
  public:
   Spatial(const ConvertContext& c, const te::Tensor& x) : c_(c) {
     if (x.ndim() != 3 && x.ndim() != 4)
-      c.fail("input X has shape " + ops::shape_string(x.shape()) +
+      c.fail("input X has shape " + te::shape_str(x.shape()) +
              "; only 1-D and 2-D spatial operators (rank 3 or 4) are supported");
     one_d_ = x.ndim() == 3;
   }
@@ -109,7 +109,7 @@ ConvArgs conv_args(const ConvertContext& c, const Spatial& sp) {
   // kernel_shape, when given, must agree with the weight's spatial dimensions.
   std::vector<int64_t> kernel = sp.ints("kernel_shape", 0);
   if (c.has_attr("kernel_shape") && (kernel[0] != a.w.shape()[2] || kernel[1] != a.w.shape()[3]))
-    c.fail("kernel_shape disagrees with the weight's shape " + ops::shape_string(a.w.shape()));
+    c.fail("kernel_shape disagrees with the weight's shape " + te::shape_str(a.w.shape()));
   return a;
 }
 

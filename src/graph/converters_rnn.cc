@@ -54,7 +54,7 @@ struct Recurrent {
       c.fail("direction must be forward, reverse or bidirectional, got " + dir);
     batch_first = c.attr_int("layout", 0) == 1;
     x = c.input(0);
-    if (x.ndim() != 3) c.fail("X must have 3 dimensions, got " + ops::shape_string(x.shape()));
+    if (x.ndim() != 3) c.fail("X must have 3 dimensions, got " + te::shape_str(x.shape()));
     if (batch_first) x = ops::transpose(x, {1, 0, 2}, c.name("x"));
     seq = x.shape()[0], batch = x.shape()[1], input = x.shape()[2];
     hidden = c.attr_int("hidden_size", c.input(2).shape().back());
@@ -93,8 +93,8 @@ struct Recurrent {
 
   void expect_shape(size_t i, const ops::Shape& want, const char* what) const {
     if (c.input(i).shape() != want)
-      c.fail(std::string(what) + " must be " + ops::shape_string(want) + ", got " +
-             ops::shape_string(c.input(i).shape()));
+      c.fail(std::string(what) + " must be " + te::shape_str(want) + ", got " +
+             te::shape_str(c.input(i).shape()));
   }
 
   Expr clipped(const Expr& v) const {

@@ -564,7 +564,7 @@ std::vector<ConvertOutput> scatter_nd(const ConvertContext& c) {
   ops::Shape want(ind.shape().begin(), ind.shape().end() - 1);
   want.insert(want.end(), data.shape().begin() + k, data.shape().end());
   if (upd.shape() != want || upd.dtype() != data.dtype())
-    c.fail("updates must be " + data.dtype().str() + " " + ops::shape_string(want));
+    c.fail("updates must be " + data.dtype().str() + " " + te::shape_str(want));
   check_constant_indices(c);
   ScatterSpec spec;
   spec.candidates.assign(ind.shape().begin(), ind.shape().end() - 1);

@@ -21,8 +21,8 @@ std::vector<ops::HostTensor> evaluate_graph(const Graph& g,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.values[g.inputs[i]];
     USER_CHECK(inputs[i].shape == v.shape && inputs[i].dtype == v.dtype)
-        << "input '" << v.name << "' must be " << v.dtype.str() << "[" << ops::shape_string(v.shape)
-        << "], got " << inputs[i].dtype.str() << "[" << ops::shape_string(inputs[i].shape) << "]";
+        << "input '" << v.name << "' must be " << v.dtype.str() << "[" << te::shape_str(v.shape)
+        << "], got " << inputs[i].dtype.str() << "[" << te::shape_str(inputs[i].shape) << "]";
     data[g.inputs[i]] = std::make_shared<const ops::HostTensor>(inputs[i]);
   }
 

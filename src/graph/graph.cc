@@ -125,7 +125,7 @@ namespace {
 std::string value_str(const Graph& g, int v) {
   if (v < 0) return "-";
   const Value& val = g.values[v];
-  std::string s = "%" + val.name + ":" + val.dtype.str() + "[" + ops::shape_string(val.shape) + "]";
+  std::string s = "%" + val.name + ":" + val.dtype.str() + "[" + te::shape_str(val.shape) + "]";
   if (val.is_constant()) s += "(const)";
   return s;
 }

@@ -135,7 +135,7 @@ void fix_input_shapes(onnx::ModelProto& m, const std::set<std::string>& initiali
         for (int d = 0; d < tt->shape().dim_size(); ++d) {
           const auto& dim = tt->shape().dim(d);
           USER_CHECK(!dim.has_dim_value() || dim.dim_value() == s[size_t(d)])
-              << path << ": --input-shape " << in.name() << ":" << ops::shape_string(s)
+              << path << ": --input-shape " << in.name() << ":" << te::shape_str(s)
               << " disagrees with the model's dimension " << d << " = " << dim.dim_value();
         }
       }
@@ -284,8 +284,8 @@ void check_against_onnx_shapes(onnx::ModelProto& m, const Graph& g, const std::s
     ops::Shape s;
     for (const auto& d : shape.dim()) s.push_back(d.dim_value());
     USER_CHECK(s == v.shape) << path << ": value '" << v.name << "' has shape "
-                             << ops::shape_string(v.shape) << " here but "
-                             << ops::shape_string(s) << " by ONNX shape inference";
+                             << te::shape_str(v.shape) << " here but " << te::shape_str(s)
+                             << " by ONNX shape inference";
   }
 }
 

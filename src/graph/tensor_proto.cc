@@ -103,7 +103,7 @@ void copy_numbers(ops::HostTensor& out, const Src& values, const std::string& wh
                   const char* field) {
   USER_CHECK(int64_t(values.size()) == out.num_elements())
       << what << ": " << field << " holds " << values.size() << " values, the shape "
-      << ops::shape_string(out.shape) << " needs " << out.num_elements();
+      << te::shape_str(out.shape) << " needs " << out.num_elements();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
     if (out.dtype.is_float()) out.set(i, double(values[int(i)]));
     else out.set_int(i, int64_t(values[int(i)]));
@@ -144,8 +144,8 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
   ops::HostTensor out(shape, dtype);
   if (raw) {
     USER_CHECK(int64_t(raw->size()) == n * dtype.bytes())
-        << what << ": holds " << raw->size() << " bytes of data, the shape "
-        << ops::shape_string(shape) << " of " << dtype.str() << " needs " << n * dtype.bytes();
+        << what << ": holds " << raw->size() << " bytes of data, the shape " << te::shape_str(shape)
+        << " of " << dtype.str() << " needs " << n * dtype.bytes();
     if (n) std::memcpy(out.raw(), raw->data(), raw->size());
     return out;
   }

@@ -38,8 +38,8 @@ te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::st
   detail::check_same_dtype(a, b, name);
   detail::check_numeric(a, name);
   USER_CHECK(a.ndim() >= 2 && b.ndim() == 3 && b.shape()[1] == a.shape().back())
-      << name << ": A [..., m, k] and a packed B [n/b, k, b] needed, got " << shape_string(a.shape())
-      << " and " << shape_string(b.shape());
+      << name << ": A [..., m, k] and a packed B [n/b, k, b] needed, got "
+      << te::shape_str(a.shape()) << " and " << te::shape_str(b.shape());
   int64_t block = b.shape()[2], k_extent = b.shape()[1];
   Shape out(a.shape().begin(), a.shape().end() - 1);
   out.push_back(b.shape()[0] * block);
@@ -64,7 +64,7 @@ te::Tensor add_bias(const te::Tensor& out, const te::Tensor& bias, int axis,
   detail::check_same_dtype(out, bias, name);
   USER_CHECK(bias.shape() == Shape{out.shape()[axis]})
       << name << ": bias must have shape " << out.shape()[axis] << ", got "
-      << shape_string(bias.shape());
+      << te::shape_str(bias.shape());
   return te::compute(
       out.shape(),
       [&](const std::vector<Var>& ax) { return out(detail::exprs(ax)) + bias(ax[axis]); },
@@ -76,8 +76,8 @@ te::Tensor add_bias(const te::Tensor& out, const te::Tensor& bias, int axis,
 te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Tensor& bias,
                  const std::string& name) {
   USER_CHECK(data.ndim() == 2 && weight.ndim() == 2)
-      << name << ": data [M, K] and weight [N, K] must be 2-D, got "
-      << shape_string(data.shape()) << " and " << shape_string(weight.shape());
+      << name << ": data [M, K] and weight [N, K] must be 2-D, got " << te::shape_str(data.shape())
+      << " and " << te::shape_str(weight.shape());
   te::Tensor out = matmul(data, weight, /*transpose_b=*/true, name);
   return bias ? add_bias(out, bias, 1, name) : out;
 }
@@ -325,7 +325,7 @@ te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
 te::Tensor global_avg_pool(const te::Tensor& data, const std::string& name) {
   detail::check_float(data, name);
   USER_CHECK(data.ndim() == 4) << name << ": data must be NCHW (rank 4), got "
-                               << shape_string(data.shape());
+                               << te::shape_str(data.shape());
   const Shape& s = data.shape();
   Shape out = {s[0], s[1], 1, 1};
   te::Tensor total = te::compute(
@@ -346,7 +346,7 @@ te::Tensor global_avg_pool(const te::Tensor& data, const std::string& name) {
 te::Tensor global_max_pool(const te::Tensor& data, const std::string& name) {
   detail::check_numeric(data, name);
   USER_CHECK(data.ndim() == 4) << name << ": data must be NCHW (rank 4), got "
-                               << shape_string(data.shape());
+                               << te::shape_str(data.shape());
   const Shape& s = data.shape();
   return te::compute(
       {s[0], s[1], 1, 1},

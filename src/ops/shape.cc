@@ -7,12 +7,6 @@
 
 namespace tuner::ops {
 
-std::string shape_string(const Shape& s) {
-  std::string r;
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? "x" : "") + std::to_string(s[i]);
-  return r.empty() ? "scalar" : r;
-}
-
 namespace {
 
 std::string list_string(const std::vector<int64_t>& v) {
@@ -58,7 +52,7 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& op) 
         continue;
       }
       std::string all;
-      for (auto& x : shapes) all += (all.empty() ? "" : " and ") + shape_string(x);
+      for (auto& x : shapes) all += (all.empty() ? "" : " and ") + te::shape_str(x);
       USER_ERROR() << op << ": shapes " << all << " are not broadcastable";
     }
   }
@@ -86,14 +80,13 @@ std::vector<int> normalize_axes(const std::vector<int64_t>& axes, int ndim,
 }
 
 Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::string& op) {
-  USER_CHECK(a.size() >= 2 && b.size() >= 2)
-      << op << ": operands must have rank >= 2, got " << shape_string(a) << " and "
-      << shape_string(b);
+  USER_CHECK(a.size() >= 2 && b.size() >= 2) << op << ": operands must have rank >= 2, got "
+                                             << te::shape_str(a) << " and " << te::shape_str(b);
   int64_t m = a[a.size() - 2], k = a.back();
   int64_t kb = transpose_b ? b.back() : b[b.size() - 2];
   int64_t n = transpose_b ? b[b.size() - 2] : b.back();
-  USER_CHECK(k == kb) << op << ": reduction sizes differ: A is " << shape_string(a) << " (K=" << k
-                      << "), B is " << shape_string(b) << " (K=" << kb << ")"
+  USER_CHECK(k == kb) << op << ": reduction sizes differ: A is " << te::shape_str(a) << " (K=" << k
+                      << "), B is " << te::shape_str(b) << " (K=" << kb << ")"
                       << (transpose_b ? " with B transposed" : "");
   Shape out = broadcast_shapes({Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2)},
                                op + " batch dimensions");
@@ -103,13 +96,13 @@ Shape matmul_shape(const Shape& a, const Shape& b, bool transpose_b, const std::
 }
 
 Shape unpacked_weight_shape(const Shape& packed) {
-  INTERNAL_CHECK(packed.size() == 5) << "not a packed conv weight: " << shape_string(packed);
+  INTERNAL_CHECK(packed.size() == 5) << "not a packed conv weight: " << te::shape_str(packed);
   return {packed[0] * packed[4], packed[1], packed[2], packed[3]};
 }
 
 Shape packed_weight_shape(const Shape& kcrs, int64_t block) {
   INTERNAL_CHECK(kcrs.size() == 4 && block > 0 && kcrs[0] % block == 0)
-      << "cannot pack weight " << shape_string(kcrs) << " by " << block;
+      << "cannot pack weight " << te::shape_str(kcrs) << " by " << block;
   return {kcrs[0] / block, kcrs[1], kcrs[2], kcrs[3], block};
 }
 
@@ -117,7 +110,7 @@ Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
                    const std::string& op) {
   USER_CHECK(data.size() == 4 && (weight.size() == 4 || weight.size() == 5))
       << op << ": data must be NCHW and weight KCRS (rank 4) or packed [K/b, C, R, S, b], got "
-      << shape_string(data) << " and " << shape_string(weight);
+      << te::shape_str(data) << " and " << te::shape_str(weight);
   if (weight.size() == 5) {  // packed: the same checks on the logical KCRS shape
     USER_CHECK(a.groups == 1) << op << ": a packed weight needs groups = 1";
     return conv2d_shape(data, unpacked_weight_shape(weight), a, op);
@@ -130,20 +123,19 @@ Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
   int64_t c = data[1], k = weight[0];
   USER_CHECK(c % a.groups == 0 && k % a.groups == 0)
       << op << ": input channels (" << c << ") and output channels (" << k
-      << ") must be divisible by groups (" << a.groups << "); data " << shape_string(data)
-      << ", weight " << shape_string(weight);
+      << ") must be divisible by groups (" << a.groups << "); data " << te::shape_str(data)
+      << ", weight " << te::shape_str(weight);
   USER_CHECK(weight[1] == c / a.groups)
-      << op << ": weight " << shape_string(weight) << " must have " << c / a.groups
-      << " input channels per group for data " << shape_string(data) << " and groups "
-      << a.groups;
+      << op << ": weight " << te::shape_str(weight) << " must have " << c / a.groups
+      << " input channels per group for data " << te::shape_str(data) << " and groups " << a.groups;
   int64_t eh = add(mul(a.dilation_h, weight[2] - 1, op), 1, op);
   int64_t ew = add(mul(a.dilation_w, weight[3] - 1, op), 1, op);
   int64_t ph = add(add(data[2], a.pad_top, op), a.pad_bottom, op);
   int64_t pw = add(add(data[3], a.pad_left, op), a.pad_right, op);
   USER_CHECK(ph >= eh && pw >= ew)
       << op << ": the dilated kernel (" << eh << "x" << ew << ") is larger than the padded input ("
-      << ph << "x" << pw << "); data " << shape_string(data) << ", weight "
-      << shape_string(weight);
+      << ph << "x" << pw << "); data " << te::shape_str(data) << ", weight "
+      << te::shape_str(weight);
   return {data[0], k, (ph - eh) / a.stride_h + 1, (pw - ew) / a.stride_w + 1};
 }
 
@@ -151,15 +143,15 @@ Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
                              const ConvTranspose2dAttrs& a, const std::string& op) {
   USER_CHECK(data.size() == 4 && weight.size() == 4)
       << op << ": data must be NCHW and weight [C, K/groups, KH, KW] (rank 4), got "
-      << shape_string(data) << " and " << shape_string(weight);
+      << te::shape_str(data) << " and " << te::shape_str(weight);
   USER_CHECK(a.groups >= 1) << op << ": groups must be >= 1, got " << a.groups;
   USER_CHECK(a.stride_h >= 1 && a.stride_w >= 1 && a.dilation_h >= 1 && a.dilation_w >= 1)
       << op << ": strides and dilations must be >= 1";
   USER_CHECK(a.output_padding_h >= 0 && a.output_padding_w >= 0)
       << op << ": output padding must be >= 0";
   USER_CHECK(weight[0] == data[1] && data[1] % a.groups == 0)
-      << op << ": weight " << shape_string(weight) << " must have the " << data[1]
-      << " input channels of data " << shape_string(data) << " first, divisible by groups ("
+      << op << ": weight " << te::shape_str(weight) << " must have the " << data[1]
+      << " input channels of data " << te::shape_str(data) << " first, divisible by groups ("
       << a.groups << ")";
   auto size = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
                   int64_t extra) {
@@ -171,14 +163,13 @@ Shape conv2d_transpose_shape(const Shape& data, const Shape& weight,
   int64_t ow = size(data[3], weight[3], a.stride_w, a.dilation_w, a.pad_left, a.pad_right,
                     a.output_padding_w);
   USER_CHECK(oh >= 1 && ow >= 1) << op << ": pads leave an empty output (" << oh << "x" << ow
-                                 << "); data " << shape_string(data) << ", weight "
-                                 << shape_string(weight);
+                                 << "); data " << te::shape_str(data) << ", weight "
+                                 << te::shape_str(weight);
   return {data[0], weight[1] * a.groups, oh, ow};
 }
 
 Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& op) {
-  USER_CHECK(data.size() == 4) << op << ": data must be NCHW (rank 4), got "
-                               << shape_string(data);
+  USER_CHECK(data.size() == 4) << op << ": data must be NCHW (rank 4), got " << te::shape_str(data);
   USER_CHECK(a.kernel_h >= 1 && a.kernel_w >= 1 && a.stride_h >= 1 && a.stride_w >= 1 &&
              a.dilation_h >= 1 && a.dilation_w >= 1)
       << op << ": kernel, strides and dilations must be >= 1";
@@ -192,7 +183,7 @@ Shape pool2d_shape(const Shape& data, const Pool2dAttrs& a, const std::string& o
   auto out_size = [&](int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1) {
     int64_t span = add(add(in, p0, op), p1, op) - k;
     USER_CHECK(span >= 0) << op << ": kernel " << a.kernel_h << "x" << a.kernel_w
-                          << " is larger than the padded input of " << shape_string(data);
+                          << " is larger than the padded input of " << te::shape_str(data);
     int64_t o = (a.ceil_mode ? ceil_div(span, s) : span / s) + 1;
     // The last window must start inside the input or the leading padding.
     if (a.ceil_mode && (o - 1) * s >= in + p0) --o;
@@ -223,13 +214,13 @@ std::vector<int> trailing_axes(const std::vector<int64_t>& axes, int ndim, const
 }
 
 Shape transpose_shape(const Shape& s, const std::vector<int64_t>& perm, const std::string& op) {
-  USER_CHECK(perm.size() == s.size())
-      << op << ": permutation " << list_string(perm) << " does not match shape " << shape_string(s);
+  USER_CHECK(perm.size() == s.size()) << op << ": permutation " << list_string(perm)
+                                      << " does not match shape " << te::shape_str(s);
   std::set<int64_t> seen(perm.begin(), perm.end());
   USER_CHECK(seen.size() == perm.size() &&
              (perm.empty() || (*seen.begin() == 0 && *seen.rbegin() == int64_t(s.size()) - 1)))
       << op << ": " << list_string(perm) << " is not a permutation of the " << s.size()
-      << " axes of " << shape_string(s);
+      << " axes of " << te::shape_str(s);
   Shape out;
   for (auto p : perm) out.push_back(s[p]);
   return out;
@@ -251,14 +242,14 @@ Shape reshape_shape(const Shape& s, const std::vector<int64_t>& to, const std::s
   }
   Shape out = to;
   if (infer >= 0) {
-    USER_CHECK(n % known == 0) << op << ": cannot reshape " << shape_string(s) << " to "
+    USER_CHECK(n % known == 0) << op << ": cannot reshape " << te::shape_str(s) << " to "
                                << list_string(to);
     out[infer] = n / known;
   }
   int64_t m = 1;
   for (auto d : out) m *= d;
-  USER_CHECK(m == n) << op << ": cannot reshape " << shape_string(s) << " (" << n
-                     << " elements) to " << shape_string(out) << " (" << m << " elements)";
+  USER_CHECK(m == n) << op << ": cannot reshape " << te::shape_str(s) << " (" << n
+                     << " elements) to " << te::shape_str(out) << " (" << m << " elements)";
   return out;
 }
 
@@ -269,8 +260,8 @@ Shape concat_shape(const std::vector<Shape>& shapes, int axis, const std::string
     const Shape& s = shapes[i];
     bool ok = s.size() == out.size();
     for (size_t d = 0; ok && d < s.size(); ++d) ok = int(d) == axis || s[d] == out[d];
-    USER_CHECK(ok) << op << ": cannot concatenate " << shape_string(shapes[0]) << " and "
-                   << shape_string(s) << " along axis " << axis;
+    USER_CHECK(ok) << op << ": cannot concatenate " << te::shape_str(shapes[0]) << " and "
+                   << te::shape_str(s) << " along axis " << axis;
     out[axis] += s[axis];
   }
   return out;
@@ -292,7 +283,7 @@ Shape pad_shape(const Shape& s, const std::vector<int64_t>& pads, const std::str
 Shape tile_shape(const Shape& s, const std::vector<int64_t>& repeats, const std::string& op) {
   USER_CHECK(repeats.size() == s.size())
       << op << ": " << repeats.size() << " repeats " << list_string(repeats)
-      << " for a tensor of shape " << shape_string(s);
+      << " for a tensor of shape " << te::shape_str(s);
   Shape out = s;
   for (size_t d = 0; d < s.size(); ++d) {
     USER_CHECK(repeats[d] >= 1) << op << ": repeats " << list_string(repeats)
@@ -304,10 +295,10 @@ Shape tile_shape(const Shape& s, const std::vector<int64_t>& repeats, const std:
 
 void check_resize(const Shape& in, const Shape& out, const ResizeAttrs& a, const std::string& op) {
   USER_CHECK(out.size() == in.size() && a.scales.size() == in.size())
-      << op << ": output " << shape_string(out) << " and " << a.scales.size()
-      << " scales must match the rank of input " << shape_string(in);
+      << op << ": output " << te::shape_str(out) << " and " << a.scales.size()
+      << " scales must match the rank of input " << te::shape_str(in);
   for (size_t d = 0; d < in.size(); ++d) {
-    USER_CHECK(out[d] >= 1) << op << ": output shape " << shape_string(out)
+    USER_CHECK(out[d] >= 1) << op << ": output shape " << te::shape_str(out)
                             << " has an empty dimension (empty tensors are not supported)";
     USER_CHECK(a.scales[d] > 0) << op << ": scale " << a.scales[d] << " of axis " << d
                                 << " must be positive";
@@ -326,7 +317,7 @@ std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& 
   int ndim = int(s.size());
   USER_CHECK(starts.size() == ends.size() && starts.size() <= s.size())
       << op << ": starts " << list_string(starts) << " and ends " << list_string(ends)
-      << " must have one value per sliced axis of " << shape_string(s);
+      << " must have one value per sliced axis of " << te::shape_str(s);
   std::vector<int64_t> ax = axes;
   if (ax.empty())
     for (size_t i = 0; i < starts.size(); ++i) ax.push_back(int64_t(i));

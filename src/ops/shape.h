@@ -14,9 +14,6 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 using Shape = std::vector<int64_t>;
 
-/// "2x3x4" ("scalar" for {}).
-std::string shape_string(const Shape& s);
-
 /// conv2d attributes (NCHW data, KCRS weight). Pads are top, left, bottom, right.
 struct Conv2dAttrs {
   int64_t stride_h = 1, stride_w = 1;

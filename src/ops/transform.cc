@@ -153,7 +153,7 @@ te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axi
 
 te::Tensor expand(const te::Tensor& x, const std::vector<int64_t>& shape, const std::string& name) {
   for (int64_t d : shape)
-    USER_CHECK(d >= 1) << name << ": target shape " << shape_string(shape)
+    USER_CHECK(d >= 1) << name << ": target shape " << te::shape_str(shape)
                        << " must have positive dimensions";
   Shape out = broadcast_shapes({x.shape(), shape}, name);
   return te::compute(

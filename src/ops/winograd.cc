@@ -114,9 +114,10 @@ te::Tensor winograd_input(const te::Tensor& data, const WinogradGeometry& g, con
 
 te::Tensor winograd_product(const te::Tensor& v, const te::Tensor& u, const std::string& name) {
   detail::check_same_dtype(v, u, name);
-  USER_CHECK(v.ndim() == 3 && u.ndim() == 3 && v.shape()[0] == u.shape()[0] && v.shape()[1] == u.shape()[1])
-      << name << ": V [36, C, P] and U [36, C, K] expected, got " << shape_string(v.shape()) << " and "
-      << shape_string(u.shape());
+  USER_CHECK(v.ndim() == 3 && u.ndim() == 3 && v.shape()[0] == u.shape()[0] &&
+             v.shape()[1] == u.shape()[1])
+      << name << ": V [36, C, P] and U [36, C, K] expected, got " << te::shape_str(v.shape())
+      << " and " << te::shape_str(u.shape());
   return te::compute(
       {v.shape()[0], v.shape()[2], u.shape()[2]},
       [&](const std::vector<Var>& ax) {
@@ -131,7 +132,7 @@ te::Tensor winograd_output(const te::Tensor& m, const WinogradGeometry& g, const
   detail::check_float(m, name);
   te::DataType t = m.dtype();
   USER_CHECK(m.ndim() == 3 && m.shape()[0] == kA * kA && m.shape()[1] == g.tiles)
-      << name << ": products [36, " << g.tiles << ", K] expected, got " << shape_string(m.shape());
+      << name << ": products [36, " << g.tiles << ", K] expected, got " << te::shape_str(m.shape());
   int64_t k = m.shape()[2];
   return te::compute(
       {g.n, k, g.out_h, g.out_w},

@@ -35,9 +35,9 @@ inline CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
 }
 
-/// A CLI11 check of an output file option (-o, --curve): an empty path is refused. The
-/// commands take an empty value as "not given" and would write their default file instead.
-inline CLI::Validator output_path() {
+/// A CLI11 check of a file option: an empty path is refused. Outputs (-o, --curve) took an
+/// empty value as "not given" and wrote their default file; inputs said "cannot read :".
+inline CLI::Validator nonempty_path() {
   return CLI::Validator(
       [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); }, "");
 }

@@ -9,6 +9,7 @@
 namespace tuner {
 
 std::string read_file_bytes(const std::string& path, size_t max_bytes, const std::string& too_big) {
+  USER_CHECK(!path.empty()) << "cannot read a file: the path is empty";
   std::error_code ec;
   auto st = std::filesystem::status(path, ec);
   USER_CHECK(std::filesystem::exists(st)) << "cannot read " << path << ": no such file";

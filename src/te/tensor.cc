@@ -41,8 +41,12 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
+  // An error about a tensor of hundreds of dimensions stays one readable line.
+  constexpr size_t kShown = 10;
   std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size() && i < kShown; ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  if (shape.size() > kShown) s += "x... (" + std::to_string(shape.size()) + " dimensions)";
   return s.empty() ? "scalar" : s;
 }
 

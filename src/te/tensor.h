@@ -47,7 +47,7 @@ Expr min_reduce(Expr source, std::vector<IterVar> axes);
 
 /// Number of elements of a shape.
 int64_t num_elements(const std::vector<int64_t>& shape);
-/// "1x3x224x224".
+/// "1x3x224x224" ("scalar" for no dimensions; the first 10 and a count beyond that).
 std::string shape_str(const std::vector<int64_t>& shape);
 
 }  // namespace tuner::te

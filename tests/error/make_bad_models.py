@@ -72,6 +72,9 @@ save_tensor(np.maximum(x_inf, 0) + w, "y_inf.pb", "y")
 y_inf_wrong = np.maximum(x, 0) + w
 y_inf_wrong[0, 0] = np.inf
 save_tensor(y_inf_wrong, "y_inf_wrong.pb", "y")
+y_nan_wrong = np.maximum(x, 0) + w
+y_nan_wrong[0, 0] = np.nan
+save_tensor(y_nan_wrong, "y_nan_wrong.pb", "y")
 both = numpy_helper.from_array(x, "x")
 both.float_data.extend([1.0])
 with open(path("x_both.pb"), "wb") as f:

@@ -301,12 +301,13 @@ expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "
 
 # A --compare mismatch: a non-zero exit (3, not a crash, not an internal error), one error
 # line, and the report says the outputs differ.
-# expect_differs REFERENCE EXPECTED: --compare REFERENCE fails on element [0,0].
+# expect_differs REFERENCE EXPECTED MAX_ERR: --compare REFERENCE fails on element [0,0] and the
+# summary gives MAX_ERR as the largest error (a NaN reference said 0).
 expect_differs() {
   run_tuner run "$art" --input "$m/x.pb" --compare "$m/$1" --repeat 1
   if [ "$rc" -eq 3 ] && [ "$(grep -c '' "$tmp/stderr")" -eq 1 ] &&
      grep -q "^error: output y differs from the reference beyond tolerance: at \[0,0\]: got 0.*, expected $2" <<<"$err" &&
-     grep -q "OUTPUTS DIFFER" <<<"$out"; then
+     grep -q "OUTPUTS DIFFER: max abs error $3," <<<"$out"; then
     echo "ok: --compare $1 -> exit $rc, $err"
   else
     echo "FAIL: --compare $1 -> exit $rc"
@@ -314,8 +315,12 @@ expect_differs() {
     failures=$((failures + 1))
   fi
 }
-expect_differs y_wrong.pb 1
-expect_differs y_inf_wrong.pb inf  # an infinite reference against a finite output
+expect_differs y_wrong.pb 1 1
+expect_differs y_inf_wrong.pb inf inf  # an infinite reference against a finite output
+expect_differs y_nan_wrong.pb nan inf  # a NaN reference against a number
+expect "^error: --input: empty path" run "$art" --input ''
+expect "^error: --compare: empty path" run "$art" --compare ''
+expect "^error: cannot read a file: the path is empty" compile '' --db ""
 expect "x_both.pb: holds its values in 2 fields \(raw_data, float_data, ...\): a tensor has one" \
   run "$art" --input "$m/x_both.pb"
 

@@ -268,7 +268,7 @@ TEST(Nn, ConvTransposeMatchesScatter) {
     HostTensor wd = HostTensor::random(c.w, te::DataType::f32(), rng);
     HostTensor got = evaluate_dag(dag, {xd, wd})[0];
     CompareResult r = compare(got, conv_transpose_by_scatter(xd, wd, c.a), 1e-4, 1e-5);
-    EXPECT_TRUE(r.ok) << shape_string(c.x) << " * " << shape_string(c.w) << ": " << r.message;
+    EXPECT_TRUE(r.ok) << te::shape_str(c.x) << " * " << te::shape_str(c.w) << ": " << r.message;
   }
 }
 

@@ -54,3 +54,10 @@ TEST(ComputeDAG, TopologicalOrderAndConsumers) {
   EXPECT_EQ(dag.consumers(B.get()).size(), 1u);
   EXPECT_TRUE(dag.is_output(C.get()));
 }
+
+TEST(ShapeStr, LongShapesStayOneShortLine) {
+  EXPECT_EQ(shape_str({}), "scalar");
+  EXPECT_EQ(shape_str({1, 3, 224, 224}), "1x3x224x224");
+  EXPECT_EQ(shape_str(std::vector<int64_t>(10, 2)), "2x2x2x2x2x2x2x2x2x2");
+  EXPECT_EQ(shape_str(std::vector<int64_t>(1000, 1)), "1x1x1x1x1x1x1x1x1x1x... (1000 dimensions)");
+}

@@ -13,10 +13,11 @@
 #include "codegen/target.h"
 #include "graph/converters.h"
 #include "measure/builder.h"
-#include "measure/target_launcher.h"
 #include "measure/local_runner.h"
 #include "measure/measure_option.h"
+#include "measure/target_launcher.h"
 #include "ops/registry.h"
+#include "runtime/module.h"
 #include "runtime/thread_pool.h"
 #include "schedule/fallback.h"
 #include "support/cli_main.h"
@@ -198,7 +199,11 @@ void cmd_run(const OpArgs& a) {
 
   runtime::ThreadPool pool(a.threads > 0 ? a.threads : runtime::default_num_threads());
   TunerEnv env = pool.env();
-  kernel(args.data(), env);
+  auto call = [&] {
+    int32_t rc = kernel(args.data(), env);
+    USER_CHECK(rc == TUNER_KERNEL_OK) << "the kernel " << runtime::kernel_failure(rc);
+  };
+  call();
   auto expected = p.def->reference(p.params, inputs);
   USER_CHECK(expected.size() == outputs.size()) << "reference gives the wrong number of outputs";
   bool ok = true;
@@ -217,7 +222,7 @@ void cmd_run(const OpArgs& a) {
   int repeat = a.repeat > 0 ? a.repeat : 1 << 30;
   for (int r = 0; r < repeat; ++r) {
     double s = now_seconds();
-    kernel(args.data(), env);
+    call();
     times.push_back(now_seconds() - s);
     if (a.repeat <= 0 && now_seconds() - start >= a.min_seconds && times.size() >= 3) break;
   }

@@ -4,12 +4,11 @@
 // into `void body(i64 begin, i64 end, ptr closure)` run by env->parallel_for.
 #include "codegen/llvm_codegen.h"
 
-#include "codegen/vector_math.h"
-
 #include <llvm/ADT/bit.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MathExtras.h>
@@ -19,6 +18,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "codegen/vector_math.h"
+#include "runtime/kernel_abi.h"
 #include "support/error.h"
 #include "te/functor.h"
 
@@ -61,8 +62,11 @@ class CodeGenLLVM {
     begin_function(impl);
     env_ = impl->getArg(unsigned(f.args.size()));
     for (size_t i = 0; i < f.args.size(); ++i) buffers_[f.args[i].get()] = impl->getArg(unsigned(i));
+    failed_ = entry_alloca(i32_, 1, 4);
+    b_.CreateStore(llvm::ConstantInt::get(i32_, 0), failed_);
+    in_task_ = false;
     if (f.body) emit(f.body);
-    b_.CreateRet(llvm::ConstantInt::get(i32_, 0));
+    b_.CreateRet(llvm::ConstantInt::get(i32_, TUNER_KERNEL_OK));
     end_function();
 
     // The exported wrapper.
@@ -632,16 +636,18 @@ class CodeGenLLVM {
     std::vector<const BufferNode*> fbufs;
     free_symbols(body, fvars, fbufs);
     fvars.erase(std::remove(fvars.begin(), fvars.end(), idx.get()), fvars.end());
-    // Closure: buffers, env, then variable values.
-    std::vector<llvm::Type*> fields(fbufs.size() + 1, ptr_);
+    // Closure: buffers, env, the failure flag, then variable values.
+    std::vector<llvm::Type*> fields(fbufs.size() + 2, ptr_);
     for (auto* v : fvars) fields.push_back(vars_.at(v)->getType());
     auto* closure_ty = llvm::StructType::get(ctx_, fields);
     llvm::Value* closure = entry_alloca(closure_ty, 1, 8);
     for (size_t i = 0; i < fbufs.size(); ++i)
       b_.CreateStore(buffers_.at(fbufs[i]), b_.CreateStructGEP(closure_ty, closure, unsigned(i)));
     b_.CreateStore(env_, b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size())));
+    b_.CreateStore(failed_, b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size() + 1)));
     for (size_t i = 0; i < fvars.size(); ++i)
-      b_.CreateStore(vars_.at(fvars[i]), b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size() + 1 + i)));
+      b_.CreateStore(vars_.at(fvars[i]),
+                     b_.CreateStructGEP(closure_ty, closure, unsigned(fbufs.size() + 2 + i)));
     llvm::Value* extent = emit(op->extent);
 
     // The task function unpacks the closure and calls the body, whose buffer parameters are
@@ -661,6 +667,9 @@ class CodeGenLLVM {
     auto saved_vars = vars_;
     auto saved_bufs = buffers_;
     auto* saved_env = env_;
+    auto* saved_failed = failed_;
+    auto saved_heap = std::move(heap_live_);
+    bool saved_in_task = in_task_;
     auto* saved_block = b_.GetInsertBlock();
     begin_function(task);
     llvm::Value* c = task->getArg(2);
@@ -676,7 +685,11 @@ class CodeGenLLVM {
     vars_.clear();
     for (size_t i = 0; i < fbufs.size(); ++i) buffers_[fbufs[i]] = body_fn->getArg(unsigned(2 + i));
     env_ = body_fn->getArg(unsigned(2 + fbufs.size()));
-    for (size_t i = 0; i < fvars.size(); ++i) vars_[fvars[i]] = body_fn->getArg(unsigned(3 + fbufs.size() + i));
+    failed_ = body_fn->getArg(unsigned(3 + fbufs.size()));
+    heap_live_.clear();
+    in_task_ = true;
+    for (size_t i = 0; i < fvars.size(); ++i)
+      vars_[fvars[i]] = body_fn->getArg(unsigned(4 + fbufs.size() + i));
     // Iterations [begin, end) of the loop.
     emit_loop(idx, body_fn->getArg(0), body_fn->getArg(1), body);
     b_.CreateRetVoid();
@@ -685,6 +698,9 @@ class CodeGenLLVM {
     vars_ = saved_vars;
     buffers_ = saved_bufs;
     env_ = saved_env;
+    failed_ = saved_failed;
+    heap_live_ = std::move(saved_heap);
+    in_task_ = saved_in_task;
     b_.SetInsertPoint(saved_block);
 
     // env->parallel_for(env->pool, task, closure, extent)
@@ -692,6 +708,33 @@ class CodeGenLLVM {
     llvm::Value* pool = b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 1));
     auto* pf_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_, ptr_, i64_}, false);
     b_.CreateCall(pf_ty, pf, {pool, task, closure, extent});
+    // An iteration that could not allocate its buffers set the flag (other threads may
+    // still be storing it in a nested loop: atomic).
+    auto* flag = b_.CreateAlignedLoad(i32_, failed_, llvm::Align(4));
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    exit_if(b_.CreateICmpNE(flag, llvm::ConstantInt::get(i32_, 0)));
+  }
+
+  // Leaves the function when `cond` holds (see emit_exit).
+  void exit_if(llvm::Value* cond) {
+    auto* fail = llvm::BasicBlock::Create(ctx_, "oom", fn_.fn);
+    auto* ok = llvm::BasicBlock::Create(ctx_, "ok", fn_.fn);
+    b_.CreateCondBr(cond, fail, ok, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(fail);
+    emit_exit();
+    b_.SetInsertPoint(ok);
+  }
+
+  // Frees the live heap buffers and returns TUNER_KERNEL_OUT_OF_MEMORY (a parallel body just
+  // returns: the flag it set tells its caller).
+  void emit_exit() {
+    auto* free_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false);
+    for (auto it = heap_live_.rbegin(); it != heap_live_.rend(); ++it)
+      b_.CreateCall(free_ty, b_.CreateLoad(ptr_, b_.CreateStructGEP(env_ty_, env_, 3)), {*it});
+    if (in_task_)
+      b_.CreateRetVoid();
+    else
+      b_.CreateRet(llvm::ConstantInt::get(i32_, TUNER_KERNEL_OUT_OF_MEMORY));
   }
 
   void emit_allocate(const AllocateNode* op) {
@@ -711,8 +754,20 @@ class CodeGenLLVM {
     // A fresh block: alias analysis may then keep accumulators of this buffer in registers
     // across loops that read other buffers (a stage computed at a loop, e.g. Winograd's M).
     p->addRetAttr(llvm::Attribute::NoAlias);
+    // Out of memory: set the flag and leave (a segfault in the runtime before).
+    auto* null = b_.CreateIsNull(p);
+    auto* store_flag = llvm::BasicBlock::Create(ctx_, "alloc.failed", fn_.fn);
+    auto* next = llvm::BasicBlock::Create(ctx_, "alloc.ok", fn_.fn);
+    b_.CreateCondBr(null, store_flag, next, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(store_flag);
+    b_.CreateAlignedStore(llvm::ConstantInt::get(i32_, 1), failed_, llvm::Align(4))
+        ->setAtomic(llvm::AtomicOrdering::Monotonic);
+    emit_exit();
+    b_.SetInsertPoint(next);
     buffers_[buf.get()] = p;
+    heap_live_.push_back(p);
     emit(op->body);
+    heap_live_.pop_back();
     buffers_.erase(buf.get());
     b_.CreateCall(free_ty, free_fn, {p});
   }
@@ -724,6 +779,9 @@ class CodeGenLLVM {
   llvm::IntegerType *i64_, *i32_;
   llvm::StructType* env_ty_;
   llvm::Value* env_ = nullptr;
+  llvm::Value* failed_ = nullptr;        // i32 flag, set when a heap buffer was not allocated
+  std::vector<llvm::Value*> heap_live_;  // heap buffers of the function being emitted
+  bool in_task_ = false;                 // in a parallel body (returns void)
   llvm::Value* mask_ = nullptr;  // lanes active inside a per-lane if_then_else branch
   FnState fn_{};
   std::unordered_map<const VarNode*, llvm::Value*> vars_;

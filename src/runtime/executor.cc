@@ -144,8 +144,8 @@ void Executor::run() {
       std::memcpy(step_args_[k][1], step_args_[k][0], size_t(src.bytes));
     } else {
       int32_t rc = fns_[k](step_args_[k].data(), &env_);
-      USER_CHECK(rc == 0) << "kernel " << p.steps[k].kernel << " (" << p.steps[k].label
-                          << ") failed with code " << rc;
+      USER_CHECK(rc == TUNER_KERNEL_OK) << "kernel " << p.steps[k].kernel << " ("
+                                        << p.steps[k].label << ") " << kernel_failure(rc);
     }
     if (profile_)
       step_seconds_[k] =

@@ -1,7 +1,8 @@
 // The ABI between generated kernels and the runtime, shared by codegen and the loader.
 // A kernel is `int32_t name(void** args, const TunerEnv* env)`: args are the buffer pointers
-// (inputs, then outputs; 64-byte aligned), env gives it the thread pool and a heap. Passing
-// these as pointers keeps generated shared objects free of undefined runtime symbols.
+// (inputs, then outputs; 64-byte aligned), env gives it the thread pool and a heap; it returns
+// a TunerKernelStatus. Passing these as pointers keeps generated shared objects free of
+// undefined runtime symbols.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,14 @@ struct TunerEnv {
   void* pool;
   void* (*alloc)(int64_t bytes);
   void (*free)(void* ptr);
+};
+
+/// What a kernel returns.
+enum TunerKernelStatus {
+  TUNER_KERNEL_OK = 0,
+  /// env->alloc returned NULL: the kernel freed what it had allocated and stopped (its outputs
+  /// are incomplete).
+  TUNER_KERNEL_OUT_OF_MEMORY = 1,
 };
 
 typedef int32_t (*TunerKernelFn)(void** args, const TunerEnv* env);

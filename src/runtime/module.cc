@@ -7,6 +7,12 @@
 
 namespace tuner::runtime {
 
+std::string kernel_failure(int32_t status) {
+  if (status == TUNER_KERNEL_OUT_OF_MEMORY)
+    return "ran out of memory (a buffer of its own could not be allocated)";
+  return "failed with code " + std::to_string(status);
+}
+
 Module::Module(const std::string& path, int owned_fd, std::string name)
     : path_(path), name_(name.empty() ? path : std::move(name)), fd_(owned_fd) {
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

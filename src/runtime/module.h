@@ -7,6 +7,9 @@
 
 namespace tuner::runtime {
 
+/// What a kernel's non-zero status means: "ran out of memory ...", "failed with code N".
+std::string kernel_failure(int32_t status);
+
 /// A loaded shared object; unloaded when destroyed.
 class Module {
  public:

@@ -31,6 +31,7 @@
 #include "measure/protocol.h"
 #include "ops/host_tensor.h"
 #include "runtime/memory_plan.h"
+#include "runtime/module.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "te/tensor.h"
@@ -238,7 +239,7 @@ class Server {
       return 0;
     };
     auto failed = [&](int32_t rc) {
-      return error("RUNTIME_DEVICE", "the kernel returned error code " + std::to_string(rc));
+      return error("RUNTIME_DEVICE", "the kernel " + runtime::kernel_failure(rc));
     };
 
     double first = 0;

@@ -51,7 +51,7 @@ TEST(LocalRunner, FaultsAreTypedAndTheRunnerGoesOn) {
       {"oom", MeasureStatus::RuntimeDevice, "out of memory"},
       {"oom_new", MeasureStatus::RuntimeDevice, "out of memory"},
       {"wrong", MeasureStatus::WrongAnswer, "output 0"},
-      {"error_code", MeasureStatus::RuntimeDevice, "error code 7"},
+      {"error_code", MeasureStatus::RuntimeDevice, "failed with code 7"},
       {"abort", MeasureStatus::RuntimeDevice, "SIGABRT"},
       {"overflow", MeasureStatus::RuntimeDevice, "SIGSEGV"},     // guard page after outputs
       {"write_input", MeasureStatus::RuntimeDevice, "SIGSEGV"},  // inputs are read-only

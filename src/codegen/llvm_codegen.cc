@@ -588,53 +588,11 @@ class CodeGenLLVM {
     emit_loop(op->var, mn, end, op->body);
   }
 
-  // Variables and buffers a statement uses but does not define.
-  void free_symbols(const Stmt& s, std::vector<const VarNode*>& vars, std::vector<const BufferNode*>& bufs) {
-    std::set<const VarNode*> defined, seen_v;
-    std::set<const BufferNode*> allocated, seen_b;
-    class Collector : public IRVisitor {
-     public:
-      std::function<void(const VarNode*)> on_var;
-      std::function<void(const BufferNode*)> on_buf;
-      std::set<const VarNode*>* defined;
-      std::set<const BufferNode*>* allocated;
-      using IRVisitor::visit;
-      void visit_Var(const VarNode* op, const Expr&) override { on_var(op); }
-      void visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
-        on_buf(op->buffer.get());
-        IRVisitor::visit_BufferLoad(op, e);
-      }
-      void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
-        on_buf(op->buffer.get());
-        IRVisitor::visit_BufferStore(op, s);
-      }
-      void visit_For(const ForNode* op, const Stmt& s) override {
-        defined->insert(op->var.get());
-        IRVisitor::visit_For(op, s);
-      }
-      void visit_Allocate(const AllocateNode* op, const Stmt& s) override {
-        allocated->insert(op->buffer.get());
-        IRVisitor::visit_Allocate(op, s);
-      }
-    } c;
-    c.defined = &defined;
-    c.allocated = &allocated;
-    c.on_var = [&](const VarNode* v) {
-      if (!defined.count(v) && seen_v.insert(v).second) vars.push_back(v);
-    };
-    c.on_buf = [&](const BufferNode* b) {
-      if (!allocated.count(b) && seen_b.insert(b).second) bufs.push_back(b);
-    };
-    c.visit(s);
-  }
-
   // Outlines the loop body into a task function and runs it through env->parallel_for.
   void emit_parallel(const ForNode* op) {
     Var idx("par.i");
     Stmt body = substitute(op->body, {{op->var.get(), idx + op->min}});
-    std::vector<const VarNode*> fvars;
-    std::vector<const BufferNode*> fbufs;
-    free_symbols(body, fvars, fbufs);
+    auto [fvars, fbufs] = free_symbols(body);
     fvars.erase(std::remove(fvars.begin(), fvars.end(), idx.get()), fvars.end());
     // Closure: buffers, env, the failure flag, then variable values.
     std::vector<llvm::Type*> fields(fbufs.size() + 2, ptr_);

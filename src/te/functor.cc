@@ -1,5 +1,7 @@
 #include "te/functor.h"
 
+#include <set>
+
 namespace tuner::te {
 
 // ---- IRVisitor -------------------------------------------------------------------------
@@ -269,6 +271,43 @@ bool has_unsafe_division(const Expr& e) {
     unsafe |= !k || *k == 0;
   });
   return unsafe;
+}
+
+FreeSymbols free_symbols(const Stmt& s) {
+  class Collector : public IRVisitor {
+   public:
+    FreeSymbols out;
+    std::set<const VarNode*> defined, seen_vars;
+    std::set<const BufferNode*> allocated, seen_buffers;
+
+    using IRVisitor::visit;
+    void visit_Var(const VarNode* op, const Expr&) override {
+      if (!defined.count(op) && seen_vars.insert(op).second) out.vars.push_back(op);
+    }
+    void visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+      use(op->buffer.get());
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+    void visit_BufferStore(const BufferStoreNode* op, const Stmt& st) override {
+      use(op->buffer.get());
+      IRVisitor::visit_BufferStore(op, st);
+    }
+    void visit_For(const ForNode* op, const Stmt& st) override {
+      defined.insert(op->var.get());
+      IRVisitor::visit_For(op, st);
+    }
+    void visit_Allocate(const AllocateNode* op, const Stmt& st) override {
+      allocated.insert(op->buffer.get());
+      IRVisitor::visit_Allocate(op, st);
+    }
+
+   private:
+    void use(const BufferNode* b) {
+      if (!allocated.count(b) && seen_buffers.insert(b).second) out.buffers.push_back(b);
+    }
+  } c;
+  c.visit(s);
+  return std::move(c.out);
 }
 
 }  // namespace tuner::te

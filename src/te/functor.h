@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "support/error.h"
 #include "te/expr.h"
@@ -84,5 +85,13 @@ bool uses_var(const Stmt& s, const VarNode* v);
 /// True when `e` holds an integer division or modulo whose divisor is not a nonzero
 /// constant (or a broadcast of one): evaluated where its guard is off, it could trap.
 bool has_unsafe_division(const Expr& e);
+
+/// The variables and buffers a statement uses but does not define (loop variables and
+/// allocations inside it), each once, in order of first use.
+struct FreeSymbols {
+  std::vector<const VarNode*> vars;
+  std::vector<const BufferNode*> buffers;
+};
+FreeSymbols free_symbols(const Stmt& s);
 
 }  // namespace tuner::te

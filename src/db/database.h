@@ -60,7 +60,8 @@ struct WorkloadSummary {
   std::string target;
   int64_t records = 0;  // all records of the pair
   int64_t ok_records = 0;
-  std::optional<double> best_median;  // the smallest median of an ok record, in seconds
+  /// The smallest median of an ok record measured alone (not timed inside a model), seconds.
+  std::optional<double> best_median;
 };
 
 /// Counts for `tuner db stats`; every list sorted by name.

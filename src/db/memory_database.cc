@@ -181,7 +181,8 @@ std::vector<WorkloadSummary> MemoryDatabase::summaries() {
     ++s.records;
     if (r.status != MeasureStatus::Ok) continue;
     ++s.ok_records;
-    if (!s.best_median || *r.median < *s.best_median) s.best_median = r.median;
+    if (measured_alone(r) && (!s.best_median || *r.median < *s.best_median))
+      s.best_median = r.median;
   }
   std::vector<WorkloadSummary> out;
   for (auto& [k, s] : rows) out.push_back(s);

@@ -454,10 +454,12 @@ std::vector<WorkloadSummary> SqliteDatabase::summaries() {
   return read([&](Connection& c) {
     std::vector<WorkloadSummary> out;
     auto q = c.query(
-        "SELECT r.workload_id, t.name, count(*), sum(r.status = 'ok'), min(r.median) "
+        "SELECT r.workload_id, t.name, count(*), sum(r.status = 'ok'), "
+        "min(CASE WHEN r.worker <> ? THEN r.median END) "
         "FROM records r JOIN targets t ON t.id = r.target_id "
         "JOIN workloads w ON w.id = r.workload_id "
         "GROUP BY r.workload_id, r.target_id ORDER BY w.hash, t.name");
+    q.binds(std::string(kModelWorker));
     while (q.step()) out.push_back({q.i64(0), q.text(1), q.i64(2), q.i64(3), q.opt_f64(4)});
     return out;
   });

@@ -214,14 +214,16 @@ TYPED_TEST(DatabaseTest, SummariesAndStats) {
   db.commit_round(std::vector<Record>{
       test_record(w0, kX86, 2e-3, 0, "a"), test_record(w0, kX86, 1e-3, 1, "b"),
       test_error(w0, kX86, MeasureStatus::CompileHost, 2), test_record(w1, kArm, 5e-3, 3, "a"),
-      test_error(w1, kX86, MeasureStatus::BuildTimeout, 4)});
+      test_error(w1, kX86, MeasureStatus::BuildTimeout, 4),
+      // A kernel timed inside its model is not the best measured alone (db list showed it).
+      test_record(w0, kX86, 1e-4, 5, std::string(kModelWorker))});
   auto sums = db.summaries();
   ASSERT_EQ(sums.size(), 3u);
   for (auto& s : sums) {
     if (s.workload_id == w0) {
       EXPECT_EQ(s.target, kX86);
-      EXPECT_EQ(s.records, 3);
-      EXPECT_EQ(s.ok_records, 2);
+      EXPECT_EQ(s.records, 4);
+      EXPECT_EQ(s.ok_records, 3);
       EXPECT_DOUBLE_EQ(*s.best_median, 1e-3);
     } else if (s.target == kX86) {
       EXPECT_EQ(s.ok_records, 0);
@@ -233,11 +235,11 @@ TYPED_TEST(DatabaseTest, SummariesAndStats) {
   DbStats st = db.stats();
   EXPECT_EQ(st.workloads, 2);
   EXPECT_EQ(st.targets, 2);
-  EXPECT_EQ(st.records, 5);
+  EXPECT_EQ(st.records, 6);
   using P = std::vector<std::pair<std::string, int64_t>>;
-  EXPECT_EQ(st.by_status, (P{{"BUILD_TIMEOUT", 1}, {"COMPILE_HOST", 1}, {"ok", 3}}));
-  EXPECT_EQ(st.by_target, (P{{kArm, 1}, {kX86, 4}}));
-  EXPECT_EQ(st.by_worker, (P{{"a", 2}, {"b", 1}, {"local", 2}}));
+  EXPECT_EQ(st.by_status, (P{{"BUILD_TIMEOUT", 1}, {"COMPILE_HOST", 1}, {"ok", 4}}));
+  EXPECT_EQ(st.by_target, (P{{kArm, 1}, {kX86, 5}}));
+  EXPECT_EQ(st.by_worker, (P{{"a", 2}, {"b", 1}, {"in-model", 1}, {"local", 2}}));
 }
 
 TYPED_TEST(DatabaseTest, PruneKeepsTheBestPerWorkloadAndTarget) {

@@ -117,8 +117,10 @@ std::string immutable_uri(const std::string& path) {
 
 // Whether a read-only open of a WAL database failed for want of its -shm file: the
 // directory is not writable (a read-only mount, an image's database) and no writer left a WAL.
+// SQLite says CANTOPEN where the directory refuses everyone (chattr +i), READONLY_DIRECTORY
+// where its permissions refuse this user.
 bool wal_unopenable_here(const std::string& path, int rc) {
-  if ((rc & 0xff) != SQLITE_CANTOPEN) return false;
+  if ((rc & 0xff) != SQLITE_CANTOPEN && rc != SQLITE_READONLY_DIRECTORY) return false;
   std::error_code ec;
   if (std::filesystem::exists(path + "-wal", ec)) return false;
   std::filesystem::path dir = std::filesystem::absolute(path).parent_path();

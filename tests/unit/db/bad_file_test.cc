@@ -2,7 +2,10 @@
 // database of a newer schema each give one clear UserError naming the file, in both open
 // modes, and leave the file (and its directory) exactly as they were.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cstdlib>
 
@@ -167,6 +170,39 @@ TEST(BadFile, AReadOnlyDirectoryIsReadNotWritten) {
         << e.what();
   }
   EXPECT_EQ(std::system(unlock.c_str()), 0);
+}
+
+// The same for a directory whose permissions refuse this user (SQLite says
+// READONLY_DIRECTORY, not CANTOPEN: the database could not be read at all). As root, the
+// reader is a child running as nobody.
+TEST(BadFile, ADirectoryThisUserCannotWriteIsRead) {
+  test::TempDir dir;
+  fs::create_directory(dir.file("ro"));
+  std::string path = dir.file("ro/tuning.db");
+  fs::copy_file(make_database(dir), path);
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(dir.file("ro"), fs::perms::owner_read | fs::perms::owner_exec |
+                                      fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+    try {
+      auto db = SqliteDatabase::open(path, {.mode = OpenMode::ReadOnly});
+      _exit(db->stats().records == 400 ? 0 : 3);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      _exit(4);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  fs::permissions(dir.file("ro"), fs::perms::owner_all);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: cannot become nobody, 3: wrong count, 4: refused";
+  EXPECT_FALSE(fs::exists(path + "-shm"));
 }
 
 TEST(BadFile, APathEndingInASlashCreatesNothing) {

@@ -75,15 +75,17 @@ std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w) {
   return std::nullopt;
 }
 
-std::function<void(const db::Workload&, const db::Record&)> importable_check() {
+std::function<void(const db::Workload&, db::Record&)> importable_check() {
   // Per (hash, op, params): the DAG they build and its workload, rebuilt once per import.
   struct Built {
     te::ComputeDAG dag;
     db::Workload workload;
   };
   auto built = std::make_shared<std::map<std::string, std::optional<Built>>>();
-  return [built](const db::Workload& w, const db::Record& r) {
-    codegen::Target::parse(r.target);
+  return [built](const db::Workload& w, db::Record& r) {
+    // Stored under its canonical string, the target's identity: another spelling of it
+    // ("-mcpu=X -mtriple=Y", extra spaces) would be a target nothing looks up.
+    r.target = codegen::Target::parse(r.target).str();
     USER_CHECK(r.trace_version == schedule::Trace::kVersion)
         << "trace version " << r.trace_version << " is not supported (this Tuner reads "
         << schedule::Trace::kVersion << ")";

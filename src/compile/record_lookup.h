@@ -28,10 +28,11 @@ std::string resolve_target(db::Database& d, const std::string& what);
 std::optional<te::ComputeDAG> rebuild_op_dag(const db::Workload& w);
 
 /// A check for db::ImportOptions: throws a UserError unless this Tuner can use a record of a
-/// workload: its target parses, its trace is a schedule trace of the version this Tuner
-/// reads and, when the workload's DAG can be rebuilt (rebuild_op_dag), replays on it. For
-/// `tuner db import` and the server's Import: a record that cannot be replayed must not rank
-/// as a workload's best. Rebuilt DAGs are kept for the check's lifetime.
-std::function<void(const db::Workload&, const db::Record&)> importable_check();
+/// workload: its target parses (and is rewritten to its canonical string), its trace is a schedule
+/// trace of the version this Tuner reads and, when the workload's DAG can be rebuilt
+/// (rebuild_op_dag), replays on it. For `tuner db import` and the server's Import: a record that
+/// cannot be replayed must not rank as a workload's best. Rebuilt DAGs are kept for the check's
+/// lifetime.
+std::function<void(const db::Workload&, db::Record&)> importable_check();
 
 }  // namespace tuner::compile

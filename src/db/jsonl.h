@@ -61,9 +61,10 @@ struct ImportOptions {
   int batch = 1000;  // records per transaction
   /// Throws a UserError for a record of a workload that this Tuner cannot use (the line is
   /// then bad): a target that does not parse, a trace that is not a schedule of the
-  /// workload. The callers pass compile::importable_check() (src/db may not depend on
-  /// codegen or schedule). Empty: not checked.
-  std::function<void(const Workload&, const Record&)> check;
+  /// workload. It may rewrite the record (the target's canonical string). The callers pass
+  /// compile::importable_check() (src/db may not depend on codegen or schedule). Empty: not
+  /// checked.
+  std::function<void(const Workload&, Record&)> check;
 };
 /// Imports every good line of `in`; bad lines are reported in the result and skipped.
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options = {});

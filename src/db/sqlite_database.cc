@@ -72,8 +72,24 @@ int64_t ensure_target(Connection& c, const std::string& name) {
 SqliteDatabase::SqliteDatabase(std::string path, SqliteOptions options)
     : path_(std::move(path)), options_(options) {}
 
+namespace {
+
+// A file moved or deleted under its writer: SQLite does not checkpoint it on close, so the
+// transactions committed since the last checkpoint would stay in the WAL left at the old path
+// (lost to the moved file, and read as part of whatever database is put at that path next).
+// Copies them into the moved file and empties that WAL. Best effort: nothing to say if not.
+void save_wal_of_moved_file(Connection& c) {
+  try {
+    if (c.file_moved()) c.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch (const sqlite::SqliteError&) {
+  }
+}
+
+}  // namespace
+
 SqliteDatabase::~SqliteDatabase() {
   reader_.reset();
+  if (writer_) save_wal_of_moved_file(*writer_);
   writer_.reset();  // the last connection checkpoints and removes the WAL
 }
 
@@ -190,6 +206,7 @@ auto SqliteDatabase::write(F&& f) {
   std::lock_guard lock(write_mu_);
   // SQLite writes on into a file deleted under it: every record after that would be lost
   // without a word (a long-running server, a user cleaning up).
+  if (writer_->file_moved()) save_wal_of_moved_file(*writer_);
   USER_CHECK(!writer_->file_moved())
       << "tuning database '" << path_ << "' was deleted or replaced while in use: what is "
       << "written now would be lost; restart to use the file now at that path";

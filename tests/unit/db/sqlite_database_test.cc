@@ -73,6 +73,33 @@ TEST(SqliteDatabase, AFileDeletedOrReplacedWhileOpenIsNotWrittenInto) {
   }
 }
 
+// A database moved while a tuner writes (found by an adversarial test, session 54): what was
+// committed before is all in the moved file, and a database put at the old path afterwards
+// is not corrupted by the WAL left there (SQLite does not checkpoint a moved file on close).
+TEST(SqliteDatabase, AFileMovedWhileOpenKeepsWhatWasCommitted) {
+  test::TempDir dir;
+  std::string path = dir.file("tuning.db"), moved = dir.file("moved.db");
+  std::string other = dir.file("other.db");
+  {
+    auto db = SqliteDatabase::open(other);
+    db->commit_round(
+        std::vector<Record>{test_record(db->commit_workload(test_workload(1)), kX86, 2e-3, 9)});
+  }
+  {
+    auto db = SqliteDatabase::open(path);
+    int64_t w = db->commit_workload(test_workload(0));
+    for (int i = 0; i < 20; ++i)
+      db->commit_round(std::vector<Record>{test_record(w, kX86, 1e-3, i)});
+    fs::rename(path, moved);
+    EXPECT_THROW(db->commit_round(std::vector<Record>{test_record(w, kX86, 1e-3, 99)}), UserError);
+    fs::copy_file(other, path);
+  }
+  auto db = SqliteDatabase::open(moved, {.mode = OpenMode::ReadOnly});
+  EXPECT_EQ(db->count_records({}), 20);
+  auto fresh = SqliteDatabase::open(path, {.mode = OpenMode::ReadOnly});
+  EXPECT_EQ(fresh->count_records({}), 1);
+}
+
 TEST(SqliteDatabase, UsesWalAndMarksTheFile) {
   test::TempDir dir;
   std::string path = dir.file("t.db");

@@ -172,7 +172,7 @@ int run_run(const RunArgs& a) {
     for (size_t k = 0; k < step_times.size(); ++k)
       step_median[k] = db::median_of(std::move(step_times[k]));
 
-  bool ok = true;
+  bool ok = true, half = false;
   double max_abs = 0, max_rel = 0;
   std::vector<std::string> mismatches;
   for (size_t k = 0; k < a.compare.size(); ++k) {
@@ -182,6 +182,7 @@ int run_run(const RunArgs& a) {
         << a.compare[k] << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
         << "] does not match output '" << d.name << "' " << d.dtype << "[" << te::shape_str(d.shape)
         << "]";
+    half |= ref.dtype == te::DataType::f16();
     ops::HostTensor got(d.shape, ref.dtype);
     std::memcpy(got.raw(), ex.output(k), got.bytes());
     // Equal infinities and NaN against NaN match (|inf - inf| is no error).
@@ -232,8 +233,9 @@ int run_run(const RunArgs& a) {
     fmt::print("{}: latency median {:.3f} ms, p90 {:.3f} ms ({} runs, {} threads)\n",
                ex.plan().model, median * 1e3, p90 * 1e3, times.size(), ex.num_threads());
     if (!a.compare.empty())
-      fmt::print("{}: max abs error {:.3g}, max rel error {:.3g} (rtol {:g}, atol {:g})\n",
-                 ok ? "outputs match" : "OUTPUTS DIFFER", max_abs, max_rel, a.rtol, a.atol);
+      fmt::print("{}: max abs error {:.3g}, max rel error {:.3g} (rtol {:g}, atol {:g}{})\n",
+                 ok ? "outputs match" : "OUTPUTS DIFFER", max_abs, max_rel, a.rtol, a.atol,
+                 half ? "; float16 outputs at least 0.01 each" : "");
   }
   if (!ok) {
     fmt::print(stderr, "error: output {}\n", mismatches.empty() ? "?" : mismatches[0]);

@@ -257,8 +257,9 @@ CompareResult compare(const HostTensor& actual, const HostTensor& expected, doub
   }
   bool exact = !expected.dtype.is_float();
   if (expected.dtype == te::DataType::f16()) {
-    // Half keeps ~3 significant digits and kernels accumulate in it: a reduction of a few
-    // dozen terms is already off by several ulps, so tighter tolerances reject right answers.
+    // Half keeps ~3 significant digits and an operator's kernel accumulates in it (a model's
+    // sums compute in float32): a few dozen terms are already off by several ulps, so
+    // tighter tolerances reject right answers.
     rtol = std::max(rtol, 1e-2);
     atol = std::max(atol, 1e-2);
   }

@@ -98,6 +98,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   graph::FuseOptions fo;
   fo.enabled = !a.m.no_fuse;
   graph::TaskSet ts = graph::extract_tasks(g, fo);
+  USER_CHECK(!ts.tasks.empty()) << g.name << " has no operator to tune (its outputs are inputs "
+                                << "or constants): `tuner compile` builds it as it is";
   bool chatty = !a.quiet && !a.json;
 
   // The latency before tuning: every task on its fallback schedule.

@@ -97,8 +97,8 @@ onnx::ModelProto read_model(const std::string& path) {
   onnx::ModelProto m;
   USER_CHECK(m.ParseFromString(bytes))
       << path << ": not an ONNX model (the file does not parse as an ONNX ModelProto)";
-  USER_CHECK(m.has_graph() && m.graph().node_size() > 0)
-      << path << ": not an ONNX model (no graph with nodes)";
+  // A graph without nodes is valid (its outputs are inputs or initializers).
+  USER_CHECK(m.has_graph()) << path << ": not an ONNX model (no graph)";
   return m;
 }
 

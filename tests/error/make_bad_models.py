@@ -72,6 +72,8 @@ save_tensor(np.maximum(x_inf, 0) + w, "y_inf.pb", "y")
 y_inf_wrong = np.maximum(x, 0) + w
 y_inf_wrong[0, 0] = np.inf
 save_tensor(y_inf_wrong, "y_inf_wrong.pb", "y")
+# A graph without nodes, its output its input (valid ONNX): was "not an ONNX model".
+save(model([], [tensor_info("x", [2, 3])], [tensor_info("x", [2, 3])]), "no_nodes.onnx")
 # Found by an adversarial test (session 54): float16 sums accumulated in float16, a
 # 4096-term dot product came out 9% low. Reference: the exact sum, rounded once.
 rng = np.random.default_rng(0)

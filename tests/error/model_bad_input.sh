@@ -97,6 +97,11 @@ expect "builds kernels for x86_64, aarch64 and cuda, not for riscv64" compile "$
 expect_ok "external data inside the model's folder loads (from another working directory)" \
   compile "$m/ext/ext_ok.onnx" --db "" -o "$tmp/ext.tuner"
 expect_ok "... and runs correctly" run "$tmp/ext.tuner" --input "$m/x.pb" --compare "$m/y.pb" --repeat 1
+expect_ok "a graph without nodes compiles" compile "$m/no_nodes.onnx" --db "" -o "$tmp/nn.tuner"
+expect_ok "... and runs (its output is its input)" run "$tmp/nn.tuner" --input "$m/x.pb" \
+  --compare "$m/x.pb" --repeat 1
+expect "has no operator to tune \(its outputs are inputs or constants\)" \
+  tune "$m/no_nodes.onnx" --db "$tmp/nn.db" --trials 8
 expect_ok "float16 sums compile" compile "$m/fp16_sums.onnx" --db "" -o "$tmp/fp16.tuner"
 expect_ok "... and accumulate in float32 (a 4096-term dot product was 9% low)" run "$tmp/fp16.tuner" \
   --input "$m/a16.pb" --compare "$m/c16.pb" "$m/m16.pb" --repeat 1

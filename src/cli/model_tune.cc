@@ -227,6 +227,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     Json p = stored;
     p["model"] = g.name;
     p["trials"] = prog.spent;
+    p["budget"] = a.trials;  // this process's: a resume may give another --trials
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;

@@ -358,7 +358,8 @@ std::string render_report_html(const RunReport& r) {
   out += "<div class=\"cards\">\n";
   out += card("target", r.target.empty() ? "–" : r.target);
   out += card("state", state, "state-" + state);
-  int budget = r.run.args.value("trials", 0);
+  // The budget of the last process that worked on the run (a resume may change --trials).
+  int budget = r.run.progress.value("budget", r.run.args.value("trials", 0));
   out += card("trials",
               budget > 0 ? fmt::format("{} / {}", r.trials, budget) : fmt::format("{}", r.trials));
   out += card("tasks", fmt::format("{}", r.tasks.size()));

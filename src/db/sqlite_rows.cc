@@ -31,7 +31,7 @@ const Json& object_with(const Json& j, std::initializer_list<const char*> number
 Json run_args(const Json& j) { return object_with(j, {"trials", "seed"}, {"target"}); }
 
 Json run_progress(const Json& j) {
-  object_with(j, {"trials", "latency_before_ms", "latency_after_ms"}, {"model"});
+  object_with(j, {"trials", "budget", "latency_before_ms", "latency_after_ms"}, {"model"});
   if (j.contains("tasks")) {
     if (!j["tasks"].is_array()) throw WrongForm{};
     for (const Json& t : j["tasks"])

@@ -181,6 +181,19 @@ TEST(RunReport, HtmlIsSelfContainedWithCharts) {
   EXPECT_THAT(html, Not(HasSubstr("https://")));
 }
 
+// The budget shown is the last process's: a run resumed with a larger --trials showed
+// "32 / 16" (found by an adversarial test, session 54).
+TEST(RunReport, TheBudgetIsTheLastProcesss) {
+  Fixture f;
+  EXPECT_THAT(render_report_html(load_run_report(f.db, f.run, "t.db")), HasSubstr("7 / 10"));
+  Json p = f.db.run(f.run)->progress;
+  p["budget"] = 20;
+  f.db.update_run(f.run, db::RunState::Finished, p);
+  std::string html = render_report_html(load_run_report(f.db, f.run, "t.db"));
+  EXPECT_THAT(html, HasSubstr("7 / 20"));
+  EXPECT_THAT(html, Not(HasSubstr("7 / 10")));
+}
+
 TEST(RunReport, RunWithoutRecords) {
   db::MemoryDatabase db;
   int64_t run = db.create_run("model x", Json::object());

@@ -16,6 +16,7 @@
 #include "cli/model_common.h"
 #include "cli/model_validate.h"
 #include "cli/op_common.h"
+#include "cli/run_owner.h"
 #include "cli/tune_view.h"
 #include "compile/compile_model.h"
 #include "compile/schedule_choice.h"
@@ -130,6 +131,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
     USER_CHECK(arg("fuse") == run_args["fuse"])
         << "run " << a.resume << " tuned with fusion " << (arg("fuse") == true ? "on" : "off")
         << "; resume it with the same --no-fuse setting";
+    USER_CHECK(!process_alive(r->progress.value("owner", Json())))
+        << "run " << a.resume << " is being tuned by process "
+        << r->progress["owner"].value("pid", 0) << " on this machine; wait for it or stop it";
     run_id = r->id;
   }
   if (chatty)
@@ -155,15 +159,25 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // The same command (model, target, budget, seed) continues an unfinished run (interrupted,
   // or killed while running), counting the trials it already spent.
   if (a.resume <= 0) {
-    int64_t finished = 0;
+    int64_t finished = 0, busy = 0;
     for (const auto& r : db->runs()) {
       if (r.what != what || r.args != run_args) continue;
       if (r.state != db::RunState::Finished) {
+        // Another `tuner tune` of this machine is working on it: this one starts its own.
+        if (process_alive(r.progress.value("owner", Json()))) {
+          busy = r.id;
+          continue;
+        }
         run_id = r.id;
         break;
       }
       finished = r.id;
     }
+    if (!run_id && busy && chatty)
+      fmt::print(stderr,
+                 "run {} of this command is being tuned by another process; this is a "
+                 "new run\n",
+                 busy);
     // The same command again after it finished tunes further: say so, since an
     // interrupted one would resume instead.
     if (!run_id && finished && chatty)
@@ -228,6 +242,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     p["model"] = g.name;
     p["trials"] = prog.spent;
     p["budget"] = a.trials;  // this process's: a resume may give another --trials
+    p["owner"] = this_process();
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;

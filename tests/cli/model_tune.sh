@@ -148,5 +148,30 @@ assert j["resumed"] is True and j["trials"] == 64 and int(sys.argv[2]) == 64, (j
 PY
 done
 
+# A run another process of this machine is working on (its owner, a live `sleep` here) is not
+# resumed: two identical commands at once both took it and ran past its budget (found by an
+# adversarial test, session 54). --resume of it is refused; the same command starts a new run.
+db=$tmp/resume_INT.db
+sleep 60 &
+owner=$!
+python3 - "$db" "$owner" "$(hostname)" <<'PY'
+import json, sqlite3, sys
+db, pid, host = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+start = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+c = sqlite3.connect(db)
+progress = json.loads(c.execute("SELECT progress FROM tuning_runs WHERE id = 1").fetchone()[0])
+progress["owner"] = {"host": host, "pid": pid, "start": start}
+c.execute("UPDATE tuning_runs SET state = 'running', progress = ? WHERE id = 1", (json.dumps(progress),))
+c.commit()
+PY
+"$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --resume 1 >/dev/null 2>"$tmp/busy.txt"
+check "--resume of a run another process is tuning is refused" \
+  grep -q "^error: run 1 is being tuned by process $owner on this machine" "$tmp/busy.txt"
+"$TUNER" tune "$MODEL" --trials 64 --seed 5 --db "$db" --no-compile --validate 0 \
+  >/dev/null 2>"$tmp/busy.txt" || true
+kill $owner
+check "the same command leaves a busy run alone and starts a new one" \
+  grep -q "^run 1 of this command is being tuned by another process; this is a new run" "$tmp/busy.txt"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -97,6 +97,11 @@ expect "builds kernels for x86_64, aarch64 and cuda, not for riscv64" compile "$
 expect_ok "external data inside the model's folder loads (from another working directory)" \
   compile "$m/ext/ext_ok.onnx" --db "" -o "$tmp/ext.tuner"
 expect_ok "... and runs correctly" run "$tmp/ext.tuner" --input "$m/x.pb" --compare "$m/y.pb" --repeat 1
+expect_ok "a model compiles with a database path where there is none" compile "$m/good.onnx" \
+  --db "$tmp/typo.db" -o "$tmp/typo.tuner"
+grep -q "^note: no tuning database at $tmp/typo.db: every task uses its fallback schedule" "$tmp/stderr" ||
+  { echo "FAIL: no note about the missing database: $(cat "$tmp/stderr")"; failures=$((failures + 1)); }
+[ ! -e "$tmp/typo.db" ] || { echo "FAIL: compile created $tmp/typo.db"; failures=$((failures + 1)); }
 expect_ok "a graph without nodes compiles" compile "$m/no_nodes.onnx" --db "" -o "$tmp/nn.tuner"
 expect_ok "... and runs (its output is its input)" run "$tmp/nn.tuner" --input "$m/x.pb" \
   --compare "$m/x.pb" --repeat 1

@@ -9,6 +9,7 @@ expect_error "^error: .*subcommand.*'bar'" db bar
 expect_error "^error: .*--repeat.*abc" run x.tuner --repeat abc
 expect_error "^error: .*--nosuch" op run matmul m=4 n=4 k=4 --nosuch
 expect_error "^error: --threads: .*between 1 and 1024 \(got 100000\)" run x.tuner --threads 100000
+expect_error "^error: record: '99999999999999999999' is not a number from 1 to" db show 99999999999999999999  # was 'no record 9223372036854775807'
 expect_error "^error: --threads: .*\(got 0\)" run x.tuner --threads 0
 expect_error "^error: --threads: .*\(got -1\)" op run matmul m=4 n=4 k=4 --threads -1
 expect_error "^error: --threads: .*\(got 20000\)" op tune matmul m=4 n=4 k=4 --threads 20000

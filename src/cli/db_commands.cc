@@ -314,8 +314,20 @@ void cmd_import(const DbOptions& o) {
   if (on_server("import", o)) return;
   std::ifstream file;
   if (o.file != "-") {
+    std::error_code ec;
+    USER_CHECK(!std::filesystem::is_directory(o.file, ec))
+        << "cannot read '" << o.file << "': a directory";
     file.open(o.file, std::ios::binary);
     USER_CHECK(file) << "cannot read '" << o.file << "'";
+    // A database given for its export: one line, not a warning per binary "line".
+    char head[16] = {};
+    file.read(head, sizeof head);
+    USER_CHECK(std::string_view(head, size_t(file.gcount())) !=
+               std::string_view("SQLite format 3\0", 16))
+        << "'" << o.file << "' is an SQLite database, not a JSON-lines export (`tuner db export "
+        << "--db " << o.file << " -o FILE` writes one)";
+    file.clear();
+    file.seekg(0);
   }
   std::istream& in = o.file == "-" ? std::cin : file;
   auto d = open_db(o, db::OpenMode::ReadWrite);

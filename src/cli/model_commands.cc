@@ -293,8 +293,8 @@ void add_model_commands(CLI::App& app) {
     cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str()
         ->check(number_in(0, 1e9));
     cmd->add_option("--seed", a->seed, "seed of random inputs")
-      ->check(number_in(0, 18446744073709551615.0))
-      ->capture_default_str();
+        ->check(uint64_number())
+        ->capture_default_str();
     cmd->add_flag("--json", a->json, "one JSON object");
     cmd->add_flag("--profile", a->profile, "time every kernel");
     cmd->callback([a] {

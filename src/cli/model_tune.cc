@@ -451,7 +451,7 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
       ->check(nonempty_path());
   cmd->add_option("--seed", a->seed, "seed of all randomness")
-      ->check(number_in(0, 18446744073709551615.0))
+      ->check(uint64_number())
       ->capture_default_str();
   cmd->add_option("--resume", a->resume,
                   "continue tuning run RUN (default: the same command's unfinished run, if any)")

@@ -134,7 +134,7 @@ void add_op_build_command(CLI::App* op) {
   cmd->add_option("--random", args.random, "sample this many candidates of the GPU space instead")
       ->check(number_in(0, 1e6));
   cmd->add_option("--seed", args.seed, "first seed of --random")
-      ->check(number_in(0, 18446744073709551615.0))
+      ->check(uint64_number())
       ->capture_default_str();
   cmd->add_flag("--json", args.json, "print one JSON object");
   cmd->callback([] { cmd_build(args); });

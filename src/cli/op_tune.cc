@@ -211,7 +211,7 @@ void add_op_tune_command(CLI::App* op) {
       ->check(number_in(0, 1e9))
       ->capture_default_str();
   tune->add_option("--seed", a.seed, "seed of all randomness")
-      ->check(number_in(0, 18446744073709551615.0))
+      ->check(uint64_number())
       ->capture_default_str();
   measure::add_threads_option(tune, &a.threads, "threads of the measured kernels")
       ->capture_default_str();

@@ -63,11 +63,13 @@ void add_report_command(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "write an HTML page with the tuning curves, time and failures of a tuning run");
-  cmd->add_option("run", a->run, "tuning run id (default: the newest run)")->check(number_in(1, 1e15));
+  auto* run = cmd->add_option("run", a->run, "tuning run id (default: the newest run)")
+                  ->check(number_in(1, 1e15));
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
-  cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)")
-      ->check(nonempty_path());
-  cmd->add_flag("--list", a->list, "list the tuning runs instead");
+  auto* out = cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)")
+                  ->check(nonempty_path());
+  // A run or an output with --list was ignored without a word.
+  cmd->add_flag("--list", a->list, "list the tuning runs instead")->excludes(run)->excludes(out);
   cmd->callback([a] { cmd_report(*a); });
 }
 

@@ -228,7 +228,8 @@ bool printable_utf8(const std::string& s) {
 void check_names(const onnx::GraphProto& gp, const std::string& path) {
   auto check = [&](const std::string& name, const std::string& what) {
     USER_CHECK(printable_utf8(name)) << path << ": " << what
-                                     << " is not printable UTF-8 text (a corrupt or hand-edited model?)";
+                                     << " is not printable UTF-8 text (Tuner prints names in its "
+                                        "messages and kernel labels: rename it)";
   };
   check(gp.name(), "the graph's name");
   auto values = [&](const auto& list, const char* what) {

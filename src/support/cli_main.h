@@ -10,11 +10,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <exception>
 #include <functional>
+#include <iostream>
 #include <new>
 #include <string>
 #include <string_view>
@@ -33,6 +35,19 @@ inline CLI::Validator number_in(double lo, double hi) {
     return fmt::format("'{}' is not a number from {} to {}", s, lo, hi);
   };
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
+}
+
+/// A CLI11 check: a whole number from 0 to 2^64 - 1, read exactly (number_in's double bound let
+/// 2^64 .. 2^64 + 2048 through, and CLI11 then clamped them to 2^64 - 1).
+inline CLI::Validator uint64_number() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) return "";
+        return fmt::format("'{}' is not a whole number from 0 to 18446744073709551615", s);
+      },
+      "0..2^64-1");
 }
 
 /// A CLI11 check of a file option: an empty path is refused. Outputs (-o, --curve) took an

@@ -10,6 +10,13 @@ expect_error "^error: .*--repeat.*abc" run x.tuner --repeat abc
 expect_error "^error: .*--nosuch" op run matmul m=4 n=4 k=4 --nosuch
 expect_error "^error: --threads: .*between 1 and 1024 \(got 100000\)" run x.tuner --threads 100000
 expect_error "^error: record: '99999999999999999999' is not a number from 1 to" db show 99999999999999999999  # was 'no record 9223372036854775807'
+# Seeds are read exactly: 2^64 passed a double bound and was clamped to 2^64 - 1.
+for seed in 18446744073709551616 18446744073709553664 -1 1.5 0x10; do
+  expect_error "^error: --seed: '$seed' is not a whole number from 0 to 18446744073709551615" \
+    op tune relu shape=4 --seed "$seed" --db ''
+done
+expect_error "^error: .*--list excludes run|^error: .*run excludes --list" report 1 --list
+expect_error "^error: .*--list excludes --output|^error: .*--output excludes --list" report --list -o x.html
 expect_error "^error: --threads: .*\(got 0\)" run x.tuner --threads 0
 expect_error "^error: --threads: .*\(got -1\)" op run matmul m=4 n=4 k=4 --threads -1
 expect_error "^error: --threads: .*\(got 20000\)" op tune matmul m=4 n=4 k=4 --threads 20000

@@ -52,6 +52,11 @@ grep -q "in.jsonl:12: an ok record's median of 1e-18 s is shorter than a clock c
   fail "line 12 reason: $(cat "$dir/err")"
 grep -q "in.jsonl:13: not a tuner record" "$dir/err" || fail "line 13 reason: $(cat "$dir/err")"
 
+# A database given instead of its export: one line (274 "not valid JSON" warnings before).
+"$tuner" db import "$db" --db "$dir/other.db" > /dev/null 2> "$dir/err" && fail "import of a .db: exit 0"
+[ "$(grep -c '' "$dir/err")" -eq 1 ] && grep -q "^error: '$db' is an SQLite database, not a JSON-lines export" "$dir/err" ||
+  fail "import of a .db: $(head -3 "$dir/err")"
+[ ! -e "$dir/other.db" ] || fail "import of a .db created the target database"
 # A --target of no record is refused by list and export (it matched nothing, silently, and
 # export wrote an empty file over -o).
 echo keep > "$dir/keep.jsonl"

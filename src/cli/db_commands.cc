@@ -13,6 +13,7 @@
 #include "codegen/target.h"
 #include "compile/record_lookup.h"
 #include "db/jsonl.h"
+#include "db/schema.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
 #include "support/atomic_file.h"
@@ -320,10 +321,9 @@ void cmd_import(const DbOptions& o) {
     file.open(o.file, std::ios::binary);
     USER_CHECK(file) << "cannot read '" << o.file << "'";
     // A database given for its export: one line, not a warning per binary "line".
-    char head[16] = {};
+    char head[db::kSqliteHeader.size()] = {};
     file.read(head, sizeof head);
-    USER_CHECK(std::string_view(head, size_t(file.gcount())) !=
-               std::string_view("SQLite format 3\0", 16))
+    USER_CHECK(std::string_view(head, size_t(file.gcount())) != db::kSqliteHeader)
         << "'" << o.file << "' is an SQLite database, not a JSON-lines export (`tuner db export "
         << "--db " << o.file << " -o FILE` writes one)";
     file.clear();

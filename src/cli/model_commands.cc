@@ -99,8 +99,7 @@ void run_compile(const CompileArgs& a) {
   fmt::print("compiled {} for {}: {} kernels from {} tasks ({} tuned, {} fallback) in {:.1f} s\n",
              g.name, o.target.str(), rep.groups, rep.tasks, rep.tasks_from_db,
              rep.tasks - rep.tasks_from_db, secs);
-  std::error_code ec;
-  if (!o.db_path.empty() && rep.tasks > 0 && !std::filesystem::exists(o.db_path, ec))
+  if (!o.db_path.empty() && rep.tasks > 0 && !rep.db_found)
     fmt::print(stderr,
                "note: no tuning database at {}: every task uses its fallback schedule "
                "(`tuner tune` makes one)\n",

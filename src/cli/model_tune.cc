@@ -227,6 +227,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   };
   // What the run keeps in the database after every round: the tasks (workload, operators,
   // weight) tie the run's records to the model, so `tuner report` can draw its curves.
+  const Json owner = this_process();
   auto progress_json = [&] {
     Json tj = Json::array();
     for (size_t i = 0; i < tasks.size(); ++i)
@@ -242,7 +243,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     p["model"] = g.name;
     p["trials"] = prog.spent;
     p["budget"] = a.trials;  // this process's: a resume may give another --trials
-    p["owner"] = this_process();
+    p["owner"] = owner;
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;

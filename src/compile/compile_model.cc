@@ -185,6 +185,7 @@ runtime::Artifact compile_model(const graph::Graph& g, const ModelCompileOptions
   graph::TaskSet ts = graph::extract_tasks(g, opts.fuse);
   auto db = open_db_if_present(opts.db_path);
   CompileReport rep;
+  rep.db_found = db != nullptr;
   rep.groups = int(ts.groups.size());
   rep.tasks = int(ts.tasks.size());
   std::filesystem::path dump(opts.dump_dir);

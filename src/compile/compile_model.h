@@ -35,6 +35,7 @@ struct CompileReport {
   int groups = 0, tasks = 0, tasks_from_db = 0;
   int tasks_stale = 0;  // fallback although the database has records (ChosenSchedule::stale)
   int tasks_other_fallback = 0;  // ChosenSchedule::against_other_fallback
+  bool db_found = false;         // a database was at ModelCompileOptions::db_path
   double seconds = 0, codegen_seconds = 0;
   int64_t arena_bytes = 0, unplanned_bytes = 0, weight_bytes = 0;
   std::vector<std::string> task_sources;  // per task: "fallback" / "database record #N"

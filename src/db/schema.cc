@@ -211,10 +211,9 @@ FileCheck check_database_file(const std::string& path, bool quick_check, int bus
     USER_CHECK(in) << "cannot open tuning database '" << path << "' for reading";
     in.read(reinterpret_cast<char*>(header), sizeof header);
   }
-  static const char kMagic[] = "SQLite format 3";  // 16 bytes with the NUL
-  size_t n = std::min<uintmax_t>(size, 16);
+  size_t n = std::min<uintmax_t>(size, kSqliteHeader.size());
   if (size > 0) {
-    USER_CHECK(std::memcmp(header, kMagic, n) == 0)
+    USER_CHECK(std::memcmp(header, kSqliteHeader.data(), n) == 0)
         << "'" << path << "' is not an SQLite database (its header is wrong)" << kUntouched;
     USER_CHECK(size >= 100) << "tuning database '" << path << "' is truncated (" << size
                             << " bytes, shorter than its header)" << kUntouched;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace tuner::db {
 
@@ -17,6 +18,8 @@ class Connection;
 inline constexpr int kSchemaVersion = 1;
 /// PRAGMA application_id of a Tuner database ("TUNR").
 inline constexpr int32_t kApplicationId = 0x54554e52;
+/// The first 16 bytes of every SQLite database file.
+inline constexpr std::string_view kSqliteHeader{"SQLite format 3\0", 16};
 
 /// One step of the schema: from version - 1 to version.
 struct Migration {

@@ -206,10 +206,11 @@ auto SqliteDatabase::write(F&& f) {
   std::lock_guard lock(write_mu_);
   // SQLite writes on into a file deleted under it: every record after that would be lost
   // without a word (a long-running server, a user cleaning up).
-  if (writer_->file_moved()) save_wal_of_moved_file(*writer_);
-  USER_CHECK(!writer_->file_moved())
-      << "tuning database '" << path_ << "' was deleted or replaced while in use: what is "
-      << "written now would be lost; restart to use the file now at that path";
+  bool moved = writer_->file_moved();
+  if (moved) save_wal_of_moved_file(*writer_);
+  USER_CHECK(!moved) << "tuning database '" << path_
+                     << "' was deleted or replaced while in use: what is "
+                     << "written now would be lost; restart to use the file now at that path";
   try {
     return sqlite::retry_busy(path_, options_.busy_deadline_ms, [&] {
       sqlite::Transaction tx(*writer_, "BEGIN IMMEDIATE");

@@ -17,7 +17,7 @@ using namespace te;
 namespace {
 
 // Helpers with one definition per type (OpenCL C has no overloading): min, max, floor
-// division and modulo with the IR's semantics (floor rounding; min/max by comparison).
+// division and modulo with the IR's semantics (floor rounding; NaN-propagating float min/max).
 std::string prelude(GpuDialect d) {
   bool cu = d == GpuDialect::Cuda;
   std::string fn = cu ? "static __device__ __forceinline__ " : "static inline ";
@@ -29,8 +29,12 @@ std::string prelude(GpuDialect d) {
                             {"i8", "signed char"},     {"u8", "unsigned char"},
                             {"i16", "short"},          {"u32", "unsigned int"}};
   for (auto& t : types) {
-    s += fmt::format("{0}{2} tmin_{1}({2} a, {2} b) {{ return a < b ? a : b; }}\n", fn, t[0], t[1]);
-    s += fmt::format("{0}{2} tmax_{1}({2} a, {2} b) {{ return a > b ? a : b; }}\n", fn, t[0], t[1]);
+    // Float min/max propagate NaN (te/float_minmax.h); fminf/fmaxf would drop it.
+    const char* nan = t[0][0] == 'f' ? "a != a || " : "";
+    s += fmt::format("{0}{2} tmin_{1}({2} a, {2} b) {{ return {3}a < b ? a : b; }}\n", fn, t[0],
+                     t[1], nan);
+    s += fmt::format("{0}{2} tmax_{1}({2} a, {2} b) {{ return {3}a > b ? a : b; }}\n", fn, t[0],
+                     t[1], nan);
   }
   for (auto& t : {types[2], types[3]}) {
     s += fmt::format(

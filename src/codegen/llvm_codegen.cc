@@ -208,13 +208,31 @@ class CodeGenLLVM {
     return b_.CreateSelect(adjust, b_.CreateAdd(r, y), r);
   }
 
+  // Float min/max propagate NaN (te/float_minmax.h). x > y ? x : y (one maxps) already
+  // returns a NaN y; a NaN x needs a check, unless x is a constant that is not NaN.
   llvm::Value* minmax(const Expr& a, const Expr& b, bool is_min) {
     llvm::Value *x = emit(a), *y = emit(b);
-    llvm::Value* c;
-    if (a.type().is_float()) c = is_min ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOGT(x, y);
-    else if (a.type().is_uint() || a.type().is_bool()) c = is_min ? b_.CreateICmpULT(x, y) : b_.CreateICmpUGT(x, y);
-    else c = is_min ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y);
-    return b_.CreateSelect(c, x, y);
+    if (!a.type().is_float()) {
+      llvm::Value* c;
+      if (a.type().is_uint() || a.type().is_bool())
+        c = is_min ? b_.CreateICmpULT(x, y) : b_.CreateICmpUGT(x, y);
+      else
+        c = is_min ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y);
+      return b_.CreateSelect(c, x, y);
+    }
+    if (non_nan_constant(y)) std::swap(x, y);
+    llvm::Value* r =
+        b_.CreateSelect(is_min ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOGT(x, y), x, y);
+    if (non_nan_constant(x)) return r;
+    return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+  }
+
+  // A float constant, or a splat of one, that is not NaN.
+  static bool non_nan_constant(llvm::Value* v) {
+    auto* c = llvm::dyn_cast<llvm::Constant>(v);
+    if (c && c->getType()->isVectorTy()) c = c->getSplatValue();
+    auto* f = llvm::dyn_cast_or_null<llvm::ConstantFP>(c);
+    return f && !f->isNaN();
   }
 
   llvm::Value* compare(const Expr& a, const Expr& b, llvm::CmpInst::Predicate fp,

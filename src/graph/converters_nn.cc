@@ -221,6 +221,7 @@ std::vector<ConvertOutput> reduce_log_sum_exp(const ConvertContext& c) {
 
 // The first (or, with `last`, the last) index of the extreme value along `axis`, as int64
 // with the axis kept as size 1: the extreme, then the smallest (largest) index holding it.
+// With a NaN along the axis, the index of the first (last) NaN, as numpy's argmax.
 te::Tensor arg_extreme(const te::Tensor& x, int axis, bool is_max, bool last, const std::string& name) {
   te::Tensor best = ops::reduce(x, is_max ? ops::ReduceOp::Max : ops::ReduceOp::Min, {axis},
                                 /*keepdims=*/true, name + "_best");
@@ -230,7 +231,10 @@ te::Tensor arg_extreme(const te::Tensor& x, int axis, bool is_max, bool last, co
       best.shape(),
       [&](const std::vector<Var>& o) {
         te::IterVar r = te::reduce_axis(n, "r");
-        Expr hit = te::eq(x(ops::detail::with_axis(o, size_t(axis), r.var)), best(ops::detail::exprs(o)));
+        Expr v = x(ops::detail::with_axis(o, size_t(axis), r.var));
+        Expr hit = te::eq(v, best(ops::detail::exprs(o)));
+        // A NaN is the extreme (the reduction propagates it), and NaN == NaN is false.
+        if (x.dtype().is_float()) hit = te::logical_or(hit, te::ne(v, v));
         return te::reduce(last ? te::ReduceKind::Max : te::ReduceKind::Min,
                           te::select(hit, te::cast(i64, r.var), te::make_const(i64, last ? -1 : double(n))),
                           {r});

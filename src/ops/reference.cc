@@ -1,12 +1,13 @@
 #include "ops/reference.h"
 
-#include "ops/layout.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "ops/layout.h"
+#include "te/float_minmax.h"
 
 namespace tuner::ops::ref {
 
@@ -179,7 +180,7 @@ HostTensor max_pool2d(const HostTensor& x, const Pool2dAttrs& a) {
       if (x.dtype.is_float()) {
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t h = win.h0; h < win.h1; ++h)
-          for (int64_t w = win.w0; w < win.w1; ++w) m = std::max(m, x.get((nc * H + h) * W + w));
+          for (int64_t w = win.w0; w < win.w1; ++w) m = te::nan_max(m, x.get((nc * H + h) * W + w));
         out.set(o, m);
       } else {
         int64_t m = std::numeric_limits<int64_t>::min();
@@ -282,8 +283,8 @@ HostTensor binary(const HostTensor& a, const HostTensor& b, BinaryOp op) {
         case BinaryOp::Mul: r = x * y; break;
         case BinaryOp::Div: r = x / y; break;
         case BinaryOp::Pow: r = std::pow(x, y); break;
-        case BinaryOp::Maximum: r = std::fmax(x, y); break;
-        case BinaryOp::Minimum: r = std::fmin(x, y); break;
+        case BinaryOp::Maximum: r = te::nan_max(x, y); break;
+        case BinaryOp::Minimum: r = te::nan_min(x, y); break;
         default: break;
       }
       out.set(flat++, r);
@@ -347,8 +348,8 @@ HostTensor reduce(const HostTensor& x, ReduceOp op, const std::vector<int64_t>& 
     int64_t o = bcast_offset(idx, kept);  // reduced dims are size 1 in `kept`
     if (fl) {
       double v = x.get(flat++);
-      facc[o] = op == ReduceOp::Max    ? std::max(facc[o], v)
-                : op == ReduceOp::Min  ? std::min(facc[o], v)
+      facc[o] = op == ReduceOp::Max    ? te::nan_max(facc[o], v)
+                : op == ReduceOp::Min  ? te::nan_min(facc[o], v)
                 : op == ReduceOp::Prod ? facc[o] * v
                                        : facc[o] + v;
     } else {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "te/float_minmax.h"
 #include "te/functor.h"
 
 namespace tuner::ops {
@@ -88,8 +89,8 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
         switch (r.combiner) {
           case ReduceKind::Sum: c = a + b; break;
           case ReduceKind::Prod: c = a * b; break;
-          case ReduceKind::Max: c = std::fmax(a, b); break;
-          case ReduceKind::Min: c = std::fmin(a, b); break;
+          case ReduceKind::Max: c = nan_max(a, b); break;
+          case ReduceKind::Min: c = nan_min(a, b); break;
         }
         acc.f = round_to(c, t);
       } else {
@@ -143,8 +144,8 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
         case NodeKind::Sub: r = x - y; break;
         case NodeKind::Mul: r = x * y; break;
         case NodeKind::Div: r = x / y; break;
-        case NodeKind::Min: r = std::fmin(x, y); break;
-        case NodeKind::Max: r = std::fmax(x, y); break;
+        case NodeKind::Min: r = nan_min(x, y); break;
+        case NodeKind::Max: r = nan_max(x, y); break;
         default: INTERNAL_CHECK(false) << kind_name(k) << " on " << out.str();
       }
       return {round_to(r, out), 0};

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "support/error.h"
+#include "te/float_minmax.h"
 #include "te/functor.h"
 
 namespace tuner::te {
@@ -265,7 +266,7 @@ class Simplifier : public IRMutator {
     }
     auto* fa = as_const_float(a);
     auto* fb = as_const_float(b);
-    if (fa && fb) return make_float(is_min ? std::fmin(*fa, *fb) : std::fmax(*fa, *fb), a.type());
+    if (fa && fb) return make_float(is_min ? nan_min(*fa, *fb) : nan_max(*fa, *fb), a.type());
     if (a.same_as(a0) && b.same_as(b0)) return e;
     return make_binary(k, a, b);
   }

@@ -22,6 +22,10 @@ struct OpCase {
   std::string str() const;
 };
 
+/// Puts NaN into every float input (a different stride per input, so an operand pair meets
+/// with NaN on either side, both or none) and recomputes the reference outputs.
+void poison_with_nan(OpCase& c);
+
 /// Runs the kernel of `state` on the case; returns an empty string when every output
 /// matches (atol at least the op's own), else a description of the mismatch.
 std::string check_schedule(const OpCase& c, const schedule::State& state, double rtol, double atol,

@@ -54,6 +54,29 @@ TEST(GpuFallback, EveryOpOnPoCL) {
   }
 }
 
+// A NaN in either operand of min/max, pooling, the max/min reductions, Relu or Clip comes out
+// as NaN (OpenCL's fmax would drop it), as on the CPU (tests/correctness).
+TEST(GpuFallback, NaNPropagatesOnPoCL) {
+  std::string missing;
+  OpenCLRunner* cl = OpenCLRunner::get(&missing);
+  if (!cl) GTEST_SKIP() << "skipped: " << missing;
+  std::vector<std::unique_ptr<OpCase>> cases;
+  std::vector<schedule::GpuLoweredFunc> funcs;
+  for (const char* op :
+       {"maximum", "minimum", "relu", "clip", "max_pool2d", "reduce_max", "reduce_min"}) {
+    cases.push_back(std::make_unique<OpCase>(op, op_cases().at(op).front()));
+    poison_with_nan(*cases.back());
+    funcs.push_back(schedule::lower_gpu(schedule::gpu_fallback_schedule(cases.back()->dag).state(),
+                                        "f" + std::to_string(funcs.size())));
+  }
+  std::vector<const schedule::GpuLoweredFunc*> ptrs;
+  for (auto& f : funcs) ptrs.push_back(&f);
+  auto prog = cl->build(codegen::emit_gpu_source(ptrs, codegen::GpuDialect::OpenCL));
+  for (size_t i = 0; i < funcs.size(); ++i)
+    EXPECT_EQ(compare_outputs(*cases[i], cl->run(*prog, funcs[i], cases[i]->inputs)), "")
+        << cases[i]->str();
+}
+
 TEST(GpuFallback, EveryOpCompilesWithNvrtc) {
   std::string missing = nvrtc_missing();
   if (!missing.empty()) GTEST_SKIP() << "skipped: " << missing;

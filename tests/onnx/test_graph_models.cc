@@ -143,6 +143,28 @@ TEST(GraphModels, ReduceMeanAndMinWithAxesAttributes) {
   EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 2}));
 }
 
+// A NaN is the extreme of its row (ReduceMax propagates it), so ArgMax and ArgMin give the
+// first NaN's index, as numpy does; rows without NaN are unaffected.
+TEST(GraphModels, ArgMaxAndArgMinPickTheFirstNaN) {
+  ModelBuilder b(13);
+  b.input("x", {3, 4});
+  b.output("amax", {3}, onnx::TensorProto::INT64);
+  b.output("amin", {3}, onnx::TensorProto::INT64);
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    auto& n = b.node(op, {"x"}, {std::string(op) == "ArgMax" ? "amax" : "amin"});
+    set_int(n, "axis", 1);
+    set_int(n, "keepdims", 0);
+  }
+  graph::Graph g = b.import();
+  const double nan = std::nan("");
+  HostTensor x({3, 4}, te::DataType::f32());
+  std::vector<double> v = {2, nan, 0, nan, -1, 5, 3, -2, 1, 1, nan, -7};
+  for (int64_t i = 0; i < 12; ++i) x.set(i, v[size_t(i)]);
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {x});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1, 1, 2}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{1, 3, 2}));
+}
+
 TEST(GraphModels, RangeOfConstantsFoldsAndFeedsARuntimeAdd) {
   ModelBuilder b(13);
   b.input("x", {3});

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "graph/converters_impl.h"
 #include "ops/elementwise.h"
@@ -124,36 +123,6 @@ const std::map<std::string, Converter>& registry() {
   return table;
 }
 
-// Operators that add up many terms. On float16 they compute in float32 and round once at the
-// end, as ONNX Runtime does: a float16 accumulator drops the low digits of every term (a
-// 4096-term dot product came out 9% low, a 4096-element mean 1% off).
-bool accumulates(const std::string& op) {
-  static const std::set<std::string> ops = {"AveragePool",
-                                            "Conv",
-                                            "ConvTranspose",
-                                            "CumSum",
-                                            "Einsum",
-                                            "Gemm",
-                                            "GlobalAveragePool",
-                                            "GroupNormalization",
-                                            "InstanceNormalization",
-                                            "LayerNormalization",
-                                            "LogSoftmax",
-                                            "LpNormalization",
-                                            "MatMul",
-                                            "MeanVarianceNormalization",
-                                            "ReduceL1",
-                                            "ReduceL2",
-                                            "ReduceLogSum",
-                                            "ReduceLogSumExp",
-                                            "ReduceMean",
-                                            "ReduceProd",
-                                            "ReduceSum",
-                                            "ReduceSumSquare",
-                                            "Softmax"};
-  return ops.count(op) != 0;
-}
-
 }  // namespace
 
 const Converter* find_converter(const std::string& op) {
@@ -175,9 +144,10 @@ std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
   USER_CHECK(c) << describe(n) << ": unsupported operator " << n.op << " (opset " << g.opset
                 << ")";
   std::vector<te::Tensor> in = inputs;
-  bool widen = accumulates(n.op) && std::any_of(in.begin(), in.end(), [](const te::Tensor& t) {
-                 return t != nullptr && t->dtype == te::DataType::f16();
-               });
+  bool widen =
+      c->half != HalfInputs::kAsIs && std::any_of(in.begin(), in.end(), [](const te::Tensor& t) {
+        return t != nullptr && t->dtype == te::DataType::f16();
+      });
   for (size_t i = 0; widen && i < in.size(); ++i)
     if (in[i] != nullptr && in[i]->dtype == te::DataType::f16())
       in[i] = ops::cast(in[i], te::DataType::f32(), prefix + "_f32_" + std::to_string(i));
@@ -185,10 +155,10 @@ std::vector<ConvertOutput> convert_node(const Graph& g, const Node& n,
   std::vector<ConvertOutput> out;
   try {
     out = c->fn(ctx);
-    // LayerNormalization's mean and inverse deviation are float32 by its stash_type.
     for (size_t k = 0; widen && k < out.size(); ++k)
       if (auto* t = std::get_if<te::Tensor>(&out[k]);
-          t && (*t)->dtype == te::DataType::f32() && (k == 0 || n.op != "LayerNormalization"))
+          t && (*t)->dtype == te::DataType::f32() &&
+          (k == 0 || c->half != HalfInputs::kInFloat32KeepStats))
         *t = ops::cast(*t, te::DataType::f16(), prefix + "_f16_" + std::to_string(k));
   } catch (const UserError& e) {
     // Errors from the op library start with the te tensor's name (prefix, prefix_suffix),

@@ -215,13 +215,14 @@ std::vector<ConvertOutput> avg_pool(const ConvertContext& c) {
 }
 
 template <class F>
-Converter global_pool(const char* op, F f) {
+Converter global_pool(const char* op, F f, HalfInputs half) {
   return {op,
           [f](const ConvertContext& c) {
             Spatial sp(c, c.input(0));
             return one(sp.lower(f(sp.lift(c.input(0), "x2d"), sp.op_name())));
           },
-          {}};
+          {},
+          half};
 }
 
 // The Winograd conv winograd_convs made of a Conv (internal: no ONNX model names it).
@@ -239,17 +240,19 @@ std::vector<ConvertOutput> winograd_conv(const ConvertContext& c) {
 }  // namespace
 
 void add_conv_converters(std::vector<Converter>& out) {
-  out.push_back({"tuner.WinogradConv", winograd_conv, {}});
-  out.push_back({"Conv", conv, {}});
-  out.push_back({"ConvTranspose", conv_transpose, {}});
+  out.push_back({"tuner.WinogradConv", winograd_conv, {}, HalfInputs::kInFloat32});
+  out.push_back({"Conv", conv, {}, HalfInputs::kInFloat32});
+  out.push_back({"ConvTranspose", conv_transpose, {}, HalfInputs::kInFloat32});
   out.push_back({"MaxPool", max_pool, {}});
-  out.push_back({"AveragePool", avg_pool, {}});
-  out.push_back(global_pool("GlobalAveragePool", [](const te::Tensor& x, const std::string& n) {
-    return ops::global_avg_pool(x, n);
-  }));
-  out.push_back(global_pool("GlobalMaxPool", [](const te::Tensor& x, const std::string& n) {
-    return ops::global_max_pool(x, n);
-  }));
+  out.push_back({"AveragePool", avg_pool, {}, HalfInputs::kInFloat32});
+  out.push_back(global_pool(
+      "GlobalAveragePool",
+      [](const te::Tensor& x, const std::string& n) { return ops::global_avg_pool(x, n); },
+      HalfInputs::kInFloat32));
+  out.push_back(global_pool(
+      "GlobalMaxPool",
+      [](const te::Tensor& x, const std::string& n) { return ops::global_max_pool(x, n); },
+      HalfInputs::kAsIs));
 }
 
 }  // namespace tuner::graph::detail

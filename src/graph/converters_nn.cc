@@ -452,8 +452,8 @@ std::vector<ConvertOutput> lrn(const ConvertContext& c) {
 }  // namespace
 
 void add_nn_converters(std::vector<Converter>& out) {
-  out.push_back({"Gemm", gemm, {}});
-  out.push_back({"MatMul", matmul, {}});
+  out.push_back({"Gemm", gemm, {}, HalfInputs::kInFloat32});
+  out.push_back({"MatMul", matmul, {}, HalfInputs::kInFloat32});
   out.push_back({"MatMulInteger", matmul_integer, {}});
   out.push_back({"BatchNormalization", batch_norm, {}});
   out.push_back({"Softmax",
@@ -463,7 +463,8 @@ void add_nn_converters(std::vector<Converter>& out) {
                      return ops::softmax(x, axis, n);
                    });
                  },
-                 {}});
+                 {},
+                 HalfInputs::kInFloat32});
   out.push_back({"LogSoftmax",
                  [](const ConvertContext& c) {
                    return softmax_like(c, [](const te::Tensor& x, int64_t axis,
@@ -471,37 +472,52 @@ void add_nn_converters(std::vector<Converter>& out) {
                      return ops::log_softmax(x, axis, n);
                    });
                  },
-                 {}});
-  out.push_back({"LayerNormalization", layer_norm, {}});
-  out.push_back({"ReduceSum", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum); },
-                 {1}});
+                 {},
+                 HalfInputs::kInFloat32});
+  out.push_back({"LayerNormalization", layer_norm, {}, HalfInputs::kInFloat32KeepStats});
+  out.push_back({"ReduceSum",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum); },
+                 {1},
+                 HalfInputs::kInFloat32});
   out.push_back({"ReduceMean",
-                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Mean); }, {1}});
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Mean); },
+                 {1},
+                 HalfInputs::kInFloat32});
   out.push_back({"ReduceMax", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Max); },
                  {1}});
   out.push_back({"ReduceMin", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Min); },
                  {1}});
-  out.push_back({"ReduceProd", [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Prod); },
-                 {1}});
+  out.push_back({"ReduceProd",
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Prod); },
+                 {1},
+                 HalfInputs::kInFloat32});
   out.push_back({"ReduceL1",
-                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, absolute); }, {1}});
-  out.push_back({"ReduceL2",
-                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square, square_root); },
-                 {1}});
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, absolute); },
+                 {1},
+                 HalfInputs::kInFloat32});
+  out.push_back(
+      {"ReduceL2",
+       [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square, square_root); },
+       {1},
+       HalfInputs::kInFloat32});
   out.push_back({"ReduceSumSquare",
-                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square); }, {1}});
-  out.push_back({"ReduceLogSum",
-                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, nullptr, logarithm); },
-                 {1}});
-  out.push_back({"ReduceLogSumExp", reduce_log_sum_exp, {1}});
+                 [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, square); },
+                 {1},
+                 HalfInputs::kInFloat32});
+  out.push_back(
+      {"ReduceLogSum",
+       [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum, nullptr, logarithm); },
+       {1},
+       HalfInputs::kInFloat32});
+  out.push_back({"ReduceLogSumExp", reduce_log_sum_exp, {1}, HalfInputs::kInFloat32});
   out.push_back({"ArgMax", [](const ConvertContext& c) { return arg_reduce(c, true); }, {}});
   out.push_back({"ArgMin", [](const ConvertContext& c) { return arg_reduce(c, false); }, {}});
   out.push_back({"TopK", top_k, {1}});
   out.push_back({"Hardmax", [](const ConvertContext& c) { return softmax_like(c, hardmax); }, {}});
-  out.push_back({"CumSum", cumsum, {1}});
-  out.push_back({"InstanceNormalization", instance_norm, {}});
-  out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}});
-  out.push_back({"GroupNormalization", group_norm, {}});
+  out.push_back({"CumSum", cumsum, {1}, HalfInputs::kInFloat32});
+  out.push_back({"InstanceNormalization", instance_norm, {}, HalfInputs::kInFloat32});
+  out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}, HalfInputs::kInFloat32});
+  out.push_back({"GroupNormalization", group_norm, {}, HalfInputs::kInFloat32});
   out.push_back({"LRN", lrn, {}});
   out.push_back({"LpNormalization",
                  [](const ConvertContext& c) {
@@ -509,7 +525,8 @@ void add_nn_converters(std::vector<Converter>& out) {
                    te::Tensor n = lp_norm(c, x, {c.attr_int("axis", -1)}, c.name("norm"));
                    return one(ops::div(x, n, c.name()));
                  },
-                 {}});
+                 {},
+                 HalfInputs::kInFloat32});
   out.push_back({"GlobalLpPool",
                  [](const ConvertContext& c) {
                    const te::Tensor& x = c.input(0);
@@ -518,8 +535,9 @@ void add_nn_converters(std::vector<Converter>& out) {
                    for (int64_t d = 2; d < int64_t(x.ndim()); ++d) axes.push_back(d);
                    return one(lp_norm(c, x, axes, c.name()));
                  },
-                 {}});
-  out.push_back({"Einsum", einsum, {}});
+                 {},
+                 HalfInputs::kInFloat32});
+  out.push_back({"Einsum", einsum, {}, HalfInputs::kInFloat32});
 }
 
 }  // namespace tuner::graph::detail

@@ -323,9 +323,9 @@ std::vector<ConvertOutput> lstm(const ConvertContext& c) {
 }  // namespace
 
 void add_rnn_converters(std::vector<Converter>& out) {
-  out.push_back({"RNN", rnn, {4}});
-  out.push_back({"GRU", gru, {4}});
-  out.push_back({"LSTM", lstm, {4}});
+  out.push_back({"RNN", rnn, {4}, HalfInputs::kInFloat32});
+  out.push_back({"GRU", gru, {4}, HalfInputs::kInFloat32});
+  out.push_back({"LSTM", lstm, {4}, HalfInputs::kInFloat32});
 }
 
 }  // namespace tuner::graph::detail

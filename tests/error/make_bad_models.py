@@ -88,6 +88,19 @@ save(model([helper.make_node("MatMul", ["a", "b"], ["c"], name="mm"),
 save_tensor(a16, "a16.pb", "a")
 save_tensor((a16.astype(np.float64) @ b16.astype(np.float64)).astype(np.float16), "c16.pb", "c")
 save_tensor(a16.astype(np.float64).mean(axis=1, keepdims=True).astype(np.float16), "m16.pb", "m")
+# An RNN's gate products are such sums too (32768 terms came out 7.5% low; Relu keeps them
+# from saturating): W is [1, hidden, input], X [seq 1, batch 2, input 32768], R zero.
+w16 = rng.uniform(0, 1, (1, 4, 32768)).astype(np.float16)
+x16 = rng.uniform(0, 1, (1, 2, 32768)).astype(np.float16)
+save(model([helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4,
+                             activations=["Relu"])],
+           [tensor_info("x", [1, 2, 32768], TensorProto.FLOAT16)],
+           [tensor_info("y", [1, 1, 2, 4], TensorProto.FLOAT16)],
+           [numpy_helper.from_array(w16, "w"),
+            numpy_helper.from_array(np.zeros((1, 4, 4), np.float16), "r")]), "fp16_rnn.onnx")
+save_tensor(x16, "x16.pb", "x")
+save_tensor(np.maximum(x16[0].astype(np.float64) @ w16[0].T.astype(np.float64), 0)
+            .astype(np.float16).reshape(1, 1, 2, 4), "rnn16.pb", "y")
 y_nan_wrong = np.maximum(x, 0) + w
 y_nan_wrong[0, 0] = np.nan
 save_tensor(y_nan_wrong, "y_nan_wrong.pb", "y")

@@ -110,6 +110,9 @@ expect "has no operator to tune \(its outputs are inputs or constants\)" \
 expect_ok "float16 sums compile" compile "$m/fp16_sums.onnx" --db "" -o "$tmp/fp16.tuner"
 expect_ok "... and accumulate in float32 (a 4096-term dot product was 9% low)" run "$tmp/fp16.tuner" \
   --input "$m/a16.pb" --compare "$m/c16.pb" "$m/m16.pb" --repeat 1
+expect_ok "float16 RNN gate products accumulate in float32 too" compile "$m/fp16_rnn.onnx" --db "" \
+  -o "$tmp/rnn16.tuner"
+expect_ok "... and match" run "$tmp/rnn16.tuner" --input "$m/x16.pb" --compare "$m/rnn16.pb" --repeat 1
 expect_ok "equal infinities in output and reference match" run "$tmp/good.tuner" --input "$m/x_inf.pb" \
   --compare "$m/y_inf.pb" --repeat 1
 

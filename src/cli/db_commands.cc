@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "codegen/target.h"
@@ -20,6 +21,7 @@
 #include "support/cli_main.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/stop_signal.h"
 
 namespace tuner::cli {
 
@@ -305,8 +307,16 @@ void cmd_export(const DbOptions& o) {
     db::export_jsonl(*d, std::cout, eo);
     return;
   }
-  int64_t n = 0;  // a failed export leaves no half file
-  write_file_atomically(o.output, [&](std::ostream& out) { n = db::export_jsonl(*d, out, eo); });
+  int64_t n = 0;  // a failed or interrupted export leaves no half file
+  std::optional<StopSignals> stop_signals(std::in_place);
+  eo.stop = StopSignals::requested;
+  try {
+    write_file_atomically(o.output, [&](std::ostream& out) { n = db::export_jsonl(*d, out, eo); });
+  } catch (const UserError&) {
+    if (!StopSignals::requested()) throw;
+    fmt::print(stderr, "interrupted: {} not written\n", o.output);
+    throw CLI::RuntimeError(StopSignals::exit_status());
+  }
   if (o.json) return print_json({{"exported", n}, {"file", o.output}});
   fmt::print("exported {} records to {}\n", n, o.output);
 }
@@ -333,6 +343,14 @@ void cmd_import(const DbOptions& o) {
   auto d = open_db(o, db::OpenMode::ReadWrite);
   db::ImportOptions io;
   io.check = compile::importable_check();
+  // Ctrl-C stops at the next line of a regular file and says how far it got. Not on a pipe
+  // or terminal: a read that waits would hold the signal until a line came.
+  std::optional<StopSignals> stop_signals;
+  std::error_code ec;
+  if (o.file != "-" && std::filesystem::is_regular_file(o.file, ec)) {
+    stop_signals.emplace();
+    io.stop = StopSignals::requested;
+  }
   db::ImportReport rep = db::import_jsonl(*d, in, io);
   USER_CHECK(!in.bad()) << "reading '" << o.file << "' failed";
   for (auto& b : rep.bad) fmt::print(stderr, "warning: {}:{}: {}\n", o.file, b.line, b.reason);
@@ -343,11 +361,15 @@ void cmd_import(const DbOptions& o) {
                 {"lines", rep.lines},
                 {"inserted", rep.inserted},
                 {"duplicates", rep.duplicates},
-                {"bad_lines", bad}});
+                {"bad_lines", bad},
+                {"interrupted", rep.stopped}});
   } else {
-    fmt::print("imported {} new records from {} ({} already present, {} bad lines skipped)\n",
-               rep.inserted, o.file, rep.duplicates, rep.bad.size());
+    fmt::print("{}imported {} new records from {} ({} already present, {} bad lines skipped)\n",
+               rep.stopped ? "interrupted: " : "", rep.inserted, o.file, rep.duplicates,
+               rep.bad.size());
   }
+  // What was read is committed; rerunning the import adds the rest (duplicates are skipped).
+  if (rep.stopped) throw CLI::RuntimeError(StopSignals::exit_status());
   // A file of nothing but bad lines is not a success (a script would carry on without data).
   USER_CHECK(rep.bad.empty() || rep.inserted + rep.duplicates > 0)
       << "no valid record in '" << o.file << "' (" << rep.bad.size() << " bad lines)";

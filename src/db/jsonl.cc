@@ -128,6 +128,7 @@ int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& optio
   f.target = options.target;
   int64_t n = 0;
   db.for_each_record(f, [&](const Workload& w, const Record& r) {
+    USER_CHECK(!options.stop || !options.stop()) << "export interrupted";
     out << record_to_line(w, r) << '\n';
     ++n;
   });
@@ -153,6 +154,10 @@ ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& o
   };
   std::string line;
   for (int64_t n = 1; std::getline(in, line); ++n) {
+    if (options.stop && options.stop()) {
+      rep.stopped = true;
+      break;
+    }
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     ++rep.lines;

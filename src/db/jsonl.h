@@ -41,8 +41,10 @@ ParsedLine record_from_line(const std::string& line);
 
 struct ExportOptions {
   std::optional<std::string> target = std::nullopt;  // only this target's records
+  std::function<bool()> stop;  // asked before each record: true ends the export
 };
-/// Writes every matching record, one line each; returns how many.
+/// Writes every matching record, one line each; returns how many. A UserError when `stop`
+/// ended it.
 int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& options = {});
 
 struct BadLine {
@@ -55,6 +57,7 @@ struct ImportReport {
   int64_t inserted = 0;      // records added
   int64_t duplicates = 0;    // records already present
   std::vector<BadLine> bad;  // skipped lines
+  bool stopped = false;      // `stop` ended the import before the end of the input
 };
 
 struct ImportOptions {
@@ -65,6 +68,8 @@ struct ImportOptions {
   /// compile::importable_check() (src/db may not depend on codegen or schedule). Empty: not
   /// checked.
   std::function<void(const Workload&, Record&)> check;
+  /// Asked before each line: true ends the import there, with what was read committed.
+  std::function<bool()> stop;
 };
 /// Imports every good line of `in`; bad lines are reported in the result and skipped.
 ImportReport import_jsonl(Database& db, std::istream& in, const ImportOptions& options = {});

@@ -291,7 +291,9 @@ std::vector<ConvertOutput> resize(const ConvertContext& c) {
     for (size_t i = 0; i < na; ++i) {
       size_t d = size_t(axes[i]);
       a.scales[d] = sc.get(int64_t(i));
-      out[d] = int64_t(std::floor(double(in[d]) * a.scales[d]));
+      // In float32, as ONNX's shape inference and ONNX Runtime compute it: 3 x float(7/3)
+      // rounds to 7 there, and floors to 6 in double.
+      out[d] = int64_t(std::floor(float(in[d]) * float(a.scales[d])));
     }
   } else {
     std::vector<int64_t> sizes = c.constant_ints(3, "sizes");

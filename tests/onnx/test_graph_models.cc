@@ -218,6 +218,25 @@ TEST(GraphModels, ResizeOpset11WithScalesAndAnEmptyRoi) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0, 1, 1}));
 }
 
+// The output size is floor(size x scale) in float32, as ONNX's shape inference and ONNX
+// Runtime compute it: 3 x float(7/3) is 7 there (6 in double, and the model was refused).
+TEST(GraphModels, ResizeScalesGiveTheSizeOfFloat32Arithmetic) {
+  ModelBuilder b(13);
+  b.input("x", {1, 1, 3, 3});
+  b.output("y", {1, 1, 7, 5});
+  b.float_initializer("scales", {1, 1, 7.0f / 3, 5.0f / 3});
+  auto& n = b.node("Resize", {"x", "", "scales"}, {"y"});
+  set_string(n, "coordinate_transformation_mode", "asymmetric");
+  set_string(n, "nearest_mode", "round_prefer_ceil");
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({1, 1, 3, 3})});
+  ASSERT_EQ(out[0].shape, (ops::Shape{1, 1, 7, 5}));
+  // onnxruntime 1.32's output.
+  EXPECT_EQ(values(out[0]),
+            (std::vector<double>{0, 1, 1, 2, 2, 0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 3, 4, 4,
+                                 5, 5, 6, 7, 7, 8, 8, 6, 7, 7, 8, 8, 6, 7, 7, 8, 8}));
+}
+
 // A ceil_mode pooling whose last window would start in the end padding: that window is
 // dropped (ONNX Runtime, PyTorch, later ONNX), though libonnx 1.12's shape inference keeps it
 // (2x2, kernel 2, stride 2, pads 0,0,1,1: 1x1, not 2x2): the model imports with the 1x1 shape,

@@ -273,16 +273,20 @@ void cmd_tune_model(const TuneModelArgs& a) {
   LiveView view(stderr);
   if (live) view.draw(snapshot(-1), true);
   bool resume_printed = false;
+  // Once, at the first round, or after tuning when every trial was spent before.
+  auto say_resumed = [&](const search::MultiTuneProgress& p) {
+    if (chatty && !resume_printed && p.resumed_trials > 0 && !live)
+      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id,
+                 p.resumed_trials, a.trials);
+    resume_printed = true;
+  };
   loop_start = elapsed();
   auto on_round = [&](const search::MultiTuneProgress& p) {
     prog = p;
     if (spent_at_start < 0) spent_at_start = p.spent - p.trials[size_t(p.last_task)];
     db->update_run(run_id, db::RunState::Running, progress_json());
     if (!chatty) return;
-    if (!resume_printed && p.resumed_trials > 0 && !live)
-      fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id,
-                 p.resumed_trials, a.trials);
-    resume_printed = true;
+    say_resumed(p);
     if (live) view.draw(snapshot(p.last_task), p.spent >= a.trials);
     else fmt::print(stderr, "{}\n", render_line(snapshot(p.last_task)));
   };
@@ -295,6 +299,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   try {
     prog = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
                               StopSignals::requested);
+    say_resumed(prog);
     // The winner's curse: measure each task's fastest schedules again, with its fallback, so
     // compile chooses by repeated measurements (search/validate.h).
     if (!StopSignals::requested() && a.validate > 0) {

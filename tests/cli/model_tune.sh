@@ -110,6 +110,9 @@ check "choices tuned by this Tuner were timed against its fallback" \
 # The same command as a finished run tunes further, and says so (an interrupted one resumes).
 "$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --validate 0 >"$tmp/r3.txt" 2>&1
 check "rerunning a finished command says it is a new run" grep -q "finished; this new run measures 16 more trials" "$tmp/r3.txt"
+# --resume of a finished run spends no trial and says so (it validated silently before).
+"$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --validate 0 --resume 2 >"$tmp/r5.txt" 2>&1
+check "--resume of a finished run says its trials are spent" grep -q "^resuming run 2: 16 of 16 trials already spent" "$tmp/r5.txt"
 # --resume of a run tuned for another target (or with other fusion) is refused: its records
 # and tasks are not this command's.
 "$TUNER" tune "$MODEL" --trials 16 --resume 1 --target "llvm -mcpu=skylake" --db "$tmp/t.db" \

@@ -53,7 +53,9 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
       f.run_id = opts.run_id;
       int k = int(db.count_records(f));
       if (k == 0) continue;
-      sched.update(int(i), k, p.best[i], false);
+      // Fewer than a round: a turn cut short (kill -9 after its fallback was recorded) is the
+      // task's warm-up turn again, not a turn it had.
+      if (k >= batch) sched.update(int(i), k, p.best[i], false);
       p.trials[i] = k;
       p.spent += k;
       round += (k + batch - 1) / batch;

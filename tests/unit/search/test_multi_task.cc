@@ -78,3 +78,29 @@ TEST(MultiTask, NoCandidateIsMeasuredTwiceAndExhaustedTasksStop) {
   EXPECT_EQ(records, p.spent);
   EXPECT_EQ(int64_t(traces.size()), records) << "a trace was measured twice";
 }
+
+// A run killed during a task's first turn (only its fallback recorded) and resumed gives that
+// task its warm-up turn again; it was counted as a turn had, and a task of small weight then
+// waited behind the others.
+TEST(MultiTask, AResumedRunRedoesAWarmUpTurnCutShort) {
+  std::vector<search::TuneTask> tasks = {tiny_task("matmul", {"m=64", "n=64", "k=64"}),
+                                         tiny_task("matmul", {"m=32", "n=64", "k=32"})};
+  db::MemoryDatabase db;
+  measure::BuilderOptions bo;
+  bo.build.opt_level = 0;
+  measure::Builder builder(bo);
+  CountingRunner runner;
+  costmodel::RandomModel model(3);
+  search::MultiTuneOptions opts;
+  opts.early_stop = 0;
+  opts.seed = 3;
+  opts.run_id = db.create_run("test", Json::object());
+  // Rounds of 8: task 0 has its turn, task 1 is cut off after one trial.
+  opts.trials = 9;
+  auto first = search::tune_tasks(tasks, {100.0, 1.0}, opts, db, builder, runner, model);
+  ASSERT_EQ(first.trials, (std::vector<int>{8, 1}));
+  opts.trials = 17;
+  auto resumed = search::tune_tasks(tasks, {100.0, 1.0}, opts, db, builder, runner, model);
+  EXPECT_EQ(resumed.resumed_trials, 9);
+  EXPECT_EQ(resumed.trials, (std::vector<int>{8, 9}));
+}

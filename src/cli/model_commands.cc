@@ -203,6 +203,8 @@ int run_run(const RunArgs& a) {
         max_rel = std::max(max_rel, std::fabs(v - e) / std::fabs(e));
     }
   }
+  // An infinity or NaN where the reference has none is an infinite error, relative too.
+  if (std::isinf(max_abs)) max_rel = max_abs;
   if (a.json) {
     Json j{{"ok", ok},
            {"compared", !a.compare.empty()},

@@ -187,6 +187,9 @@ class Emitter {
       case Intrinsic::Tanh: n = "tanh"; break;
       case Intrinsic::Erf: n = "erf"; break;
       case Intrinsic::Pow: n = "pow"; break;
+      case Intrinsic::Fmod:
+        n = "fmod";
+        break;
       case Intrinsic::Fabs: n = "fabs"; break;
       case Intrinsic::Floor: n = "floor"; break;
       case Intrinsic::Ceil: n = "ceil"; break;

@@ -303,6 +303,8 @@ class CodeGenLLVM {
       case Intrinsic::Round: return intrinsic(llvm::Intrinsic::round, {x});  // half away from zero
       case Intrinsic::RoundEven: return intrinsic(llvm::Intrinsic::roundeven, {x});
       case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
+      case Intrinsic::Fmod:
+        return b_.CreateFRem(x, emit(op->args[1]));  // fmod: exact
       case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
       case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);
       case Intrinsic::Sigmoid: {

@@ -83,13 +83,20 @@ std::vector<ConvertOutput> reciprocal(const ConvertContext& c) {
 }
 
 // Pow's result has the base's type; an integer base is raised in float32 and converted back.
+// Integer bases: exact integer arithmetic (ops::integer_pow).
 std::vector<ConvertOutput> pow(const ConvertContext& c) {
   te::Tensor base = c.input(0), e = c.input(1);
-  te::DataType t = base.dtype().is_float() ? base.dtype() : te::DataType::f32();
-  if (base.dtype() != t) base = ops::cast(base, t, c.name("base"));
+  te::DataType t = base.dtype();
+  if (t.is_bool()) c.fail("Pow needs numbers, got bool");
+  if (!t.is_float()) {
+    if (!e.dtype().is_float()) return one(ops::integer_pow(base, e, c.name()));
+    // A float exponent of an integer: in float32, truncated.
+    te::DataType f32 = te::DataType::f32();
+    te::Tensor fb = ops::cast(base, f32, c.name("base")), fe = ops::cast(e, f32, c.name("exp"));
+    return one(ops::cast(ops::pow(fb, fe, c.name("f32")), t, c.name()));
+  }
   if (e.dtype() != t) e = ops::cast(e, t, c.name("exp"));
-  if (t == c.input(0).dtype()) return one(ops::pow(base, e, c.name()));
-  return one(ops::cast(ops::pow(base, e, c.name("f32")), c.input(0).dtype(), c.name()));
+  return one(ops::pow(base, e, c.name()));
 }
 
 // A float-only element-wise activation: f gets the element, its dtype and the node (for attributes).
@@ -163,13 +170,7 @@ std::vector<ConvertOutput> mod(const ConvertContext& c) {
   return one(ops::map_binary(
       c.input(0), c.input(1),
       [&](const Expr& a, const Expr& b) {
-        if (t.is_float()) {
-          Expr zero = te::make_const(t, 0);
-          Expr q = a / b;
-          Expr trunc = te::select(q < zero, te::call(te::Intrinsic::Ceil, {q}),
-                                  te::call(te::Intrinsic::Floor, {q}));
-          return a - b * trunc;
-        }
+        if (t.is_float()) return te::call(te::Intrinsic::Fmod, {a, b});
         return ops::integer_mod(a, b, fmod);
       },
       c.name()));

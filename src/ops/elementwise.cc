@@ -207,6 +207,46 @@ te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name
       a, b, [](const Expr& x, const Expr& y) { return te::call(Intrinsic::Pow, {x, y}); }, name);
 }
 
+// A product of 64 factors, a where the factor's index is below b, else 1 (through a float,
+// 3^19 came out 1162261504); b outside [0, 64) has a value only for a of 0, 1 and -1, the
+// others overflow or truncate to 0.
+te::Tensor integer_pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  te::DataType t = a.dtype(), i64 = te::DataType::i64();
+  USER_CHECK(!t.is_float() && !t.is_bool() && !b.dtype().is_float() && !b.dtype().is_bool())
+      << name << ": integer_pow needs integers";
+  Shape out = broadcast_shapes({a.shape(), b.shape()}, name);
+  constexpr int64_t kFactors = 64;
+  auto base = [&](const std::vector<Expr>& o) { return a(detail::broadcast_index(o, a.shape())); };
+  auto exponent = [&](const std::vector<Expr>& o) {
+    return te::cast(i64, b(detail::broadcast_index(o, b.shape())));
+  };
+  te::Tensor product = te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> o = detail::exprs(ax);
+        te::IterVar r = te::reduce_axis(kFactors, "r");
+        return te::reduce(te::ReduceKind::Prod,
+                          te::select(Expr(r.var) < exponent(o), base(o), te::make_const(t, 1)),
+                          {r});
+      },
+      name + "_product", "reduce");
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> o = detail::exprs(ax);
+        Expr x = base(o), e = exponent(o);
+        Expr one = te::make_const(t, 1), minus_one = te::make_const(t, -1);
+        Expr odd = te::ne(te::floormod(e, te::make_const(i64, 2)), te::make_const(i64, 0));
+        Expr other = te::select(te::eq(x, one), one,
+                                te::select(te::eq(x, minus_one), te::select(odd, minus_one, one),
+                                           te::make_const(t, 0)));
+        Expr in_range =
+            te::logical_and(e >= te::make_const(i64, 0), e < te::make_const(i64, kFactors));
+        return te::select(in_range, product(o), other);
+      },
+      name);
+}
+
 te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
   detail::check_numeric(a, name);
   return map_binary(a, b, [](const Expr& x, const Expr& y) { return te::max(x, y); }, name);

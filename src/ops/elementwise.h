@@ -77,6 +77,9 @@ te::Expr integer_div(const te::Expr& a, const te::Expr& b);
 te::Expr integer_mod(const te::Expr& a, const te::Expr& b, bool sign_of_dividend);
 /// a ** b (floating point only).
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name = "pow");
+/// a ** b of integers a (its dtype) and b (any integer dtype), exact and wrapping on overflow.
+/// A negative b gives 1 / a truncated: 1, -1 or 0.
+te::Tensor integer_pow(const te::Tensor& a, const te::Tensor& b, const std::string& name);
 /// max(a, b).
 te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "maximum");
 /// min(a, b).

@@ -270,11 +270,27 @@ CompareResult compare(const HostTensor& actual, const HostTensor& expected, doub
                 atol, &r.max_abs_error))
     return r;
   std::vector<int64_t> strides = expected.strides();
+  auto index_str = [&](int64_t i) {
+    std::string idx;
+    for (size_t d = 0; d < strides.size(); ++d)
+      idx += (d ? "," : "") + std::to_string(i / strides[d] % expected.shape[d]);
+    return idx;
+  };
   for (int64_t i = 0; i < expected.num_elements(); ++i) {
     double a = actual.get(i), e = expected.get(i);
     bool same;
-    if (exact) same = actual.get_int(i) == expected.get_int(i);
-    else if (std::isnan(a) || std::isnan(e)) same = std::isnan(a) && std::isnan(e);
+    if (exact) {
+      // In integers: above 2^53, doubles would show different values as equal.
+      int64_t ai = actual.get_int(i), ei = expected.get_int(i);
+      uint64_t diff = ai > ei ? uint64_t(ai) - uint64_t(ei) : uint64_t(ei) - uint64_t(ai);
+      r.max_abs_error = std::max(r.max_abs_error, double(diff));
+      if (ai == ei) continue;
+      if (r.mismatches++ == 0)
+        r.message = fmt::format("at [{}]: got {}, expected {}", index_str(i), ai, ei);
+      continue;
+    }
+    if (std::isnan(a) || std::isnan(e))
+      same = std::isnan(a) && std::isnan(e);
     else if (std::isinf(a) || std::isinf(e)) same = a == e;
     else same = std::fabs(a - e) <= atol + rtol * std::fabs(e);
     if (std::isfinite(a) && std::isfinite(e))
@@ -282,12 +298,10 @@ CompareResult compare(const HostTensor& actual, const HostTensor& expected, doub
     else if (!same)  // NaN against a number, or an infinity against anything else
       r.max_abs_error = std::numeric_limits<double>::infinity();
     if (same) continue;
-    if (r.mismatches++ == 0) {
-      std::string idx;
-      for (size_t d = 0; d < strides.size(); ++d)
-        idx += (d ? "," : "") + std::to_string(i / strides[d] % expected.shape[d]);
-      r.message = fmt::format("at [{}]: got {}, expected {}", idx, a, e);
-    }
+    // fmt writes a NaN with its sign bit as "-nan".
+    auto num = [](double v) { return std::isnan(v) ? std::string("nan") : fmt::format("{}", v); };
+    if (r.mismatches++ == 0)
+      r.message = fmt::format("at [{}]: got {}, expected {}", index_str(i), num(a), num(e));
   }
   if (r.mismatches) {
     r.ok = false;

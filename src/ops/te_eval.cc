@@ -28,9 +28,18 @@ int64_t wrap(int64_t v, DataType t) {
   return int64_t((u ^ sign) - sign);
 }
 
-// Rounds a float result to the precision of t.
-double round_to(float v, DataType t) {
-  return t.bits == 16 ? double(half_to_float(float_to_half(v))) : double(v);
+// Rounds a result to the precision of t: float16 and float32 compute in float, float64 in
+// double, as the compiled kernels do.
+double round_to(double v, DataType t) {
+  if (t.bits == 64) return v;
+  if (t.bits == 16) return double(half_to_float(float_to_half(float(v))));
+  return double(float(v));
+}
+
+// op(a, b) in t's precision, rounded to it.
+template <typename F>
+double in_precision(DataType t, double a, double b, F op) {
+  return t.bits == 64 ? op(a, b) : round_to(op(float(a), float(b)), t);
 }
 
 // Float -> int64 truncating toward zero, saturating (NaN -> 0).
@@ -85,14 +94,8 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       for (size_t j = 0; j < k.size(); ++j) env_[first + j].second = k[j];
       Value v = (*this)(r.source);
       if (t.is_float()) {
-        float a = float(acc.f), b = float(v.f), c = 0;
-        switch (r.combiner) {
-          case ReduceKind::Sum: c = a + b; break;
-          case ReduceKind::Prod: c = a * b; break;
-          case ReduceKind::Max: c = nan_max(a, b); break;
-          case ReduceKind::Min: c = nan_min(a, b); break;
-        }
-        acc.f = round_to(c, t);
+        acc.f = in_precision(t, acc.f, v.f,
+                             [&](auto a, auto b) { return combine(r.combiner, a, b); });
       } else {
         int64_t a = acc.i, b = v.i, c = 0;
         switch (r.combiner) {
@@ -107,9 +110,34 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
     return acc;
   }
 
+  template <typename T>
+  static T combine(ReduceKind k, T a, T b) {
+    switch (k) {
+      case ReduceKind::Sum: return a + b;
+      case ReduceKind::Prod: return a * b;
+      case ReduceKind::Max: return nan_max(a, b);
+      case ReduceKind::Min: return nan_min(a, b);
+    }
+    return a;
+  }
+
+  template <typename T>
+  static T arith(NodeKind k, T x, T y, DataType out) {
+    switch (k) {
+      case NodeKind::Add: return x + y;
+      case NodeKind::Sub: return x - y;
+      case NodeKind::Mul: return x * y;
+      case NodeKind::Div: return x / y;
+      case NodeKind::Min: return nan_min(x, y);
+      case NodeKind::Max: return nan_max(x, y);
+      default: INTERNAL_CHECK(false) << kind_name(k) << " on " << out.str();
+    }
+    return x;
+  }
+
   Value visit_IntImm(const IntImmNode* op, const Expr&) override { return {0, op->value}; }
   Value visit_FloatImm(const FloatImmNode* op, const Expr&) override {
-    return {round_to(float(op->value), op->type), 0};
+    return {round_to(op->value, op->type), 0};
   }
   Value visit_Var(const VarNode* op, const Expr&) override {
     for (auto it = env_.rbegin(); it != env_.rend(); ++it)
@@ -127,7 +155,7 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
     if (is_comparison(k)) {
       bool r = false;
       if (in.is_float()) {
-        float x = float(a.f), y = float(b.f);
+        double x = a.f, y = b.f;  // exact: each holds a value of its type
         r = k == NodeKind::EQ ? x == y : k == NodeKind::NE ? x != y : k == NodeKind::LT ? x < y
           : k == NodeKind::LE ? x <= y : k == NodeKind::GT ? x > y : x >= y;
       } else {
@@ -138,17 +166,7 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       return {0, r};
     }
     if (out.is_float()) {
-      float x = float(a.f), y = float(b.f), r = 0;
-      switch (k) {
-        case NodeKind::Add: r = x + y; break;
-        case NodeKind::Sub: r = x - y; break;
-        case NodeKind::Mul: r = x * y; break;
-        case NodeKind::Div: r = x / y; break;
-        case NodeKind::Min: r = nan_min(x, y); break;
-        case NodeKind::Max: r = nan_max(x, y); break;
-        default: INTERNAL_CHECK(false) << kind_name(k) << " on " << out.str();
-      }
-      return {round_to(r, out), 0};
+      return {in_precision(out, a.f, b.f, [&](auto x, auto y) { return arith(k, x, y, out); }), 0};
     }
     int64_t x = a.i, y = b.i, r = 0;
     switch (k) {
@@ -181,7 +199,11 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
   Value visit_Cast(const CastNode* op, const Expr&) override {
     DataType from = op->value.type(), to = op->type;
     Value v = (*this)(op->value);
-    if (to.is_float()) return {round_to(from.is_float() ? float(v.f) : float(v.i), to), 0};
+    // An integer goes to float32 or float16 in one rounding (through double could be two).
+    if (to.is_float()) {
+      double x = from.is_float() ? v.f : to.bits == 64 ? double(v.i) : double(float(v.i));
+      return {round_to(x, to), 0};
+    }
     if (to.is_bool()) return {0, from.is_float() ? v.f != 0 : v.i != 0};
     return {0, wrap(from.is_float() ? trunc_to_int(v.f) : v.i, to)};
   }
@@ -189,35 +211,42 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
   Value visit_Call(const CallNode* op, const Expr& e) override {
     if (op->op == Intrinsic::IfThenElse)  // lazy: only the branch taken
       return (*this)(op->args[0]).i ? (*this)(op->args[1]) : (*this)(op->args[2]);
-    float x = float((*this)(op->args[0]).f), r = 0;
-    switch (op->op) {
-      case Intrinsic::Exp: r = std::exp(x); break;
-      case Intrinsic::Log: r = std::log(x); break;
-      case Intrinsic::Sqrt: r = std::sqrt(x); break;
-      case Intrinsic::Rsqrt: r = 1.0f / std::sqrt(x); break;
-      case Intrinsic::Tanh: r = std::tanh(x); break;
-      case Intrinsic::Erf: r = std::erf(x); break;
-      case Intrinsic::Sigmoid: r = 1.0f / (1.0f + std::exp(-x)); break;
-      case Intrinsic::Pow: r = std::pow(x, float((*this)(op->args[1]).f)); break;
-      case Intrinsic::Fabs: r = std::fabs(x); break;
-      case Intrinsic::Floor: r = std::floor(x); break;
-      case Intrinsic::Ceil: r = std::ceil(x); break;
-      case Intrinsic::Round: r = std::round(x); break;
+    double x = (*this)(op->args[0]).f;
+    double y = op->args.size() > 1 ? (*this)(op->args[1]).f : 0;
+    return {in_precision(e.type(), x, y, [&](auto a, auto b) { return math(op->op, a, b); }), 0};
+  }
+
+  template <typename T>
+  static T math(Intrinsic op, T x, T y) {
+    switch (op) {
+      case Intrinsic::Exp: return std::exp(x);
+      case Intrinsic::Log: return std::log(x);
+      case Intrinsic::Sqrt: return std::sqrt(x);
+      case Intrinsic::Rsqrt: return T(1) / std::sqrt(x);
+      case Intrinsic::Tanh: return std::tanh(x);
+      case Intrinsic::Erf: return std::erf(x);
+      case Intrinsic::Sigmoid: return T(1) / (T(1) + std::exp(-x));
+      case Intrinsic::Pow: return std::pow(x, y);
+      case Intrinsic::Fabs: return std::fabs(x);
+      case Intrinsic::Floor: return std::floor(x);
+      case Intrinsic::Ceil: return std::ceil(x);
+      case Intrinsic::Round: return std::round(x);
       case Intrinsic::IfThenElse: break;
-      case Intrinsic::Sin: r = std::sin(x); break;
-      case Intrinsic::Cos: r = std::cos(x); break;
-      case Intrinsic::Tan: r = std::tan(x); break;
-      case Intrinsic::Asin: r = std::asin(x); break;
-      case Intrinsic::Acos: r = std::acos(x); break;
-      case Intrinsic::Atan: r = std::atan(x); break;
-      case Intrinsic::Sinh: r = std::sinh(x); break;
-      case Intrinsic::Cosh: r = std::cosh(x); break;
-      case Intrinsic::Asinh: r = std::asinh(x); break;
-      case Intrinsic::Acosh: r = std::acosh(x); break;
-      case Intrinsic::Atanh: r = std::atanh(x); break;
-      case Intrinsic::RoundEven: r = std::nearbyint(x); break;  // the default mode: halves to even
+      case Intrinsic::Sin: return std::sin(x);
+      case Intrinsic::Cos: return std::cos(x);
+      case Intrinsic::Tan: return std::tan(x);
+      case Intrinsic::Asin: return std::asin(x);
+      case Intrinsic::Acos: return std::acos(x);
+      case Intrinsic::Atan: return std::atan(x);
+      case Intrinsic::Sinh: return std::sinh(x);
+      case Intrinsic::Cosh: return std::cosh(x);
+      case Intrinsic::Asinh: return std::asinh(x);
+      case Intrinsic::Acosh: return std::acosh(x);
+      case Intrinsic::Atanh: return std::atanh(x);
+      case Intrinsic::RoundEven: return std::nearbyint(x);  // the default mode: halves to even
+      case Intrinsic::Fmod: return std::fmod(x, y);
     }
-    return {round_to(r, e.type()), 0};
+    return 0;
   }
 
   Value visit_TensorRead(const TensorReadNode* op, const Expr&) override {

@@ -60,7 +60,10 @@ bool calls_transcendental(const te::Expr& body) {
       case te::Intrinsic::Tanh:
       case te::Intrinsic::Erf:
       case te::Intrinsic::Sigmoid:
-      case te::Intrinsic::Pow: found = true; break;
+      case te::Intrinsic::Pow:
+      case te::Intrinsic::Fmod:
+        found = true;
+        break;
       default: break;
     }
   });

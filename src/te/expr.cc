@@ -73,6 +73,8 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::Acosh: return "acosh";
     case Intrinsic::Atanh: return "atanh";
     case Intrinsic::RoundEven: return "round_even";
+    case Intrinsic::Fmod:
+      return "fmod";
   }
   return "?";
 }
@@ -250,8 +252,8 @@ Expr cast(DataType t, Expr v) {
 
 Expr call(Intrinsic op, std::vector<Expr> args) {
   INTERNAL_CHECK(!args.empty()) << intrinsic_name(op) << " needs arguments";
-  if (op == Intrinsic::Pow) {
-    INTERNAL_CHECK(args.size() == 2) << "pow takes 2 arguments";
+  if (op == Intrinsic::Pow || op == Intrinsic::Fmod) {
+    INTERNAL_CHECK(args.size() == 2) << intrinsic_name(op) << " takes 2 arguments";
     unify(args[0], args[1]);
   } else if (op == Intrinsic::IfThenElse) {
     return if_then_else(args[0], args[1], args[2]);

@@ -156,7 +156,8 @@ enum class Intrinsic : uint8_t {
   Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Pow, Fabs, Floor, Ceil, Round, IfThenElse,
   // Appended, so the values above never change.
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
-  RoundEven  // to nearest, halves to even (ONNX Round, quantization)
+  RoundEven,  // to nearest, halves to even (ONNX Round, quantization)
+  Fmod,       // C's fmod(a, b), exact (a - b * trunc(a / b) is not, for a large quotient)
 };
 const char* intrinsic_name(Intrinsic op);
 /// Sin ... Atanh: the math library's function of the intrinsic's name computes them.

@@ -696,5 +696,37 @@ TEST(GraphModels, RecurrentSequenceLensShorterThanTheSequenceIsAnError) {
               testing::ThrowsMessage<UserError>(testing::HasSubstr("sequence_lens shorter than the sequence")));
 }
 
+// Float Mod (fmod = 1) is C's fmod, exact for any quotient (a - b * trunc(a / b) in float gave
+// fmod(1e20, 3) = 2.2e12); integer Pow computes in double, as ONNX Runtime does (float32 gave
+// 3^19 = 1162261504). Interpreted and compiled, compared exactly.
+TEST(GraphModels, FloatModAndIntegerPowAreExact) {
+  ModelBuilder b(13);
+  b.input("a", {8});
+  b.input("b", {8});
+  b.input("base", {5}, onnx::TensorProto::INT32);
+  b.input("exp", {5}, onnx::TensorProto::INT32);
+  b.output("mod", {8});
+  b.output("pow", {5}, onnx::TensorProto::INT32);
+  set_int(b.node("Mod", {"a", "b"}, {"mod"}), "fmod", 1);
+  b.node("Pow", {"base", "exp"}, {"pow"});
+  graph::Graph g = b.import();
+  std::vector<double> a = {1e20, 1e10, -3e9, 1e38, 7, 5.5, -5.5, 0},
+                      bv = {3, 3, 7, 3.5, 1e-7, 2, 2, 3};
+  std::vector<HostTensor> in = {
+      floats({8}, a), floats({8}, bv),
+      HostTensor::from_values({5}, te::DataType::i32(), {3, 7, 46340, 2, -3}),
+      HostTensor::from_values({5}, te::DataType::i32(), {19, 11, 2, -1, 3})};
+  const std::vector<int64_t> pow_want = {1162261467, 1977326743, 2147395600, 0, -27};
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, in) : graph::evaluate_graph(g, in);
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(out[0].get(int64_t(i)), double(std::fmod(float(a[i]), float(bv[i]))))
+          << how << ": fmod(" << a[i] << ", " << bv[i] << ")";
+    for (size_t i = 0; i < pow_want.size(); ++i)
+      EXPECT_EQ(out[1].get_int(int64_t(i)), pow_want[i]) << how << ": pow element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

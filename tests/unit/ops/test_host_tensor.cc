@@ -136,6 +136,16 @@ TEST(HostTensor, Compare) {
   HostTensor i = HostTensor::from_values({1}, DataType::i64(), {1});
   HostTensor j = HostTensor::from_values({1}, DataType::i64(), {2});
   EXPECT_FALSE(compare(i, j, 1, 1).ok);  // integers compare exactly
+  // Above 2^53 too, and the message shows the integers (as doubles both read 2^53).
+  i.set_int(0, (int64_t(1) << 53) + 1);
+  j.set_int(0, int64_t(1) << 53);
+  CompareResult big = compare(i, j);
+  EXPECT_FALSE(big.ok);
+  EXPECT_EQ(big.max_abs_error, 1);
+  EXPECT_THAT(big.message, ::testing::HasSubstr("got 9007199254740993, expected 9007199254740992"));
+  // A NaN is written "nan" whatever its sign bit (fmt wrote "-nan").
+  n.set(0, -std::nan(""));
+  EXPECT_THAT(compare(n, a).message, ::testing::HasSubstr("got nan, expected 1"));
 }
 
 TEST(HostTensor, HalfComparesAtHalfPrecision) {

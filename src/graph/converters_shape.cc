@@ -208,12 +208,17 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
     pads = c.constant_ints(1, "pads");
     if (c.has_input(2)) value = c.constant(2, "constant_value").get(0);
     if (c.has_input(3)) {  // opset 18: pads for these axes only
-      std::vector<int> axes = ops::normalize_axes(c.constant_ints(3, "axes"), int(x.ndim()), c.name());
+      // In the listed order, which the pads follow (normalize_axes sorts).
+      std::vector<int64_t> axes = c.constant_ints(3, "axes");
       if (pads.size() != 2 * axes.size()) c.fail("pads must hold two values per listed axis");
       std::vector<int64_t> full(2 * x.ndim(), 0);
+      std::vector<bool> seen(x.ndim(), false);
       for (size_t i = 0; i < axes.size(); ++i) {
-        full[size_t(axes[i])] = pads[i];
-        full[size_t(axes[i]) + x.ndim()] = pads[i + axes.size()];
+        size_t d = size_t(ops::normalize_axis(axes[i], int(x.ndim()), c.name()));
+        if (seen[d]) c.fail("axis " + std::to_string(axes[i]) + " is listed twice");
+        seen[d] = true;
+        full[d] = pads[i];
+        full[d + x.ndim()] = pads[i + axes.size()];
       }
       pads = full;
     }

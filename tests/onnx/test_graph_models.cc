@@ -728,5 +728,24 @@ TEST(GraphModels, FloatModAndIntegerPowAreExact) {
   }
 }
 
+// Opset 18 Pad's pads follow its axes input in the order listed (they were applied in sorted
+// axis order: [2, 0] padded axis 0 as axis 2's).
+TEST(GraphModels, Pad18AxesInTheirListedOrder) {
+  ModelBuilder b(18);
+  b.input("x", {2, 3, 4});
+  b.output("y", {7, 3, 5});
+  b.initializer("pads", {4}, {1, 2, 0, 3});  // begins of axes 2, 0; then their ends
+  b.initializer("axes", {2}, {2, 0});
+  b.node("Pad", {"x", "pads", "", "axes"}, {"y"});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({2, 3, 4})});
+  ASSERT_EQ(out[0].shape, (ops::Shape{7, 3, 5}));
+  // x[i][j][k] = 12 i + 4 j + k lands at [i + 2][j][k + 1]; the rest is padding.
+  EXPECT_EQ(out[0].get((2 * 3 + 1) * 5 + 3), 6);   // x[0][1][2]
+  EXPECT_EQ(out[0].get((3 * 3 + 2) * 5 + 4), 23);  // x[1][2][3]
+  EXPECT_EQ(out[0].get((3 * 3 + 2) * 5 + 0), 0);
+  EXPECT_EQ(out[0].get((1 * 3 + 1) * 5 + 2), 0);
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

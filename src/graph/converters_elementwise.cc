@@ -56,12 +56,17 @@ std::vector<ConvertOutput> clip(const ConvertContext& c) {
     if (c.has_input(2)) hi = c.constant(2, "max").get(0);
   }
   te::DataType t = x.dtype();
+  // An integer bound as an integer: through a double, 2^53 + 1 became 2^53.
+  auto bound = [&](int input, double v) {
+    if (t.is_float() || c.opset() < 11) return te::make_const(t, v);
+    return te::make_int(c.constant(input, input == 1 ? "min" : "max").get_int(0), t);
+  };
   return one(ops::map_unary(
       x,
       [&](const Expr& v) {
         Expr r = v;
-        if (std::isfinite(lo)) r = te::max(r, te::make_const(t, lo));
-        if (std::isfinite(hi)) r = te::min(r, te::make_const(t, hi));
+        if (std::isfinite(lo)) r = te::max(r, bound(1, lo));
+        if (std::isfinite(hi)) r = te::min(r, bound(2, hi));
         return r;
       },
       c.name()));

@@ -227,6 +227,10 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
     if (p < 0) c.fail("negative pads are not supported");
   if (pads.size() != 2 * size_t(x.ndim())) c.fail("pads must hold two values per dimension");
   if (mode != "constant") return one(pad_by_index(c, x, pads, mode == "reflect"));
+  // An integer value as an integer: through a double, 2^53 + 1 became 2^53.
+  if (!x.dtype().is_float() && c.opset() >= 11 && c.has_input(2))
+    return one(ops::pad_with(
+        x, pads, te::make_int(c.constant(2, "constant_value").get_int(0), x.dtype()), c.name()));
   return one(ops::pad(x, pads, value, c.name()));
 }
 
@@ -338,6 +342,12 @@ std::vector<ConvertOutput> range(const ConvertContext& c) {
   double s = start.get(0), d = delta.get(0);
   if (d == 0) c.fail("delta must not be 0");
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit.get(0) - s) / d)));
+  if (!t.is_float()) {  // in integers: above 2^53 a double loses the last units
+    int64_t a = start.get_int(0), b = limit.get_int(0), k = delta.get_int(0);
+    __int128 span = __int128(b) - a;
+    __int128 q = span / k + ((span % k != 0 && (span < 0) == (k < 0)) ? 1 : 0);  // ceil
+    n = int64_t(std::clamp<__int128>(q, 0, INT64_MAX));
+  }
   if (n == 0) c.fail("the range is empty (empty tensors are not supported)");
   ops::HostTensor out({n}, t);
   for (int64_t i = 0; i < n; ++i) {
@@ -389,7 +399,13 @@ std::vector<ConvertOutput> constant_of_shape(const ConvertContext& c) {
     v = val.get(0);
   }
   ops::HostTensor out(s, t);
-  for (int64_t i = 0; i < out.num_elements(); ++i) out.set(i, v);
+  const ops::HostTensor* val = c.has_attr("value") ? c.attr("value").tensor.get() : nullptr;
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    if (t.is_float() || !val)
+      out.set(i, v);
+    else
+      out.set_int(i, val->get_int(0));  // exact above 2^53
+  }
   return {std::move(out)};
 }
 

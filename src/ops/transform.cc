@@ -85,6 +85,12 @@ te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis, const std
 
 Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads, const std::vector<Expr>& idx,
                  const std::vector<int64_t>& idx_max, double value) {
+  return padded_read(x, pads, idx, idx_max, te::make_const(x.dtype(), value));
+}
+
+Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads,
+                 const std::vector<Expr>& idx, const std::vector<int64_t>& idx_max,
+                 const Expr& value) {
   const Shape& in = x.shape();
   size_t n = in.size();
   std::vector<Expr> read, conds;
@@ -96,11 +102,16 @@ Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads, const st
   }
   Expr cond = detail::all_of(conds);
   if (!cond) return x(read);
-  return te::if_then_else(cond, x(read), te::make_const(x.dtype(), value));
+  return te::if_then_else(cond, x(read), value);
 }
 
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& pads, double value,
                const std::string& name) {
+  return pad_with(x, pads, te::make_const(x.dtype(), value), name);
+}
+
+te::Tensor pad_with(const te::Tensor& x, const std::vector<int64_t>& pads, const Expr& value,
+                    const std::string& name) {
   Shape out = pad_shape(x.shape(), pads, name);
   std::vector<int64_t> last;
   for (int64_t e : out) last.push_back(e - 1);

@@ -25,10 +25,17 @@ te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis,
 te::Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads,
                      const std::vector<te::Expr>& idx, const std::vector<int64_t>& idx_max,
                      double value);
+/// padded_read with the value as an expression of x's dtype (an exact int64).
+te::Expr padded_read(const te::Tensor& x, const std::vector<int64_t>& pads,
+                     const std::vector<te::Expr>& idx, const std::vector<int64_t>& idx_max,
+                     const te::Expr& value);
 
 /// Constant padding; pads = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (ONNX order).
 te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& pads, double value = 0.0,
                const std::string& name = "pad");
+/// pad with the value as an expression of x's dtype (an exact int64).
+te::Tensor pad_with(const te::Tensor& x, const std::vector<int64_t>& pads, const te::Expr& value,
+                    const std::string& name);
 /// ONNX Slice: starts/ends per axis in `axes` (empty = leading axes), steps may be negative.
 te::Tensor slice(const te::Tensor& x, const std::vector<int64_t>& starts,
                  const std::vector<int64_t>& ends, const std::vector<int64_t>& axes = {},

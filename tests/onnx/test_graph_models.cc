@@ -747,5 +747,50 @@ TEST(GraphModels, Pad18AxesInTheirListedOrder) {
   EXPECT_EQ(out[0].get((1 * 3 + 1) * 5 + 2), 0);
 }
 
+// int64 constants above 2^53 stay exact (they went through a double: 2^53 + 1 became 2^53):
+// Clip's bound, Pad's value, ConstantOfShape's value and Range's length.
+TEST(GraphModels, Int64ConstantsAbove2To53AreExact) {
+  const int64_t big = (int64_t(1) << 53) + 1;
+  ModelBuilder b(13);
+  b.input("x", {2}, onnx::TensorProto::INT64);
+  b.output("clip", {2}, onnx::TensorProto::INT64);
+  b.output("pad", {3}, onnx::TensorProto::INT64);
+  b.output("fill", {2}, onnx::TensorProto::INT64);
+  b.output("range", {3}, onnx::TensorProto::INT64);
+  b.initializer("hi", {}, {big});
+  b.initializer("pads", {2}, {1, 0});
+  b.initializer("fill_shape", {1}, {2});
+  b.initializer("start", {}, {big});
+  b.initializer("limit", {}, {big + 3});
+  b.initializer("delta", {}, {1});
+  b.node("Clip", {"x", "", "hi"}, {"clip"});
+  b.node("Pad", {"x", "pads", "hi"}, {"pad"});
+  auto& fill = b.node("ConstantOfShape", {"fill_shape"}, {"fill"});
+  auto* value = fill.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(big);
+  b.node("Range", {"start", "limit", "delta"}, {"range"});
+  graph::Graph g = b.import();
+  HostTensor x({2}, te::DataType::i64());
+  x.set_int(0, big + 2);
+  x.set_int(1, big);
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, {x}) : graph::evaluate_graph(g, {x});
+    auto ints = [](const HostTensor& t) {
+      std::vector<int64_t> v;
+      for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.get_int(i));
+      return v;
+    };
+    EXPECT_EQ(ints(out[0]), (std::vector<int64_t>{big, big})) << how;
+    EXPECT_EQ(ints(out[1]), (std::vector<int64_t>{big, big + 2, big})) << how;
+    EXPECT_EQ(ints(out[2]), (std::vector<int64_t>{big, big})) << how;
+    EXPECT_EQ(ints(out[3]), (std::vector<int64_t>{big, big + 1, big + 2})) << how;
+  }
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

@@ -132,6 +132,39 @@ struct RunArgs {
   uint64_t seed = 0;
 };
 
+// Tensor files for the model's inputs or outputs, in the order they feed `slots`: by tensor
+// name when the files name exactly the slots, in another order (they were fed by position,
+// silently mismatched); else by position.
+struct SlotTensor {
+  ops::HostTensor tensor;
+  std::string file, name;  // name: the tensor's, in the file
+
+  /// Warns when the file names another tensor than the slot it feeds (`what` `slot`).
+  void warn_if_named_otherwise(const char* what, const std::string& slot) const {
+    if (!name.empty() && name != slot)
+      fmt::print(stderr, "warning: {} holds tensor '{}', read as {} '{}' by position\n", file, name,
+                 what, slot);
+  }
+};
+std::vector<SlotTensor> load_in_slot_order(const std::vector<std::string>& files,
+                                           const std::vector<std::string>& slots) {
+  std::vector<ops::HostTensor> loaded(files.size());
+  std::vector<std::string> names(files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    loaded[i] = graph::load_tensor_file(files[i], &names[i]);
+  std::vector<std::string> a = names, b = slots;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  bool by_name = a == b && std::adjacent_find(b.begin(), b.end()) == b.end();
+  std::vector<SlotTensor> out(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    size_t k =
+        by_name ? size_t(std::find(names.begin(), names.end(), slots[i]) - names.begin()) : i;
+    out[i] = {std::move(loaded[k]), files[k], names[k]};
+  }
+  return out;
+}
+
 int run_run(const RunArgs& a) {
   runtime::Artifact art = runtime::Artifact::load(a.artifact);
   codegen::Target::parse(art.plan.target).check_runs_here(a.artifact);  // not SIGILL mid-run
@@ -141,16 +174,27 @@ int run_run(const RunArgs& a) {
   USER_CHECK(a.compare.empty() || a.compare.size() == ex.num_outputs())
       << "the model has " << ex.num_outputs() << " outputs, " << a.compare.size()
       << " references given";
+  // References are the outputs of given inputs: against random ones every element differs.
+  USER_CHECK(a.compare.empty() || !a.inputs.empty() || ex.num_inputs() == 0)
+      << "--compare needs the inputs its references were computed from (--input)";
+  auto slot_names = [](size_t n, auto desc) {
+    std::vector<std::string> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(desc(i).name);
+    return v;
+  };
+  std::vector<SlotTensor> given = load_in_slot_order(
+      a.inputs, slot_names(ex.num_inputs(), [&](size_t i) { return ex.input_desc(i); }));
   Rng rng(a.seed);
   for (size_t i = 0; i < ex.num_inputs(); ++i) {
     const auto& d = ex.input_desc(i);
     ops::HostTensor t;
     if (!a.inputs.empty()) {
-      t = graph::load_tensor_file(a.inputs[i]);
+      t = std::move(given[i].tensor);
       USER_CHECK(t.shape == d.shape && t.dtype.str() == d.dtype)
-          << a.inputs[i] << ": " << t.dtype.str() << "[" << te::shape_str(t.shape)
+          << given[i].file << ": " << t.dtype.str() << "[" << te::shape_str(t.shape)
           << "] does not match input '" << d.name << "' " << d.dtype << "["
           << te::shape_str(d.shape) << "]";
+      given[i].warn_if_named_otherwise("input", d.name);
     } else {
       t = random_input(ex, i, rng);
     }
@@ -180,13 +224,16 @@ int run_run(const RunArgs& a) {
   bool ok = true, half = false;
   double max_abs = 0, max_rel = 0;
   std::vector<std::string> mismatches;
+  std::vector<SlotTensor> refs = load_in_slot_order(
+      a.compare, slot_names(ex.num_outputs(), [&](size_t i) { return ex.output_desc(i); }));
   for (size_t k = 0; k < a.compare.size(); ++k) {
-    ops::HostTensor ref = graph::load_tensor_file(a.compare[k]);
+    ops::HostTensor ref = std::move(refs[k].tensor);
     const auto& d = ex.output_desc(k);
     USER_CHECK(ref.shape == d.shape && ref.dtype.str() == d.dtype)
-        << a.compare[k] << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
+        << refs[k].file << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
         << "] does not match output '" << d.name << "' " << d.dtype << "[" << te::shape_str(d.shape)
         << "]";
+    refs[k].warn_if_named_otherwise("output", d.name);
     half |= ref.dtype == te::DataType::f16();
     ops::HostTensor got(d.shape, ref.dtype);
     std::memcpy(got.raw(), ex.output(k), got.bytes());

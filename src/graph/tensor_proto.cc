@@ -164,13 +164,14 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
   return out;
 }
 
-ops::HostTensor load_tensor_file(const std::string& path) {
+ops::HostTensor load_tensor_file(const std::string& path, std::string* name) {
   std::string bytes = read_file_bytes(path, (size_t(1) << 31) - 1);
   onnx::TensorProto t;
   USER_CHECK(t.ParseFromString(bytes)) << path << ": not a serialized ONNX TensorProto";
   // An empty file parses as a TensorProto with no fields.
   USER_CHECK(t.has_data_type()) << path << ": not a serialized ONNX TensorProto (no data type"
                                 << (bytes.empty() ? "; the file is empty)" : ")");
+  if (name) *name = t.name();
   return tensor_from_proto(t, "", path);
 }
 

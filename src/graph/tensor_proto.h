@@ -22,8 +22,9 @@ ops::HostTensor tensor_from_proto(const onnx::TensorProto& t, const std::string&
 /// The te dtype of a TensorProto data type code; a UserError naming `what` when unsupported.
 te::DataType dtype_from_onnx(int code, const std::string& what);
 
-/// Reads a serialized TensorProto file (input_0.pb, output_0.pb).
-ops::HostTensor load_tensor_file(const std::string& path);
+/// Reads a serialized TensorProto file (input_0.pb, output_0.pb); its tensor name (empty when
+/// it has none) goes to `name` when given.
+ops::HostTensor load_tensor_file(const std::string& path, std::string* name = nullptr);
 
 /// Writes `t` as a serialized TensorProto file named `name`.
 void save_tensor_file(const ops::HostTensor& t, const std::string& name, const std::string& path);

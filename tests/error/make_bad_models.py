@@ -88,6 +88,13 @@ save(model([helper.make_node("MatMul", ["a", "b"], ["c"], name="mm"),
 save_tensor(a16, "a16.pb", "a")
 save_tensor((a16.astype(np.float64) @ b16.astype(np.float64)).astype(np.float16), "c16.pb", "c")
 save_tensor(a16.astype(np.float64).mean(axis=1, keepdims=True).astype(np.float16), "m16.pb", "m")
+# c = a - b: its input files given in another order are matched by their tensor names.
+save(model([helper.make_node("Sub", ["a", "b"], ["c"], name="sub")],
+           [tensor_info("a", [2]), tensor_info("b", [2])], [tensor_info("c", [2])]), "sub.onnx")
+save_tensor(np.array([5, 7], np.float32), "sub_a.pb", "a")
+save_tensor(np.array([1, 2], np.float32), "sub_b.pb", "b")
+save_tensor(np.array([1, 2], np.float32), "sub_q.pb", "q")
+save_tensor(np.array([4, 5], np.float32), "sub_c.pb", "c")
 # An RNN's gate products are such sums too (32768 terms came out 7.5% low; Relu keeps them
 # from saturating): W is [1, hidden, input], X [seq 1, batch 2, input 32768], R zero.
 w16 = rng.uniform(0, 1, (1, 4, 32768)).astype(np.float16)

@@ -314,6 +314,22 @@ expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb
   --compare "$m/y.pb" --compare "$m/y.pb"
 expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \
   --input "$m/x.pb" --compare "$m/x_3x2.pb"
+expect "^error: --compare needs the inputs its references were computed from \(--input\)" \
+  run "$art" --compare "$m/y.pb"
+# Input files are matched to inputs by their tensor names when those name the inputs (b's file
+# first fed b to a: c came out -4, -5); a file naming another tensor is read by position,
+# with a warning.
+expect_ok "input files in another order are matched by name" compile "$m/sub.onnx" --db "" \
+  -o "$tmp/sub.tuner"
+expect_ok "... and give the reference" run "$tmp/sub.tuner" --input "$m/sub_b.pb" "$m/sub_a.pb" \
+  --compare "$m/sub_c.pb" --repeat 1
+run_tuner run "$tmp/sub.tuner" --input "$m/sub_q.pb" "$m/sub_a.pb" --repeat 1
+if [ "$rc" -eq 0 ] && grep -q "^warning: .*sub_q.pb holds tensor 'q', read as input 'a' by position" <<<"$err"; then
+  echo "ok: a file naming another tensor is read by position, with a warning"
+else
+  echo "FAIL: a file naming another tensor: exit $rc, $err"
+  failures=$((failures + 1))
+fi
 
 # A --compare mismatch: a non-zero exit (3, not a crash, not an internal error), one error
 # line, and the report says the outputs differ.

@@ -50,11 +50,19 @@ inline CLI::Validator uint64_number() {
       "0..2^64-1");
 }
 
-/// A CLI11 check of a file option: an empty path is refused. Outputs (-o, --curve) took an
-/// empty value as "not given" and wrote their default file; inputs said "cannot read :".
+/// A CLI11 check of a file option: an empty path, or an option in its place, is refused.
+/// Outputs (-o, --curve) took an empty value as "not given" and wrote their default file;
+/// inputs said "cannot read :".
 inline CLI::Validator nonempty_path() {
   return CLI::Validator(
-      [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); }, "");
+      [](std::string& s) {
+        if (s.empty()) return std::string("empty path");
+        // CLI11 gives an option that needs a value the next option (`--input --repeat 1`).
+        if (s.rfind("--", 0) == 0 && s.size() > 2)
+          return "a path is missing before " + s + " (a file named so: ./" + s + ")";
+        return std::string();
+      },
+      "");
 }
 
 /// `text` on one line: a tool's multi-line output inside a message (a linker's, NVRTC's log)

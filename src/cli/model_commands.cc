@@ -326,7 +326,9 @@ void add_model_commands(CLI::App& app) {
   {
     auto a = std::make_shared<RunArgs>();
     CLI::App* cmd = app.add_subcommand("run", "run a compiled model, compare and time it");
-    cmd->add_option("artifact", a->artifact, "a file written by `tuner compile`")->required();
+    cmd->add_option("artifact", a->artifact, "a file written by `tuner compile`")
+        ->required()
+        ->check(nonempty_path());
     cmd->add_option("--input", a->inputs, "input TensorProto .pb files, in order (default: random)")
         ->check(nonempty_path());
     cmd->add_option("--compare", a->compare, "reference output .pb files, in order")

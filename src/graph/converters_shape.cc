@@ -243,6 +243,8 @@ ops::ResizeAttrs::Coord resize_coord(const ConvertContext& c) {
   if (s == "asymmetric") return Coord::Asymmetric;
   if (s == "tf_half_pixel_for_nn") return Coord::TfHalfPixelForNN;
   if (s == "tf_crop_and_resize") return Coord::TfCropAndResize;
+  if (s == "half_pixel_symmetric")
+    c.fail("coordinate_transformation_mode '" + s + "' is not supported");
   c.fail("unknown coordinate_transformation_mode '" + s + "'");
 }
 

@@ -169,6 +169,9 @@ void Artifact::save(const std::string& path) const {
 }
 
 Artifact Artifact::load(const std::string& path) {
+  std::error_code ec;
+  USER_CHECK(!std::filesystem::is_directory(path, ec))
+      << path << ": a directory, not a model artifact";
   std::ifstream in(path, std::ios::binary);
   USER_CHECK(in) << path << ": cannot open the model artifact";
   in.seekg(0, std::ios::end);

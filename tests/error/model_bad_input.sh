@@ -353,6 +353,8 @@ expect_differs y_nan_wrong.pb nan inf  # a NaN reference against a number
 expect "^error: --input: empty path" run "$art" --input ''
 expect "^error: --compare: empty path" run "$art" --compare ''
 expect "^error: --input: a path is missing before --repeat" run "$art" --input --repeat 1
+expect "^error: artifact: empty path" run ''
+expect "^error: $tmp: a directory, not a model artifact" run "$tmp"
 expect "^error: cannot read a file: the path is empty" compile '' --db ""
 expect "x_both.pb: holds its values in 2 fields \(raw_data, float_data, ...\): a tensor has one" \
   run "$art" --input "$m/x_both.pb"

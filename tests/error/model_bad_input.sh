@@ -267,7 +267,7 @@ art=$tmp/good.tuner
 expect "good.onnx: not a Tuner model artifact" run "$m/good.onnx"
 expect "text.onnx: not a Tuner model artifact" run "$tmp/text.onnx"
 expect "empty.onnx: not a Tuner model artifact" run "$tmp/empty.onnx"
-expect "folder.onnx: not a Tuner model artifact" run "$tmp/folder.onnx"
+expect "folder.onnx: a directory, not a model artifact" run "$tmp/folder.onnx"
 expect "big.onnx: not a Tuner model artifact" run "$tmp/big.onnx"
 expect "missing.tuner: cannot open the model artifact" run "$tmp/missing.tuner"
 asize=$(stat -c %s "$art")
@@ -354,7 +354,6 @@ expect "^error: --input: empty path" run "$art" --input ''
 expect "^error: --compare: empty path" run "$art" --compare ''
 expect "^error: --input: a path is missing before --repeat" run "$art" --input --repeat 1
 expect "^error: artifact: empty path" run ''
-expect "^error: $tmp: a directory, not a model artifact" run "$tmp"
 expect "^error: cannot read a file: the path is empty" compile '' --db ""
 expect "x_both.pb: holds its values in 2 fields \(raw_data, float_data, ...\): a tensor has one" \
   run "$art" --input "$m/x_both.pb"

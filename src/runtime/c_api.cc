@@ -12,6 +12,8 @@ struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
   // Inputs given by tuner_model_set_input: the others hold zeros, which a caller never meant.
   std::vector<bool> input_set;
+  // Whether the last run completed: before one, the outputs hold zeros, not results.
+  bool ran = false;
   // Set while a call that reads or writes the model's buffers is in progress: a second
   // thread's call fails instead of racing on them (or entering the thread pool twice).
   mutable std::atomic<bool> busy{false};
@@ -143,12 +145,14 @@ int tuner_model_run(TunerModel* model) {
   return guarded([&] {
     need(model, "the model");
     Exclusive hold(model);
+    model->ran = false;  // a failed or refused run leaves no results either
     for (size_t k = 0; k < model->input_set.size(); ++k)
       if (!model->input_set[k])
         throw tuner::UserError("input '" + model->exec->input_desc(k).name + "' (input " +
                                     std::to_string(k) +
                                     ") was never set: call tuner_model_set_input first");
     model->exec->run();
+    model->ran = true;
   });
 }
 
@@ -159,6 +163,7 @@ int tuner_model_get_output(const TunerModel* model, int i, const void** data, si
     size_t k = index(i, model->exec->num_outputs(), "output");
     need(data, "the data pointer");
     need(bytes, "the size pointer");
+    if (!model->ran) throw tuner::UserError("no output yet: call tuner_model_run first");
     *data = model->exec->output(k);
     *bytes = size_t(model->exec->output_desc(k).bytes);
   });

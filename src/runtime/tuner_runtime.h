@@ -39,7 +39,8 @@ int tuner_model_output_info(const TunerModel* model, int i, const char** name,
 int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes);
 /** Runs the model once; -1 naming the first input that tuner_model_set_input never set. */
 int tuner_model_run(TunerModel* model);
-/** Points *data at output i (valid until the next run or free) and its size in *bytes. */
+/** Points *data at output i (valid until the next run or free) and its size in *bytes; -1
+ * unless the last tuner_model_run succeeded. */
 int tuner_model_get_output(const TunerModel* model, int i, const void** data, size_t* bytes);
 
 #ifdef __cplusplus

@@ -219,6 +219,11 @@ TEST(CApi, RunNeedsEveryInputSet) {
   EXPECT_EQ(tuner_model_run(m), -1);
   EXPECT_EQ(std::string(tuner_last_error()),
             "input 'x\\x1b' (input 0) was never set: call tuner_model_set_input first");
+  // No output before a run succeeded (it handed out zeros).
+  const void* none = nullptr;
+  size_t none_bytes = 0;
+  EXPECT_EQ(tuner_model_get_output(m, 0, &none, &none_bytes), -1);
+  EXPECT_EQ(std::string(tuner_last_error()), "no output yet: call tuner_model_run first");
   float x[6] = {1, 2, 3, 4, 5, 6};
   EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a failed set does not count
   EXPECT_EQ(tuner_model_run(m), -1);
@@ -233,6 +238,7 @@ TEST(CApi, RunNeedsEveryInputSet) {
   }
   EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a refused set unsets an input set before
   EXPECT_EQ(tuner_model_run(m), -1);
+  EXPECT_EQ(tuner_model_get_output(m, 0, &none, &none_bytes), -1);  // the last run failed
   tuner_model_free(m);
 }
 

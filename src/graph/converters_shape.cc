@@ -392,21 +392,13 @@ std::vector<ConvertOutput> constant_of_shape(const ConvertContext& c) {
   std::vector<int64_t> s = c.constant_ints(0, "shape");
   for (int64_t d : s)
     if (d < 0) c.fail("negative dimension in shape");
-  te::DataType t = te::DataType::f32();
-  double v = 0;
-  if (c.has_attr("value")) {
-    const ops::HostTensor& val = *c.attr("value").tensor;
-    if (val.num_elements() != 1) c.fail("value must hold one element");
-    t = val.dtype;
-    v = val.get(0);
-  }
-  ops::HostTensor out(s, t);
+  // Zeros of float32 without a value; integers copied as integers (exact above 2^53).
   const ops::HostTensor* val = c.has_attr("value") ? c.attr("value").tensor.get() : nullptr;
-  for (int64_t i = 0; i < out.num_elements(); ++i) {
-    if (t.is_float() || !val)
-      out.set(i, v);
-    else
-      out.set_int(i, val->get_int(0));  // exact above 2^53
+  if (val && val->num_elements() != 1) c.fail("value must hold one element");
+  ops::HostTensor out(s, val ? val->dtype : te::DataType::f32());
+  for (int64_t i = 0; val && i < out.num_elements(); ++i) {
+    if (val->dtype.is_float()) out.set(i, val->get(0));
+    else out.set_int(i, val->get_int(0));
   }
   return {std::move(out)};
 }

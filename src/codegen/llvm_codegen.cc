@@ -224,7 +224,9 @@ class CodeGenLLVM {
     llvm::Value* r =
         b_.CreateSelect(is_min ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOGT(x, y), x, y);
     if (non_nan_constant(x)) return r;
-    return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+    // The freeze keeps InstCombine from merging the two selects into one of an `or`, which
+    // put two compares and the or on a max reduction's loop-carried chain (maxps, blend now).
+    return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, b_.CreateFreeze(r));
   }
 
   // A float constant, or a splat of one, that is not NaN.

@@ -115,7 +115,9 @@ void add_costmodel_commands(CLI::App& app) {
   auto* eval = cm->add_subcommand("eval", "rank the database's records with the saved model of a target");
   eval->add_option("--target", a.target, "target whose model and records to use")->capture_default_str();
   eval->add_option("--db", a.db, "tuning database")->capture_default_str();
-  eval->add_option("-k", a.k, "k of the top-k recall")->check(number_in(1, 1e6))->capture_default_str();
+  eval->add_option("-k", a.k, "k of the top-k recall")
+      ->transform(number_in(1, 1e6))
+      ->capture_default_str();
   eval->add_flag("--json", a.json, "print one JSON object");
   eval->add_option("--model", a.models, "ONNX model whose tuned tasks to include (repeatable)")
       ->check(CLI::ExistingFile);

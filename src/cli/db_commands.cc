@@ -429,7 +429,7 @@ void add_db_commands(CLI::App& app) {
   best->callback([o] { cmd_best(*o); });
 
   auto* show = db->add_subcommand("show", "one record in full, with its trace");
-  show->add_option("record", o->record, "record id")->required()->check(number_in(1, 1e15));
+  show->add_option("record", o->record, "record id")->required()->transform(number_in(1, 1e15));
   show->callback([o] { cmd_show(*o); });
 
   auto* stats = db->add_subcommand("stats", "records by status, target and worker");

@@ -333,15 +333,19 @@ void add_model_commands(CLI::App& app) {
         ->check(nonempty_path());
     cmd->add_option("--compare", a->compare, "reference output .pb files, in order")
         ->check(nonempty_path());
-    cmd->add_option("--repeat", a->repeat, "timed runs")->capture_default_str()
-        ->check(number_in(1, 1e9));
-    cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()
-        ->check(number_in(0, 1e9));
+    cmd->add_option("--repeat", a->repeat, "timed runs")
+        ->capture_default_str()
+        ->transform(number_in(1, 1e9));
+    cmd->add_option("--warmup", a->warmup, "untimed runs first")
+        ->capture_default_str()
+        ->transform(number_in(0, 1e9));
     measure::add_threads_option(cmd, &a->threads, "threads (default: TUNER_NUM_THREADS or all cores)");
-    cmd->add_option("--rtol", a->rtol, "relative tolerance")->capture_default_str()
-        ->check(number_in(0, 1e9));
-    cmd->add_option("--atol", a->atol, "absolute tolerance")->capture_default_str()
-        ->check(number_in(0, 1e9));
+    cmd->add_option("--rtol", a->rtol, "relative tolerance")
+        ->capture_default_str()
+        ->transform(number_in(0, 1e9));
+    cmd->add_option("--atol", a->atol, "absolute tolerance")
+        ->capture_default_str()
+        ->transform(number_in(0, 1e9));
     cmd->add_option("--seed", a->seed, "seed of random inputs")
         ->check(uint64_number())
         ->capture_default_str();

@@ -451,7 +451,7 @@ void add_model_tune_command(CLI::App& app) {
       "tune", "tune every task of an ONNX model, then compile it with the best schedules");
   add_model_options(cmd, a->m);
   cmd->add_option("--trials", a->trials, "measured candidates in all")
-      ->check(number_in(1, 1e9))
+      ->transform(number_in(1, 1e9))
       ->capture_default_str();
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "artifact to write (default: MODEL.tuner)")
@@ -461,15 +461,15 @@ void add_model_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--resume", a->resume,
                   "continue tuning run RUN (default: the same command's unfinished run, if any)")
-      ->check(number_in(1, 1e15));
+      ->transform(number_in(1, 1e15));
   measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "candidates per measurement round")
-      ->check(number_in(1, 1e6))
+      ->transform(number_in(1, 1e6))
       ->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,
                   "a task stops after this many trials without improvement (0: never)")
-      ->check(number_in(0, 1e9))
+      ->transform(number_in(0, 1e9))
       ->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "xgb or random")
       ->check(CLI::IsMember({"xgb", "random"}))
@@ -480,7 +480,7 @@ void add_model_tune_command(CLI::App& app) {
                   "3 times in turn, then time the choice against the fallback inside the model; "
                   "compile chooses by these (0: off)")
       ->capture_default_str()
-      ->check(number_in(0, 1000));
+      ->transform(number_in(0, 1000));
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");

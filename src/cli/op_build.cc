@@ -132,7 +132,7 @@ void add_op_build_command(CLI::App* op) {
   cmd->add_flag("--opencl", args.opencl, "print the OpenCL C of the same kernels");
   cmd->add_flag("--ir", args.ir, "print the GPU loop IR");
   cmd->add_option("--random", args.random, "sample this many candidates of the GPU space instead")
-      ->check(number_in(0, 1e6));
+      ->transform(number_in(0, 1e6));
   cmd->add_option("--seed", args.seed, "first seed of --random")
       ->check(uint64_number())
       ->capture_default_str();

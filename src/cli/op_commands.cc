@@ -271,8 +271,9 @@ void add_op_commands(CLI::App& app) {
   add_common(run, run_args);
   measure::add_threads_option(run, &run_args.threads,
                               "threads (default: all cores or TUNER_NUM_THREADS)");
-  run->add_option("--repeat", run_args.repeat, "timed repetitions (default: as many as fit in 0.2 s)")
-      ->check(number_in(1, 1e9));
+  run->add_option("--repeat", run_args.repeat,
+                  "timed repetitions (default: as many as fit in 0.2 s)")
+      ->transform(number_in(1, 1e9));
   run->add_flag("--json", run_args.json, "print one JSON object");
   run->callback([] { cmd_run(run_args); });
 

@@ -202,13 +202,14 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("params", a.params, "parameters as key=value");
   tune->add_option("--target", a.target, "compilation target")->capture_default_str();
   tune->add_option("--trials", a.trials, "measured candidates in all")
-      ->check(number_in(1, 1e9))
+      ->transform(number_in(1, 1e9))
       ->capture_default_str();
   tune->add_option("--batch", a.batch, "candidates per measurement round")
-      ->check(number_in(1, 1e6))
+      ->transform(number_in(1, 1e6))
       ->capture_default_str();
-  tune->add_option("--early-stop", a.early_stop, "stop after this many trials without improvement (0: never)")
-      ->check(number_in(0, 1e9))
+  tune->add_option("--early-stop", a.early_stop,
+                   "stop after this many trials without improvement (0: never)")
+      ->transform(number_in(0, 1e9))
       ->capture_default_str();
   tune->add_option("--seed", a.seed, "seed of all randomness")
       ->check(uint64_number())
@@ -222,7 +223,7 @@ void add_op_tune_command(CLI::App* op) {
   measure::add_measure_option(tune, &a.cold);
   tune->add_option("--population", a.population,
                    "schedules per generation of the evolutionary search (the model ranks them)")
-      ->check(number_in(1, 1e6))
+      ->transform(number_in(1, 1e6))
       ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV")
       ->check(nonempty_path());

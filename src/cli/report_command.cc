@@ -64,7 +64,7 @@ void add_report_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "report", "write an HTML page with the tuning curves, time and failures of a tuning run");
   auto* run = cmd->add_option("run", a->run, "tuning run id (default: the newest run)")
-                  ->check(number_in(1, 1e15));
+                  ->transform(number_in(1, 1e15));
   cmd->add_option("--db", a->db, "tuning database")->capture_default_str();
   auto* out = cmd->add_option("-o,--output", a->out, "HTML file to write (default: run-RUN.html)")
                   ->check(nonempty_path());

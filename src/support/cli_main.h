@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -27,12 +28,18 @@
 
 namespace tuner {
 
-/// A CLI11 check: a number from lo to hi (CLI::Range and CLI::NonNegativeNumber let nan through).
+/// A CLI11 transform: a number from lo to hi (CLI::Range and CLI::NonNegativeNumber let nan
+/// through).
 inline CLI::Validator number_in(double lo, double hi) {
   auto check = [lo, hi](std::string& s) -> std::string {
     double v = 0;
-    if (CLI::detail::lexical_cast(s, v) && v >= lo && v <= hi) return "";
-    return fmt::format("'{}' is not a number from {} to {}", s, lo, hi);
+    if (!CLI::detail::lexical_cast(s, v) || !(v >= lo && v <= hi))
+      return fmt::format("'{}' is not a number from {} to {}", s, lo, hi);
+    // A whole number in another spelling (1e3, +5, 0x10) as digits: an integer option's
+    // conversion took only those ("Could not convert: --repeat = 1e3").
+    if (v == std::trunc(v) && std::fabs(v) < 9.007199254740992e15)
+      s = fmt::format("{}", int64_t(v));
+    return "";
   };
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
 }

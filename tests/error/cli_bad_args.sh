@@ -37,6 +37,9 @@ TUNER_NUM_THREADS=100000 expect_error "^error: TUNER_NUM_THREADS: .*\(got 100000
 TUNER_NUM_THREADS=two expect_error "^error: TUNER_NUM_THREADS: 'two' is not a whole number" \
   op run matmul m=4 n=4 k=4 --db ''
 expect_error "^error: --repeat: '0' is not a number from 1 to" run x.tuner --repeat 0
+# A whole number in another spelling is that number (CLI11 said "Could not convert: --repeat =
+# 1e3"); the command then gets as far as the missing artifact.
+expect_error "^error: x.tuner: cannot open the model artifact" run x.tuner --repeat 1e3
 expect_error "^error: --repeat: '-1' is not a number from 1 to" op run matmul m=4 n=4 k=4 --repeat -1
 expect_error "^error: --warmup: '-5' is not a number from 0 to" run x.tuner --warmup -5
 expect_error "^error: --rtol: '-1' is not a number" run x.tuner --rtol -1

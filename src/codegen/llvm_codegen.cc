@@ -291,10 +291,21 @@ class CodeGenLLVM {
   llvm::Value* emit_call(const CallNode* op) {
     if (op->op == Intrinsic::IfThenElse) return emit_if_then_else(op);
     llvm::Value* x = emit(op->args[0]);
+    llvm::Value* y = op->args.size() > 1 ? emit(op->args[1]) : nullptr;
+    // float16 in float32: libm has no half functions (sinf was called with a half) and the
+    // inline vector math's constants are float32.
+    llvm::Type* t = x->getType();
+    if (!t->getScalarType()->isHalfTy()) return math(op->op, x, y);
+    llvm::Type* f = t->getWithNewType(b_.getFloatTy());
+    llvm::Value* r = math(op->op, b_.CreateFPExt(x, f), y ? b_.CreateFPExt(y, f) : nullptr);
+    return b_.CreateFPTrunc(r, t);
+  }
+
+  llvm::Value* math(Intrinsic fn, llvm::Value* x, llvm::Value* y) {
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
     // Rare in models (trigonometry): lane by lane, no vector code.
-    if (is_math_library_call(op->op)) return libm(intrinsic_name(op->op), x);
-    switch (op->op) {
+    if (is_math_library_call(fn)) return libm(intrinsic_name(fn), x);
+    switch (fn) {
       case Intrinsic::Exp: return exp_of(x);
       case Intrinsic::Log: return intrinsic(llvm::Intrinsic::log, {x});
       case Intrinsic::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {x});
@@ -304,9 +315,10 @@ class CodeGenLLVM {
       case Intrinsic::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
       case Intrinsic::Round: return intrinsic(llvm::Intrinsic::round, {x});  // half away from zero
       case Intrinsic::RoundEven: return intrinsic(llvm::Intrinsic::roundeven, {x});
-      case Intrinsic::Pow: return intrinsic(llvm::Intrinsic::pow, {x, emit(op->args[1])});
+      case Intrinsic::Pow:
+        return intrinsic(llvm::Intrinsic::pow, {x, y});
       case Intrinsic::Fmod:
-        return b_.CreateFRem(x, emit(op->args[1]));  // fmod: exact
+        return b_.CreateFRem(x, y);  // fmod: exact
       case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
       case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);
       case Intrinsic::Sigmoid: {
@@ -315,7 +327,7 @@ class CodeGenLLVM {
       }
       default: break;
     }
-    INTERNAL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
+    INTERNAL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(fn);
   }
 
   // Lazy conditional: only the branch taken is evaluated (it may read out of bounds otherwise).

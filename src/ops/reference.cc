@@ -296,6 +296,9 @@ HostTensor binary(const HostTensor& a, const HostTensor& b, BinaryOp op) {
       case BinaryOp::Add: r = int64_t(x + y); break;
       case BinaryOp::Sub: r = int64_t(x - y); break;
       case BinaryOp::Mul: r = int64_t(x * y); break;
+      case BinaryOp::Div:  // truncating; a / 0 is 0, a / -1 wraps (ops::integer_div)
+        r = y == 0 ? 0 : int64_t(y) == -1 ? int64_t(0 - x) : int64_t(x) / int64_t(y);
+        break;
       case BinaryOp::Maximum: r = std::max(int64_t(x), int64_t(y)); break;
       case BinaryOp::Minimum: r = std::min(int64_t(x), int64_t(y)); break;
       default: INTERNAL_CHECK(false) << "binary op on " << a.dtype.str();

@@ -203,6 +203,10 @@ OpDef winograd_op(const std::string& part) {
   d.build = [part, geometry](const Params& p) {
     WinogradGeometry g = geometry(p);
     te::DataType dt = p.get_dtype("dtype");
+    // Its transforms scale values up to ~100x before they cancel: float16 has no digits left
+    // (and the references read float32).
+    USER_CHECK(dt == te::DataType::f32())
+        << "winograd_" << part << ": dtype must be float32, got " << dt.str();
     if (part == "input") {
       te::Tensor data = te::placeholder(nchw(p), dt, "data");
       return ComputeDAG({data}, {winograd_input(data, g)});

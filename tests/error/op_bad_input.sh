@@ -8,6 +8,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 expect_error "unknown op.*nosuchop" op run nosuchop
 expect_error "parameter .q." op run matmul m=4 n=4 k=4 q=3
+# Found by an adversarial test (session 55): internal errors before.
+expect_error "^error: winograd_conv: dtype must be float32, got float16" \
+  op run winograd_conv c=3 h=7 w=13 k=5 dtype=float16 --db ''
 expect_error "target kind 'vulkan'" op run matmul m=4 n=4 k=4 --target=vulkan
 expect_error "unknown option '-mfoo'" op run matmul m=4 n=4 k=4 "--target=llvm -mfoo=1"
 expect_error "unknown CPU 'notacpu'" op run matmul m=4 n=4 k=4 "--target=llvm -mcpu=notacpu"

@@ -43,10 +43,15 @@ std::vector<int> tensor_inputs(const Graph& g, const Node& n) {
   return out;
 }
 
+bool is_reshape(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "DepthToSpace" || op == "SpaceToDepth";
+}
+
 }  // namespace
 
 std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
   std::vector<Group> groups;
+  std::vector<size_t> reshapes;  // per group
   std::vector<int> group_of(g.nodes.size(), -1);
   // Uses and readers of every value, once: asking the graph per node made fusing a chain of
   // n nodes O(n^3) (a 2,000-node chain took 16 s).
@@ -88,6 +93,7 @@ std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
         if (prod < 0) continue;
         int gi = group_of[prod];
         if (groups[size_t(gi)].nodes.size() >= opts.max_nodes || sole_output(gi) != v) continue;
+        if (is_reshape(n.op) && reshapes[size_t(gi)] >= opts.max_reshapes) continue;
         // A reduction takes only injective producers (its prologue); an injective op joins
         // any producer, preferring a heavy one.
         if (p == FusePattern::Reduction && groups[gi].pattern != FusePattern::Injective) continue;
@@ -96,9 +102,11 @@ std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
     }
     if (join < 0) {
       groups.push_back({});
+      reshapes.push_back(0);
       join = int(groups.size()) - 1;
     }
     groups[join].nodes.push_back(int(ni));
+    reshapes[size_t(join)] += is_reshape(n.op);
     if (p != FusePattern::Injective) groups[join].pattern = p;
     group_of[ni] = join;
   }

@@ -33,6 +33,11 @@ struct FuseOptions {
   /// A group takes at most this many nodes: its ops are inlined into one expression, and the
   /// passes over expressions recurse once per level (a 20,000-node chain overflowed the stack).
   size_t max_nodes = 64;
+  /// ... and at most this many reshapes (Reshape, Flatten, DepthToSpace, SpaceToDepth): each
+  /// one's index is a division and remainder of the flattened index of the next, in every
+  /// dimension, so an inlined chain of reshapes and transposes (which the simplifier cannot
+  /// collapse) grows exponentially (a 100-node chain on 120 elements took 24 GB to compile).
+  size_t max_reshapes = 4;
 };
 
 /// Groups of the live nodes, in an order where every group's inputs are computed earlier.

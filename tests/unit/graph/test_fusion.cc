@@ -108,6 +108,27 @@ TEST(Fusion, SharedValuesAreNotFusedAwayAndOrderStaysTopological) {
   EXPECT_EQ(kernels_reading_r, 2u);
 }
 
+// Alternating reshapes and transposes inline into an index that grows exponentially with the
+// chain (100 nodes on 120 elements took 24 GB to compile): a group takes at most
+// max_reshapes reshapes, and the chain compiles in several kernels.
+TEST(Fusion, AGroupTakesAFewReshapes) {
+  Builder b;
+  int y = b.input({2, 3, 4, 5});
+  for (int i = 0; i < 10; ++i) {
+    y = b.node("Transpose", {y}, {{"perm", ints({3, 2, 1, 0})}});
+    y = b.node("Reshape", {y, b.i64s({2, 3, 4, 5})});  // of a 5x4x3x2
+  }
+  Graph g = b.done({y});
+  std::vector<Group> groups = fuse(g);
+  ASSERT_GE(groups.size(), 3u);
+  for (const Group& grp : groups) {
+    size_t n = 0;
+    for (int m : grp.nodes) n += g.nodes[size_t(m)].op == "Reshape";
+    EXPECT_LE(n, 4u) << grp.ops(g);  // FuseOptions::max_reshapes
+  }
+  expect_topological(g, groups);
+}
+
 TEST(Passes, IdentityCseAndDeadCode) {
   Builder b;
   int x = b.input({8});

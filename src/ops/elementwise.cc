@@ -235,11 +235,14 @@ te::Tensor integer_pow(const te::Tensor& a, const te::Tensor& b, const std::stri
       [&](const std::vector<Var>& ax) {
         std::vector<Expr> o = detail::exprs(ax);
         Expr x = base(o), e = exponent(o);
-        Expr one = te::make_const(t, 1), minus_one = te::make_const(t, -1);
-        Expr odd = te::ne(te::floormod(e, te::make_const(i64, 2)), te::make_const(i64, 0));
-        Expr other = te::select(te::eq(x, one), one,
-                                te::select(te::eq(x, minus_one), te::select(odd, minus_one, one),
-                                           te::make_const(t, 0)));
+        Expr one = te::make_const(t, 1), zero = te::make_const(t, 0);
+        Expr other = zero;
+        if (t.is_int()) {  // -1 (an unsigned type's largest value is not -1)
+          Expr minus_one = te::make_const(t, -1);
+          Expr odd = te::ne(te::floormod(e, te::make_const(i64, 2)), te::make_const(i64, 0));
+          other = te::select(te::eq(x, minus_one), te::select(odd, minus_one, one), zero);
+        }
+        other = te::select(te::eq(x, one), one, other);
         Expr in_range =
             te::logical_and(e >= te::make_const(i64, 0), e < te::make_const(i64, kFactors));
         return te::select(in_range, product(o), other);

@@ -200,13 +200,17 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   if (mode != "constant" && mode != "edge" && mode != "reflect")
     c.fail("pad mode '" + mode + "' is not supported");
   std::vector<int64_t> pads;
-  double value = 0;
+  te::DataType t = x.dtype();
+  te::Expr value = te::make_const(t, 0);
   if (c.opset() < 11) {
     pads = c.attr("pads").ints;
-    value = c.attr_float("value", 0.0);
+    value = te::make_const(t, c.attr_float("value", 0.0));
   } else {
     pads = c.constant_ints(1, "pads");
-    if (c.has_input(2)) value = c.constant(2, "constant_value").get(0);
+    if (c.has_input(2)) {  // an integer as an integer: through a double, 2^53 + 1 became 2^53
+      const ops::HostTensor& v = c.constant(2, "constant_value");
+      value = t.is_float() ? te::make_const(t, v.get(0)) : te::make_int(v.get_int(0), t);
+    }
     if (c.has_input(3)) {  // opset 18: pads for these axes only
       // In the listed order, which the pads follow (normalize_axes sorts).
       std::vector<int64_t> axes = c.constant_ints(3, "axes");
@@ -227,11 +231,7 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
     if (p < 0) c.fail("negative pads are not supported");
   if (pads.size() != 2 * size_t(x.ndim())) c.fail("pads must hold two values per dimension");
   if (mode != "constant") return one(pad_by_index(c, x, pads, mode == "reflect"));
-  // An integer value as an integer: through a double, 2^53 + 1 became 2^53.
-  if (!x.dtype().is_float() && c.opset() >= 11 && c.has_input(2))
-    return one(ops::pad_with(
-        x, pads, te::make_int(c.constant(2, "constant_value").get_int(0), x.dtype()), c.name()));
-  return one(ops::pad(x, pads, value, c.name()));
+  return one(ops::pad_with(x, pads, value, c.name()));
 }
 
 ops::ResizeAttrs::Coord resize_coord(const ConvertContext& c) {
@@ -343,8 +343,10 @@ std::vector<ConvertOutput> range(const ConvertContext& c) {
   if (limit.dtype != t || delta.dtype != t) c.fail("start, limit and delta must share a type");
   double s = start.get(0), d = delta.get(0);
   if (d == 0) c.fail("delta must not be 0");
-  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit.get(0) - s) / d)));
-  if (!t.is_float()) {  // in integers: above 2^53 a double loses the last units
+  int64_t n = 0;
+  if (t.is_float()) {
+    n = std::max<int64_t>(0, int64_t(std::ceil((limit.get(0) - s) / d)));
+  } else {  // in integers: above 2^53 a double loses the last units
     int64_t a = start.get_int(0), b = limit.get_int(0), k = delta.get_int(0);
     __int128 span = __int128(b) - a;
     __int128 q = span / k + ((span % k != 0 && (span < 0) == (k < 0)) ? 1 : 0);  // ceil

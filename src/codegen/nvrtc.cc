@@ -1,5 +1,7 @@
 #include "codegen/nvrtc.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <regex>
 #include <sstream>
@@ -39,6 +41,21 @@ std::vector<NvrtcKernelInfo> parse_ptxas_log(const std::string& log) {
   return out;
 }
 
+std::string nvrtc_errors(const std::string& log, int max_errors) {
+  // A diagnostic line is "file(line): error: text"; the lines after it quote the source.
+  static const std::regex error(R"((^|: )(catastrophic )?error( #[0-9A-Za-z-]+)?: )");
+  std::istringstream is(log);
+  std::string line, out;
+  int n = 0;
+  while (std::getline(is, line)) {
+    if (!std::regex_search(line, error)) continue;
+    if (n++ < max_errors) out += (out.empty() ? "" : "; ") + line;
+  }
+  if (n > max_errors)
+    out += fmt::format(" (and {} more error{})", n - max_errors, n - max_errors > 1 ? "s" : "");
+  return out;
+}
+
 #ifdef TUNER_HAVE_NVRTC
 
 namespace {
@@ -65,16 +82,20 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& arch, co
     nvrtcProgram* p;
     ~Guard() { nvrtcDestroyProgram(p); }
   } guard{&prog};
-  std::string arch_opt = "-arch=" + arch;
-  const char* opts[] = {arch_opt.c_str(), "--ptxas-options=-v"};
-  nvrtcResult r = nvrtcCompileProgram(prog, 2, opts);
+  std::string arch_opt = "-arch=" + arch, include_opt = "--include-path=" TUNER_CUDA_INCLUDE_DIR;
+  const char* opts[] = {arch_opt.c_str(), "--ptxas-options=-v", include_opt.c_str()};
+  nvrtcResult r = nvrtcCompileProgram(prog, 3, opts);
   NvrtcOutput out;
   size_t n = 0;
   check(nvrtcGetProgramLogSize(prog, &n), "nvrtcGetProgramLogSize");
   out.log.resize(n);
   if (n) check(nvrtcGetProgramLog(prog, out.log.data()), "nvrtcGetProgramLog");
   while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
-  if (r != NVRTC_SUCCESS) throw NvrtcError("NVRTC (" + arch + "): " + nvrtcGetErrorString(r) + "\n" + out.log);
+  if (r != NVRTC_SUCCESS) {
+    std::string errors = nvrtc_errors(out.log);
+    throw NvrtcError("NVRTC (" + arch + "): " + nvrtcGetErrorString(r) + ": " +
+                     (errors.empty() ? out.log : errors));
+  }
   check(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize");
   out.ptx.resize(n);
   check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX");

@@ -34,6 +34,10 @@ class NvrtcError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The error diagnostics of an NVRTC log, without its warnings and source excerpts: at most
+/// `max_errors` of them joined by "; ", then how many more there were.
+std::string nvrtc_errors(const std::string& log, int max_errors = 3);
+
 /// True when Tuner was built with NVRTC.
 bool nvrtc_available();
 /// "13.0", or why it is not available.

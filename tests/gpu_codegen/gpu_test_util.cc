@@ -8,10 +8,11 @@ std::string nvrtc_missing() {
   return codegen::nvrtc_available() ? "" : "NVRTC (Tuner was built without the CUDA toolkit)";
 }
 
-std::string compare_outputs(const OpCase& c, const std::vector<ops::HostTensor>& outs) {
+std::string compare_outputs(const OpCase& c, const std::vector<ops::HostTensor>& outs, double rtol,
+                            double atol) {
   if (outs.size() != c.expected.size()) return "wrong number of outputs";
   for (size_t i = 0; i < outs.size(); ++i) {
-    auto r = ops::compare(outs[i], c.expected[i], 1e-3, 2e-3);
+    auto r = ops::compare(outs[i], c.expected[i], rtol, atol);
     if (!r.ok) return "output " + std::to_string(i) + ": " + r.message;
   }
   return "";

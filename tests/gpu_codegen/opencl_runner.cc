@@ -1,5 +1,6 @@
 #include "opencl_runner.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #ifndef TUNER_HAVE_OPENCL
@@ -13,7 +14,8 @@ OpenCLRunner* OpenCLRunner::get(std::string* missing) {
   if (missing) *missing = "built without OpenCL (install ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)";
   return nullptr;
 }
-std::shared_ptr<OpenCLProgram> OpenCLRunner::build(const std::string&) { return nullptr; }
+std::shared_ptr<OpenCLProgram> OpenCLRunner::build(const std::string&, bool) { return nullptr; }
+bool OpenCLRunner::has_extension(const std::string&) const { return false; }
 std::vector<ops::HostTensor> OpenCLRunner::run(OpenCLProgram&, const schedule::GpuLoweredFunc&,
                                                const std::vector<ops::HostTensor>&) {
   return {};
@@ -90,6 +92,15 @@ OpenCLRunner* OpenCLRunner::get(std::string* missing) {
   }();
   if (!runner && missing) *missing = why;
   return runner.get();
+}
+
+bool OpenCLRunner::has_extension(const std::string& name) const {
+  size_t n = 0;
+  clGetDeviceInfo(impl_->device, CL_DEVICE_EXTENSIONS, 0, nullptr, &n);
+  std::string list(n, '\0');
+  clGetDeviceInfo(impl_->device, CL_DEVICE_EXTENSIONS, n, list.data(), nullptr);
+  list.resize(std::strlen(list.c_str()));
+  return (" " + list + " ").find(" " + name + " ") != std::string::npos;
 }
 
 std::shared_ptr<OpenCLProgram> OpenCLRunner::build(const std::string& source, bool optimize) {

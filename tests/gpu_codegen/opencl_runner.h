@@ -30,6 +30,9 @@ class OpenCLRunner {
   std::vector<ops::HostTensor> run(OpenCLProgram& program, const schedule::GpuLoweredFunc& f,
                                    const std::vector<ops::HostTensor>& inputs);
 
+  /// True when the device offers the OpenCL extension `name` (cl_khr_fp16).
+  bool has_extension(const std::string& name) const;
+
   /// "Portable Computing Language / cpu-..."
   const std::string& device_name() const { return name_; }
 

@@ -2,6 +2,9 @@
 // CUDA C through NVRTC for every architecture.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
+
 #include "codegen/gpu_build.h"
 #include "codegen/gpu_source.h"
 #include "codegen/nvrtc.h"
@@ -106,6 +109,61 @@ TEST(GpuFallback, EveryOpCompilesWithNvrtc) {
       ADD_FAILURE() << e.what();
     }
   }
+}
+
+// float16 kernels: CUDA's half comes from cuda_fp16.h and converts implicitly to and from
+// float, so a float literal or a float math result beside a half made the code ambiguous; the
+// kernels of every op that takes a dtype compile with NVRTC and, where PoCL offers
+// cl_khr_fp16, match the reference.
+TEST(GpuFallback, Float16OpsCompileWithNvrtcAndRunOnPoCL) {
+  std::vector<std::unique_ptr<OpCase>> cases;
+  std::vector<schedule::GpuLoweredFunc> funcs;
+  for (auto& [op, params_list] : op_cases()) {
+    const ops::OpDef& def = ops::find_op(op);
+    if (std::none_of(def.params.begin(), def.params.end(),
+                     [](const ops::OpParam& p) { return p.name == "dtype"; }))
+      continue;
+    std::vector<std::string> params;
+    for (auto& p : params_list.front())
+      if (p.rfind("dtype=", 0) != 0) params.push_back(p);
+    params.push_back("dtype=float16");
+    try {
+      cases.push_back(std::make_unique<OpCase>(op, params));
+    } catch (const UserError&) {
+      continue;  // the op refuses float16 (Winograd)
+    }
+    funcs.push_back(schedule::lower_gpu(schedule::gpu_fallback_schedule(cases.back()->dag).state(),
+                                        "h" + std::to_string(funcs.size())));
+  }
+  ASSERT_GT(cases.size(), 40u);
+  std::vector<const schedule::GpuLoweredFunc*> ptrs;
+  for (auto& f : funcs) ptrs.push_back(&f);
+
+  std::string missing = nvrtc_missing();
+  if (missing.empty()) {
+    std::string src = codegen::emit_gpu_source(ptrs, codegen::GpuDialect::Cuda);
+    for (auto& arch : gpu_archs()) {
+      try {
+        EXPECT_FALSE(codegen::nvrtc_compile(src, arch).cubin.empty()) << arch;
+      } catch (const codegen::NvrtcError& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  } else {
+    std::cout << "NVRTC part skipped: " << missing << "\n";
+  }
+
+  OpenCLRunner* cl = OpenCLRunner::get(&missing);
+  if (!cl || !cl->has_extension("cl_khr_fp16")) {
+    std::cout << "PoCL part skipped: " << (cl ? cl->device_name() + " has no cl_khr_fp16" : missing)
+              << "\n";
+    return;
+  }
+  auto prog = cl->build(codegen::emit_gpu_source(ptrs, codegen::GpuDialect::OpenCL));
+  for (size_t i = 0; i < funcs.size(); ++i)
+    EXPECT_EQ(compare_outputs(*cases[i], cl->run(*prog, funcs[i], cases[i]->inputs), 1e-2, 1e-2),
+              "")
+        << cases[i]->str();
 }
 
 }  // namespace

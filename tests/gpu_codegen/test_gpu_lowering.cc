@@ -211,6 +211,25 @@ TEST(Nvrtc, ParsesThePtxasLog) {
   EXPECT_EQ(k[1].shared_bytes, 0);
 }
 
+TEST(Nvrtc, AnErrorKeepsTheErrorsAndDropsTheWarnings) {
+  std::string log =
+      "k.cu(3): warning #177-D: variable \"t\" was declared but never referenced\n"
+      "    int t;\n"
+      "        ^\n\n"
+      "k.cu(7): error: identifier \"half\" is undefined\n"
+      "    half x = a[i];\n"
+      "    ^\n\n"
+      "k.cu(9): error: identifier \"half\" is undefined\n"
+      "k.cu(11): catastrophic error: cannot open source file \"x.h\"\n"
+      "nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+      "3 errors detected in the compilation of \"k.cu\".\n";
+  EXPECT_EQ(codegen::nvrtc_errors(log, 2),
+            "k.cu(7): error: identifier \"half\" is undefined; "
+            "k.cu(9): error: identifier \"half\" is undefined (and 2 more errors)");
+  EXPECT_EQ(codegen::nvrtc_errors(log, 9).find("warning"), std::string::npos);
+  EXPECT_EQ(codegen::nvrtc_errors("ptxas info    : Used 12 registers\n"), "");
+}
+
 TEST(Nvrtc, BuildsAGpuKernelWithResources) {
   std::string missing = nvrtc_missing();
   if (!missing.empty()) GTEST_SKIP() << "skipped: " << missing;

@@ -38,6 +38,7 @@ void list_runs(db::Database& db) {
 }
 
 void cmd_report(const ReportArgs& a) {
+  if (!a.out.empty()) check_output_path(a.out);  // a bad -o is the first thing to say
   auto db = db::SqliteDatabase::open(a.db, {.mode = db::OpenMode::ReadOnly});
   if (a.list) return list_runs(*db);
   int64_t id = 0;

@@ -62,6 +62,8 @@ te::Tensor relu(const te::Tensor& x, const std::string& name) {
 
 te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name) {
   detail::check_numeric(x, name);
+  USER_CHECK(!std::isnan(lo) && !std::isnan(hi))
+      << name << ": " << (std::isnan(lo) ? "min" : "max") << " is NaN; a bound must be a number";
   USER_CHECK(lo <= hi) << name << ": min " << lo << " is greater than max " << hi;
   te::DataType t = x.dtype();
   return map_unary(

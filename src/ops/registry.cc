@@ -143,9 +143,11 @@ Params parse_params(const OpDef& op, const std::vector<std::string>& key_eq_valu
   Params params;
   for (auto& kv : key_eq_value) {
     size_t eq = kv.find('=');
-    USER_CHECK(eq != std::string::npos && eq > 0)
+    // Spaces around either side are a quoting slip ("shape= 7x13"), not part of the value.
+    std::string key = trim(kv.substr(0, eq)),
+                value = eq == std::string::npos ? "" : trim(kv.substr(eq + 1));
+    USER_CHECK(eq != std::string::npos && !key.empty())
         << "op " << op.name << ": expected key=value, got '" << kv << "'";
-    std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
     bool known = std::any_of(op.params.begin(), op.params.end(),
                              [&](const OpParam& p) { return p.name == key; });
     USER_CHECK(known) << "op " << op.name << " has no parameter '" << key

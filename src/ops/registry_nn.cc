@@ -85,6 +85,8 @@ OpDef conv_op(bool depthwise) {
     int64_t c = p.get_int("c");
     int64_t groups = depthwise ? c : p.get_int("groups");
     int64_t k = p.get_int(depthwise ? "multiplier" : "k");
+    USER_CHECK(k > 0) << (depthwise ? "depthwise_conv2d: multiplier=" : "conv2d: k=") << k
+                      << " must be positive";
     USER_CHECK(!depthwise || !__builtin_mul_overflow(c, k, &k))
         << "depthwise_conv2d: c * multiplier overflows 64 bits";
     // max(1, ...) so that a bad group count is reported by the shape check, not as a 0 dim.

@@ -49,6 +49,9 @@ fs::path dir_of(const fs::path& p) {
 
 fs::path checked_target(const std::string& path) {
   USER_CHECK(!path.empty()) << "the output path is empty";
+  // Elsewhere "-" is the standard output (db export -o -); here it would be a stray file.
+  USER_CHECK(path != "-") << "cannot write '-': this output is a file, not the standard output; "
+                          << "name a file (./- for one named '-')";
   fs::path p = resolve(path);
   std::error_code ec;
   fs::file_status st = fs::status(p, ec);

@@ -16,6 +16,18 @@ expect_error "unknown option '-mfoo'" op run matmul m=4 n=4 k=4 "--target=llvm -
 expect_error "unknown CPU 'notacpu'" op run matmul m=4 n=4 k=4 "--target=llvm -mcpu=notacpu"
 expect_error "m" op run matmul m=0 n=4 k=4
 expect_error "m" op run matmul m=abc n=4 k=4
+expect_error "^error: clip: min is NaN; a bound must be a number$" op run clip shape=4 min=nan --db ''
+expect_error "^error: depthwise_conv2d: multiplier=0 must be positive$" \
+  op run depthwise_conv2d n=1 c=4 h=8 w=8 kh=3 kw=3 multiplier=0 --db ''
+expect_error "^error: conv2d: k=-2 must be positive$" op run conv2d n=1 c=4 h=8 w=8 k=-2 kh=3 kw=3 --db ''
+expect_error "op matmul: expected key=value, got ' =4'" op run matmul " =4" n=4 k=4 --db ''
+# Spaces around a key or value are dropped, not part of it (dtype=" float16" was unknown).
+if "$TUNER" op run relu " shape = 4x3 " "dtype= float16" --db '' > /dev/null; then
+  echo "ok: spaces around op parameters"
+else
+  echo "FAIL: op run relu ' shape = 4x3 ' 'dtype= float16'"
+  failures=$((failures + 1))
+fi
 expect_error "broadcast|shape" op run add a=2x3 b=4x5
 expect_error "channel|group" op run conv2d n=1 c=6 h=8 w=8 k=4 kh=3 kw=3 groups=4
 expect_error "cuda|GPU" op run matmul m=4 n=4 k=4 "--target=cuda -arch=sm_90"

@@ -57,6 +57,12 @@ expect_error "^error: --output: empty path" report --db "$db" -o ''
 expect_error "^error: --output: empty path" db export --db "$db" -o ''
 expect_error "^error: --curve: empty path" op tune matmul m=4 n=4 k=4 --db '' --trials 4 --curve ''
 expect_error "^error: --dump: empty path" compile "$tmp/m.onnx" --db '' --dump ''
+# "-" is the standard output only where a command says so (db export); elsewhere it is refused,
+# not written as a file named "-".
+expect_error "cannot write '-': this output is a file, not the standard output" \
+  compile "$tmp/m.onnx" --db '' -o -
+expect_error "cannot write '-'" tune "$tmp/m.onnx" --db "$db" --trials 100000 -o -
+expect_error "cannot write '-'" report --db "$db" -o -
 cd - > /dev/null || exit 1
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: wrote $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 [ "$("$TUNER" db stats --db "$db" --json | grep -c '"records": 1')" -eq 1 ] ||

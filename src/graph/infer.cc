@@ -16,7 +16,12 @@ std::vector<te::Tensor> input_placeholders(const Graph& g, const Node& n) {
     if (n.inputs[i] < 0) continue;
     if (std::count(c->constant_inputs.begin(), c->constant_inputs.end(), int(i))) continue;
     const Value& v = g.values[n.inputs[i]];
-    out[i] = te::placeholder(v.shape, v.dtype, "in" + std::to_string(i));
+    // Named after the model's tensor, as the converters' messages name their operands; quoted,
+    // so no name a converter gives its stages can equal it (a DAG's names are unique).
+    std::string name = v.name.empty() ? "in" + std::to_string(i) : "'" + v.name + "'";
+    for (size_t j = 0; j < i; ++j)
+      if (out[j] && out[j].name() == name) name += "#" + std::to_string(i);  // Add(x, x)
+    out[i] = te::placeholder(v.shape, v.dtype, name);
   }
   return out;
 }

@@ -144,8 +144,9 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
     if (!*p) continue;
     detail::check_same_dtype(x, *p, name);
     USER_CHECK(p->shape() == inner)
-        << name << ": " << p->name() << " must have the normalized shape " << te::shape_str(inner)
-        << ", got " << te::shape_str(p->shape());
+        << name << ": " << (p == &gamma ? "scale " : "bias ") << p->name()
+        << " must have the normalized shape " << te::shape_str(inner) << ", got "
+        << te::shape_str(p->shape());
   }
   USER_CHECK(gamma) << name << ": gamma is required";
   double inv_n = 1.0 / double(te::num_elements(inner));

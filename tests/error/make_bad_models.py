@@ -310,3 +310,11 @@ save(model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="ct0", str
                              output_padding=[2, 0])],
            [tensor_info("x", [1, 2, 4, 4])], [tensor_info("y", None)],
            [numpy_helper.from_array(np.ones((2, 3, 3, 3), np.float32), "w")]), "conv_transpose_outpad.onnx")
+
+# Operand messages name the model's tensors (they said in0, in2).
+save(model([helper.make_node("Add", ["act", "w"], ["y"], name="add")],
+           [tensor_info("act", [2, 3]), tensor_info("w", [2, 3], TensorProto.INT32)],
+           [tensor_info("y", None)]), "add_mixed_dtypes.onnx")
+save(model([helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["y"], name="ln")],
+           [tensor_info("x", [2, 8]), tensor_info("gamma", [8]), tensor_info("beta", [4])],
+           [tensor_info("y", None)], opset=17), "layernorm_bias_shape.onnx")

@@ -180,6 +180,10 @@ expect_model "node 0's operator type is not printable UTF-8 text" "$m/op_type_ne
 expect_model "no_outputs.onnx: the model has no outputs" "$m/no_outputs.onnx"
 expect_model "ConvTranspose 'ct0': output_padding 2 must be less than the stride \(2\) or the dilation \(1\)" \
   "$m/conv_transpose_outpad.onnx"
+expect_error "^error: Add 'add': operand dtypes differ: float32 \('act'\) vs int32 \('w'\)$" \
+  compile "$m/add_mixed_dtypes.onnx" --db ''
+expect_error "^error: LayerNormalization 'ln': bias 'beta' must have the normalized shape 8, got 4$" \
+  compile "$m/layernorm_bias_shape.onnx" --db ''
 expect_ok "Transpose and ReduceSum of a 0-d tensor compile" compile "$m/scalar_ops.onnx" --db "" \
   -o "$tmp/scalar.tuner"
 expect_ok "... and run" run "$tmp/scalar.tuner" --repeat 1

@@ -1,0 +1,309 @@
+// Models built in C++ (onnx/model_builder.h): recurrent layers in the forms the node tests
+// lack, against ONNX's equations in double; exact integer and float arithmetic.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+#include "graph/evaluate.h"
+#include "onnx/model_builder.h"
+#include "onnx/node_harness.h"
+#include "support/error.h"
+#include "support/rng.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+// Recurrent layers in the forms the node tests lack (both directions, reverse, clip, GRU's
+// linear_before_reset, batch-first layout, per-direction activations) against ONNX's
+// equations written out as plain loops in double.
+struct Recurrent {
+  std::string op;  // RNN, GRU, LSTM
+  std::string direction = "forward";
+  double clip = 0;
+  int64_t linear_before_reset = 0, layout = 0;
+  std::vector<std::string> activations{};  // empty: the defaults
+  float leaky_alpha = 0;                  // activation_alpha = {it} when set (one LeakyRelu)
+  int64_t T = 3, B = 2, I = 3, H = 4;
+  int64_t gates() const { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
+  int64_t dirs() const { return direction == "bidirectional" ? 2 : 1; }
+};
+
+double act(const std::string& name, double v, double leaky_alpha) {
+  if (name == "Sigmoid") return 1 / (1 + std::exp(-v));
+  if (name == "Relu") return std::max(v, 0.0);
+  if (name == "LeakyRelu") return v < 0 ? leaky_alpha * v : v;
+  return std::tanh(v);
+}
+
+// Outputs Y, Y_h (, Y_c) for inputs X, W, R, B, initial_h (, initial_c, P), layout 0 or 1.
+std::vector<std::vector<double>> recurrent_reference(const Recurrent& c, const std::vector<HostTensor>& in) {
+  int64_t T = c.T, Bt = c.B, I = c.I, H = c.H, G = c.gates(), D = c.dirs();
+  bool bf = c.layout == 1;
+  auto X = [&](int64_t t, int64_t b, int64_t i) { return in[0].get(bf ? (b * T + t) * I + i : (t * Bt + b) * I + i); };
+  auto W = [&](int64_t d, int64_t j, int64_t i) { return in[1].get((d * G * H + j) * I + i); };
+  auto R = [&](int64_t d, int64_t j, int64_t k) { return in[2].get((d * G * H + j) * H + k); };
+  auto Bias = [&](int64_t d, int64_t j) { return in[3].get(d * 2 * G * H + j); };
+  auto init = [&](size_t which, int64_t d, int64_t b, int64_t k) {
+    return in[which].get(bf ? (b * D + d) * H + k : (d * Bt + b) * H + k);
+  };
+  std::vector<std::string> names = c.activations;
+  std::vector<std::string> defaults = c.op == "RNN" ? std::vector<std::string>{"Tanh"}
+                                      : c.op == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                      : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+  if (names.empty())
+    for (int64_t d = 0; d < D; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
+  int64_t per = int64_t(defaults.size());
+  double leaky = c.leaky_alpha > 0 ? double(c.leaky_alpha) : 0.01;
+  auto clip = [&](double v) { return c.clip > 0 ? std::min(std::max(v, -c.clip), c.clip) : v; };
+  std::vector<double> Y(size_t(T * D * Bt * H)), Yh(size_t(D * Bt * H)), Yc(size_t(D * Bt * H));
+  for (int64_t d = 0; d < D; ++d) {
+    const std::string& f = names[size_t(d * per)];
+    const std::string& g = names[size_t(d * per + (per > 1 ? 1 : 0))];
+    const std::string& hact = names[size_t(d * per + per - 1)];
+    std::vector<double> h(size_t(Bt * H)), cell(size_t(Bt * H));
+    for (int64_t b = 0; b < Bt; ++b)
+      for (int64_t k = 0; k < H; ++k) {
+        h[size_t(b * H + k)] = init(4, d, b, k);
+        if (c.op == "LSTM") cell[size_t(b * H + k)] = init(5, d, b, k);
+      }
+    for (int64_t s = 0; s < T; ++s) {
+      int64_t t = (d == 1 || c.direction == "reverse") ? T - 1 - s : s;
+      std::vector<double> nh(h.size()), nc(cell.size());
+      for (int64_t b = 0; b < Bt; ++b) {
+        // pre[j] = x W + h R + Wb + Rb for every gate unit j; xw and hr kept apart for GRU.
+        std::vector<double> xw(size_t(G * H)), hr(size_t(G * H));
+        for (int64_t j = 0; j < G * H; ++j) {
+          for (int64_t i = 0; i < I; ++i) xw[size_t(j)] += X(t, b, i) * W(d, j, i);
+          for (int64_t k = 0; k < H; ++k) hr[size_t(j)] += h[size_t(b * H + k)] * R(d, j, k);
+          xw[size_t(j)] += Bias(d, j);
+          hr[size_t(j)] += Bias(d, G * H + j);
+        }
+        for (int64_t u = 0; u < H; ++u) {
+          size_t o = size_t(b * H + u);
+          auto pre = [&](int64_t k) { return xw[size_t(k * H + u)] + hr[size_t(k * H + u)]; };
+          if (c.op == "RNN") {
+            nh[o] = act(f, clip(pre(0)), leaky);
+          } else if (c.op == "GRU") {
+            double z = act(f, clip(pre(0)), leaky);
+            double hh;
+            if (c.linear_before_reset) {
+              hh = act(g, clip(xw[size_t(2 * H + u)] + act(f, clip(pre(1)), leaky) * hr[size_t(2 * H + u)]), leaky);
+            } else {
+              double rh = Bias(d, G * H + 2 * H + u);
+              for (int64_t k = 0; k < H; ++k) {
+                double r = act(f, clip(xw[size_t(H + k)] + hr[size_t(H + k)]), leaky);
+                rh += r * h[size_t(b * H + k)] * R(d, 2 * H + u, k);
+              }
+              hh = act(g, clip(xw[size_t(2 * H + u)] + rh), leaky);
+            }
+            nh[o] = (1 - z) * hh + z * h[o];
+          } else {
+            auto P = [&](int64_t k) { return in[6].get(d * 3 * H + k * H + u); };  // i, o, f
+            double i = act(f, clip(pre(0) + P(0) * cell[o]), leaky), fg = act(f, clip(pre(2) + P(2) * cell[o]), leaky);
+            nc[o] = fg * cell[o] + i * act(g, clip(pre(3)), leaky);
+            nh[o] = act(f, clip(pre(1) + P(1) * nc[o]), leaky) * act(hact, nc[o], leaky);
+          }
+        }
+      }
+      h = nh;
+      if (c.op == "LSTM") cell = nc;
+      for (int64_t b = 0; b < Bt; ++b)
+        for (int64_t k = 0; k < H; ++k)
+          Y[size_t(bf ? ((b * T + t) * D + d) * H + k : ((t * D + d) * Bt + b) * H + k)] = h[size_t(b * H + k)];
+    }
+    for (int64_t b = 0; b < Bt; ++b)
+      for (int64_t k = 0; k < H; ++k) {
+        size_t at = size_t(bf ? (b * D + d) * H + k : (d * Bt + b) * H + k);
+        Yh[at] = h[size_t(b * H + k)];
+        Yc[at] = cell[size_t(b * H + k)];
+      }
+  }
+  if (c.op == "LSTM") return {Y, Yh, Yc};
+  return {Y, Yh};
+}
+
+TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
+  std::vector<Recurrent> cases;
+  auto add = [&](Recurrent r) { cases.push_back(std::move(r)); };
+  add({.op = "LSTM", .direction = "bidirectional", .clip = 0.9});
+  add({.op = "LSTM", .direction = "reverse", .layout = 1});
+  add({.op = "GRU", .direction = "reverse", .linear_before_reset = 1});
+  add({.op = "GRU", .direction = "bidirectional", .clip = 0.7, .layout = 1});
+  add({.op = "RNN", .direction = "bidirectional", .activations = {"Relu", "Tanh"}});
+  // activation_alpha goes to the activations that take one, in order (as ONNX Runtime reads it).
+  add({.op = "LSTM", .activations = {"Sigmoid", "LeakyRelu", "Tanh"}, .leaky_alpha = 0.3f});
+  for (const Recurrent& c : cases) {
+    SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout));
+    int64_t G = c.gates(), D = c.dirs();
+    bool bf = c.layout == 1;
+    ModelBuilder b(14);
+    std::vector<int64_t> xs = bf ? std::vector<int64_t>{c.B, c.T, c.I} : std::vector<int64_t>{c.T, c.B, c.I};
+    std::vector<int64_t> hs = bf ? std::vector<int64_t>{c.B, D, c.H} : std::vector<int64_t>{D, c.B, c.H};
+    std::vector<std::vector<int64_t>> shapes = {xs, {D, G * c.H, c.I}, {D, G * c.H, c.H}, {D, 2 * G * c.H}, hs};
+    std::vector<std::string> names = {"X", "W", "R", "B", "initial_h"};
+    if (c.op == "LSTM") {
+      shapes.push_back(hs);
+      shapes.push_back({D, 3 * c.H});
+      names.insert(names.end(), {"initial_c", "P"});
+    }
+    for (size_t i = 0; i < names.size(); ++i) b.input(names[i], shapes[i]);
+    std::vector<std::string> ins = {"X", "W", "R", "B", "", "initial_h"};
+    if (c.op == "LSTM") ins.insert(ins.end(), {"initial_c", "P"});
+    std::vector<std::string> outs = {"Y", "Y_h"};
+    b.output("Y", bf ? std::vector<int64_t>{c.B, c.T, D, c.H} : std::vector<int64_t>{c.T, D, c.B, c.H});
+    b.output("Y_h", hs);
+    if (c.op == "LSTM") {
+      outs.push_back("Y_c");
+      b.output("Y_c", hs);
+    }
+    onnx::NodeProto& n = b.node(c.op, ins, outs);
+    set_int(n, "hidden_size", c.H);
+    set_string(n, "direction", c.direction);
+    if (c.layout) set_int(n, "layout", c.layout);
+    if (c.linear_before_reset) set_int(n, "linear_before_reset", 1);
+    if (c.clip > 0) {
+      auto* a = n.add_attribute();
+      a->set_name("clip");
+      a->set_type(onnx::AttributeProto::FLOAT);
+      a->set_f(float(c.clip));
+    }
+    if (!c.activations.empty()) {
+      auto* a = n.add_attribute();
+      a->set_name("activations");
+      a->set_type(onnx::AttributeProto::STRINGS);
+      for (const auto& s : c.activations) a->add_strings(s);
+    }
+    if (c.leaky_alpha > 0) {
+      auto* a = n.add_attribute();
+      a->set_name("activation_alpha");
+      a->set_type(onnx::AttributeProto::FLOATS);
+      a->add_floats(c.leaky_alpha);
+    }
+    graph::Graph g = b.import();
+    Rng rng(11);
+    std::vector<HostTensor> in;
+    for (const auto& s : shapes) in.push_back(HostTensor::random(s, te::DataType::f32(), rng));
+    Recurrent exact = c;
+    exact.clip = c.clip > 0 ? double(float(c.clip)) : 0;
+    expect_outputs(g, in, recurrent_reference(exact, in));
+  }
+}
+
+// Shorter sequences per batch entry are not supported: one clear error naming the node.
+TEST(GraphModels, RecurrentSequenceLensShorterThanTheSequenceIsAnError) {
+  ModelBuilder b(14);
+  b.input("X", {3, 2, 3});
+  b.input("W", {1, 4, 3});
+  b.input("R", {1, 4, 4});
+  b.output("Y", {3, 1, 2, 4});
+  onnx::TensorProto* t = b.model().mutable_graph()->add_initializer();
+  t->set_name("lens");
+  t->set_data_type(onnx::TensorProto::INT32);
+  t->add_dims(2);
+  t->add_int32_data(3);
+  t->add_int32_data(2);
+  set_int(b.node("RNN", {"X", "W", "R", "", "lens"}, {"Y"}), "hidden_size", 4);
+  EXPECT_THAT([&] { b.import(); },
+              testing::ThrowsMessage<UserError>(testing::HasSubstr("sequence_lens shorter than the sequence")));
+}
+
+// Float Mod (fmod = 1) is C's fmod, exact for any quotient (a - b * trunc(a / b) in float gave
+// fmod(1e20, 3) = 2.2e12); integer Pow computes in double, as ONNX Runtime does (float32 gave
+// 3^19 = 1162261504). Interpreted and compiled, compared exactly.
+TEST(GraphModels, FloatModAndIntegerPowAreExact) {
+  ModelBuilder b(13);
+  b.input("a", {8});
+  b.input("b", {8});
+  b.input("base", {5}, onnx::TensorProto::INT32);
+  b.input("exp", {5}, onnx::TensorProto::INT32);
+  b.output("mod", {8});
+  b.output("pow", {5}, onnx::TensorProto::INT32);
+  set_int(b.node("Mod", {"a", "b"}, {"mod"}), "fmod", 1);
+  b.node("Pow", {"base", "exp"}, {"pow"});
+  graph::Graph g = b.import();
+  std::vector<double> a = {1e20, 1e10, -3e9, 1e38, 7, 5.5, -5.5, 0},
+                      bv = {3, 3, 7, 3.5, 1e-7, 2, 2, 3};
+  std::vector<HostTensor> in = {
+      floats({8}, a), floats({8}, bv),
+      HostTensor::from_values({5}, te::DataType::i32(), {3, 7, 46340, 2, -3}),
+      HostTensor::from_values({5}, te::DataType::i32(), {19, 11, 2, -1, 3})};
+  const std::vector<int64_t> pow_want = {1162261467, 1977326743, 2147395600, 0, -27};
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, in) : graph::evaluate_graph(g, in);
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(out[0].get(int64_t(i)), double(std::fmod(float(a[i]), float(bv[i]))))
+          << how << ": fmod(" << a[i] << ", " << bv[i] << ")";
+    for (size_t i = 0; i < pow_want.size(); ++i)
+      EXPECT_EQ(out[1].get_int(int64_t(i)), pow_want[i]) << how << ": pow element " << i;
+  }
+}
+
+// Opset 18 Pad's pads follow its axes input in the order listed (they were applied in sorted
+// axis order: [2, 0] padded axis 0 as axis 2's).
+TEST(GraphModels, Pad18AxesInTheirListedOrder) {
+  ModelBuilder b(18);
+  b.input("x", {2, 3, 4});
+  b.output("y", {7, 3, 5});
+  b.initializer("pads", {4}, {1, 2, 0, 3});  // begins of axes 2, 0; then their ends
+  b.initializer("axes", {2}, {2, 0});
+  b.node("Pad", {"x", "pads", "", "axes"}, {"y"});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> out = graph::evaluate_graph(g, {iota({2, 3, 4})});
+  ASSERT_EQ(out[0].shape, (ops::Shape{7, 3, 5}));
+  // x[i][j][k] = 12 i + 4 j + k lands at [i + 2][j][k + 1]; the rest is padding.
+  EXPECT_EQ(out[0].get((2 * 3 + 1) * 5 + 3), 6);   // x[0][1][2]
+  EXPECT_EQ(out[0].get((3 * 3 + 2) * 5 + 4), 23);  // x[1][2][3]
+  EXPECT_EQ(out[0].get((3 * 3 + 2) * 5 + 0), 0);
+  EXPECT_EQ(out[0].get((1 * 3 + 1) * 5 + 2), 0);
+}
+
+// int64 constants above 2^53 stay exact (they went through a double: 2^53 + 1 became 2^53):
+// Clip's bound, Pad's value, ConstantOfShape's value and Range's length.
+TEST(GraphModels, Int64ConstantsAbove2To53AreExact) {
+  const int64_t big = (int64_t(1) << 53) + 1;
+  ModelBuilder b(13);
+  b.input("x", {2}, onnx::TensorProto::INT64);
+  b.output("clip", {2}, onnx::TensorProto::INT64);
+  b.output("pad", {3}, onnx::TensorProto::INT64);
+  b.output("fill", {2}, onnx::TensorProto::INT64);
+  b.output("range", {3}, onnx::TensorProto::INT64);
+  b.initializer("hi", {}, {big});
+  b.initializer("pads", {2}, {1, 0});
+  b.initializer("fill_shape", {1}, {2});
+  b.initializer("start", {}, {big});
+  b.initializer("limit", {}, {big + 3});
+  b.initializer("delta", {}, {1});
+  b.node("Clip", {"x", "", "hi"}, {"clip"});
+  b.node("Pad", {"x", "pads", "hi"}, {"pad"});
+  auto& fill = b.node("ConstantOfShape", {"fill_shape"}, {"fill"});
+  auto* value = fill.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(big);
+  b.node("Range", {"start", "limit", "delta"}, {"range"});
+  graph::Graph g = b.import();
+  HostTensor x({2}, te::DataType::i64());
+  x.set_int(0, big + 2);
+  x.set_int(1, big);
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, {x}) : graph::evaluate_graph(g, {x});
+    auto ints = [](const HostTensor& t) {
+      std::vector<int64_t> v;
+      for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.get_int(i));
+      return v;
+    };
+    EXPECT_EQ(ints(out[0]), (std::vector<int64_t>{big, big})) << how;
+    EXPECT_EQ(ints(out[1]), (std::vector<int64_t>{big, big + 2, big})) << how;
+    EXPECT_EQ(ints(out[2]), (std::vector<int64_t>{big, big})) << how;
+    EXPECT_EQ(ints(out[3]), (std::vector<int64_t>{big, big + 1, big + 2})) << how;
+  }
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

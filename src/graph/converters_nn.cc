@@ -328,15 +328,23 @@ std::vector<ConvertOutput> cumsum(const ConvertContext& c) {
       c.name(), "reduce"));
 }
 
-// (x - mean) / sqrt(var + epsilon) over `axes` (kept as size 1), var = E[(x - mean)^2].
+// Mean and variance over `axes` (kept as size 1), var = E[(x - mean)^2], of x less a shift:
+// each group's first element (the sums are of deviations, as in ops::layer_norm). The
+// centered value is x - shift - mean, all three indexed with the reduced axes at 0.
 struct Moments {
-  te::Tensor mean, var;
+  te::Tensor shift, mean, var;
 };
 Moments moments(const ConvertContext& c, const te::Tensor& x, const std::vector<int64_t>& axes) {
-  te::Tensor mean = ops::reduce_mean(x, axes, /*keepdims=*/true, c.name("mean"));
-  te::Tensor d2 = ops::map_binary(x, mean, [](const Expr& v, const Expr& m) { return square(v - m); },
-                                  c.name("dev2"));
-  return {mean, ops::reduce_mean(d2, axes, /*keepdims=*/true, c.name("var"))};
+  ops::Shape kept = x.shape();
+  for (int64_t a : axes) kept[size_t(a)] = 1;
+  te::Tensor shift = te::compute(
+      kept, [&](const std::vector<Var>& i) { return x(ops::detail::exprs(i)); }, c.name("shift"));
+  te::Tensor xs = ops::map_binary(
+      x, shift, [](const Expr& v, const Expr& k) { return v - k; }, c.name("shifted"));
+  te::Tensor mean = ops::reduce_mean(xs, axes, /*keepdims=*/true, c.name("mean"));
+  te::Tensor d2 = ops::map_binary(
+      xs, mean, [](const Expr& v, const Expr& m) { return square(v - m); }, c.name("dev2"));
+  return {shift, mean, ops::reduce_mean(d2, axes, /*keepdims=*/true, c.name("var"))};
 }
 
 // InstanceNormalization: each (n, c) plane normalized, then scale[c] and B[c].
@@ -358,7 +366,8 @@ std::vector<ConvertOutput> instance_norm(const ConvertContext& c) {
         std::vector<Expr> s = ops::detail::exprs(ax);
         for (size_t d = 2; d < s.size(); ++d) s[d] = te::make_int(0);
         Expr inv = te::call(te::Intrinsic::Rsqrt, {m.var(s) + te::make_const(t, eps)});
-        return (x(ops::detail::exprs(ax)) - m.mean(s)) * inv * scale(ax[1]) + bias(ax[1]);
+        return (x(ops::detail::exprs(ax)) - m.shift(s) - m.mean(s)) * inv * scale(ax[1]) +
+               bias(ax[1]);
       },
       c.name()));
 }
@@ -386,7 +395,7 @@ std::vector<ConvertOutput> group_norm(const ConvertContext& c) {
         Expr g = te::floordiv(ax[1], Expr(cpg));
         std::vector<Expr> s = {ax[0], g, te::make_int(0)};
         Expr inv = te::call(te::Intrinsic::Rsqrt, {m.var(s) + te::make_const(t, eps)});
-        return (x(ops::detail::exprs(ax)) - m.mean(s)) * inv * scale(g) + bias(g);
+        return (x(ops::detail::exprs(ax)) - m.shift(s) - m.mean(s)) * inv * scale(g) + bias(g);
       },
       c.name()));
 }

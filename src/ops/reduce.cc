@@ -150,29 +150,48 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
   }
   USER_CHECK(gamma) << name << ": gamma is required";
   double inv_n = 1.0 / double(te::num_elements(inner));
+  // Moments of x - k, k the row's first element: the same variance, but the sums are of
+  // deviations, not of the values (at mean 1e4 a float32 mean is 1e-3 of a unit deviation
+  // off; shifted, 1e-7). x - k is exact for values within a factor 2 of each other.
+  auto shifted = [&](std::vector<Expr> idx) {
+    Expr v = x(idx);
+    for (int a : ax) idx[size_t(a)] = Expr(0);
+    return v - x(idx);
+  };
   // Mean and variance as sums of pre-scaled terms (a reduction must be the whole body).
   te::Tensor mean = te::compute(
       outer,
       [&](const std::vector<Var>& o) {
         std::vector<IterVar> r = reduce_axes(x.shape(), ax);
-        return te::sum(x(full_index(x.ndim(), ax, o, r, false)) * Expr(inv_n), r);
+        return te::sum(shifted(full_index(x.ndim(), ax, o, r, false)) * Expr(inv_n), r);
       },
       name + "_mean", "reduce");
   te::Tensor var = te::compute(
       outer,
       [&](const std::vector<Var>& o) {
         std::vector<IterVar> r = reduce_axes(x.shape(), ax);
-        Expr d = x(full_index(x.ndim(), ax, o, r, false)) - mean(detail::exprs(o));
+        Expr d = shifted(full_index(x.ndim(), ax, o, r, false)) - mean(detail::exprs(o));
         return te::sum(d * d * Expr(inv_n), r);
       },
       name + "_var", "reduce");
-  if (stats) *stats = {mean, var};
+  if (stats) {
+    // The mean itself: the shift added back.
+    te::Tensor full_mean = te::compute(
+        outer,
+        [&](const std::vector<Var>& o) {
+          std::vector<Expr> first = detail::exprs(o);  // the normalized axes are trailing
+          first.resize(size_t(x.ndim()), Expr(0));
+          return x(first) + mean(detail::exprs(o));
+        },
+        name + "_row_mean");
+    *stats = {full_mean, var};
+  }
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> o = drop_axes(i, ax);
         std::vector<Expr> in(i.end() - ax.size(), i.end());
-        Expr v = (x(detail::exprs(i)) - mean(o)) *
+        Expr v = (shifted(detail::exprs(i)) - mean(o)) *
                  te::call(te::Intrinsic::Rsqrt, {var(o) + Expr(epsilon)}) * gamma(in);
         return beta ? v + beta(in) : v;
       },

@@ -38,8 +38,9 @@ struct LayerNormStats {
   te::Tensor mean, var;
 };
 /// (x - mean) / sqrt(var + epsilon) * gamma + beta over the trailing `axes`; gamma and beta
-/// have the normalized shape (beta may be undefined). Ops <name>_mean, <name>_var, <name>;
-/// `stats`, when given, receives the first two.
+/// have the normalized shape (beta may be undefined). Ops <name>_mean (of x minus its row's
+/// first element), <name>_var, <name>; `stats`, when given, receives the mean
+/// (<name>_row_mean) and the variance.
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Tensor& beta,
                       const std::vector<int64_t>& axes = {-1}, double epsilon = 1e-5,
                       const std::string& name = "layer_norm", LayerNormStats* stats = nullptr);

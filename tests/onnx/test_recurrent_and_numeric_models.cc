@@ -305,5 +305,48 @@ TEST(GraphModels, Int64ConstantsAbove2To53AreExact) {
   }
 }
 
+// Normalizations of values far from zero (mean 1e4, unit deviations): a float32 mean of the
+// values was ~1e-3 of a deviation off (onnxruntime 1.32: LayerNorm 4e-4, InstanceNorm 2e-3,
+// GroupNorm 3.9); sums of deviations from each group's first element give float32 accuracy.
+// Against the same normalization in double.
+TEST(GraphModels, NormalizationsOfValuesFarFromZeroAreAccurate) {
+  struct Case {
+    std::string op;
+    std::vector<int64_t> shape;
+    int64_t groups;  // elements of a group are consecutive: rows, planes, channel groups
+  };
+  for (const Case& k :
+       {Case{"LayerNormalization", {2, 3, 64}, 6}, Case{"InstanceNormalization", {1, 2, 4, 8}, 2},
+        Case{"GroupNormalization", {1, 4, 2, 4}, 2}}) {
+    ModelBuilder b(18);
+    b.input("x", k.shape);
+    b.output("y", k.shape);
+    int64_t params = k.op == "LayerNormalization"      ? k.shape.back()
+                     : k.op == "InstanceNormalization" ? k.shape[1]
+                                                       : k.groups;
+    b.float_initializer("scale", std::vector<float>(size_t(params), 1.0f));
+    b.float_initializer("bias", std::vector<float>(size_t(params), 0.0f));
+    onnx::NodeProto& n = b.node(k.op, {"x", "scale", "bias"}, {"y"});
+    if (k.op == "GroupNormalization") set_int(n, "num_groups", k.groups);
+    graph::Graph g = b.import();
+    HostTensor x(k.shape, te::DataType::f32());
+    Rng rng(5);
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      x.set(i, double(float(1e4 + 2 * rng.uniform() - 1)));
+    std::vector<double> v = values(x), want(v.size());
+    size_t per = v.size() / size_t(k.groups);
+    for (size_t grp = 0; grp < size_t(k.groups); ++grp) {
+      double mean = 0, var = 0;
+      for (size_t i = grp * per; i < (grp + 1) * per; ++i) mean += v[i] / double(per);
+      for (size_t i = grp * per; i < (grp + 1) * per; ++i)
+        var += (v[i] - mean) * (v[i] - mean) / double(per);
+      for (size_t i = grp * per; i < (grp + 1) * per; ++i)
+        want[i] = (v[i] - mean) / std::sqrt(var + 1e-5);
+    }
+    SCOPED_TRACE(k.op);
+    expect_outputs(g, {x}, {want});
+  }
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

@@ -405,16 +405,22 @@ std::vector<ConvertOutput> mean_variance_norm(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   if (!x.dtype().is_float()) c.fail("needs a floating-point input");
   std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
-  te::Tensor mean = ops::reduce_mean(x, axes, /*keepdims=*/true, c.name("mean"));
-  te::Tensor mean2 = ops::reduce_mean(ops::map_unary(x, square, c.name("sq")), axes, true, c.name("mean2"));
+  for (int64_t& a : axes) a = ops::normalize_axis(a, int(x.ndim()), c.name());
+  // E[x^2] - E[x]^2 is E[(x - E[x])^2], which moments() computes without the cancellation
+  // (the difference went negative, and its root NaN, on values far from zero).
+  Moments m = moments(c, x, axes);
   te::DataType t = x.dtype();
-  te::Tensor denom = ops::map_binary(
-      mean2, mean,
-      [&](const Expr& e2, const Expr& e) { return square_root(e2 - e * e) + te::make_const(t, 1e-9); },
+  te::Tensor denom = ops::map_unary(
+      m.var, [&](const Expr& v) { return square_root(v) + te::make_const(t, 1e-9); },
       c.name("std"));
-  te::Tensor centered = ops::map_binary(x, mean, [](const Expr& v, const Expr& m) { return v - m; },
-                                        c.name("centered"));
-  return one(ops::div(centered, denom, c.name()));
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& ax) {
+        std::vector<Expr> s = ops::detail::exprs(ax);
+        for (int64_t a : axes) s[size_t(a)] = te::make_int(0);
+        return (x(ops::detail::exprs(ax)) - m.shift(s) - m.mean(s)) / denom(s);
+      },
+      c.name()));
 }
 
 // (sum of |x|^p over `axes`, kept as size 1)^(1/p) for p = 1 or 2, as op `name`.

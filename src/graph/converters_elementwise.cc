@@ -412,9 +412,10 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                    return one(ops::map_unary(
                        c.input(0),
                        [&](const Expr& x) {
+                         // Zero and NaN are their own sign (numpy, onnxruntime).
                          Expr zero = te::make_const(t, 0);
                          return te::select(x > zero, te::make_const(t, 1),
-                                           te::select(x < zero, te::make_const(t, -1), zero));
+                                           te::select(x < zero, te::make_const(t, -1), x));
                        },
                        c.name()));
                  },

@@ -254,8 +254,8 @@ std::vector<ConvertOutput> arg_reduce(const ConvertContext& c, bool is_max) {
 
 // TopK with a constant k: each element's rank along the axis (how many elements come before
 // it: larger ones, or smaller with largest = 0, then equal ones at lower indices, as ONNX
-// orders ties), then output j gathers the element of rank j. Quadratic in the axis length,
-// which suits class scores and detection heads; always sorted.
+// orders ties; NaN is the largest), then output j gathers the element of rank j. Quadratic
+// in the axis length, which suits class scores and detection heads; always sorted.
 std::vector<ConvertOutput> top_k(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   std::vector<int64_t> kv = c.constant_ints(1, "K");
@@ -270,8 +270,18 @@ std::vector<ConvertOutput> top_k(const ConvertContext& c) {
       [&](const std::vector<Var>& o) {
         te::IterVar r = te::reduce_axis(n, "r");
         Expr xi = x(ops::detail::exprs(o)), xl = x(ops::detail::with_axis(o, size_t(axis), r.var));
-        Expr before = te::logical_or(largest ? xl > xi : xl < xi,
-                                     te::logical_and(te::eq(xl, xi), Expr(r.var) < Expr(o[size_t(axis)])));
+        // NaN orders above every number and equal to NaN (as numpy's sort and onnxruntime):
+        // with IEEE comparisons a NaN shared its rank with the extreme, and a rank was empty.
+        auto greater = [&](const Expr& a, const Expr& b) {
+          if (!x.dtype().is_float()) return a > b;
+          return te::logical_or(a > b, te::logical_and(te::ne(a, a), te::eq(b, b)));
+        };
+        Expr same =
+            x.dtype().is_float()
+                ? te::logical_or(te::eq(xl, xi), te::logical_and(te::ne(xl, xl), te::ne(xi, xi)))
+                : te::eq(xl, xi);
+        Expr before = te::logical_or(largest ? greater(xl, xi) : greater(xi, xl),
+                                     te::logical_and(same, Expr(r.var) < Expr(o[size_t(axis)])));
         return te::reduce(te::ReduceKind::Sum, te::select(before, te::make_int(1), te::make_int(0)), {r});
       },
       c.name("rank"), "reduce");
@@ -538,7 +548,14 @@ void add_nn_converters(std::vector<Converter>& out) {
                  [](const ConvertContext& c) {
                    const te::Tensor& x = c.input(0);
                    te::Tensor n = lp_norm(c, x, {c.attr_int("axis", -1)}, c.name("norm"));
-                   return one(ops::div(x, n, c.name()));
+                   // A zero row stays zero (onnxruntime), not 0 / 0.
+                   return one(ops::map_binary(
+                       x, n,
+                       [](const Expr& v, const Expr& d) {
+                         Expr zero = te::make_const(d.type(), 0);
+                         return te::select(te::eq(d, zero), zero, v / d);
+                       },
+                       c.name()));
                  },
                  {},
                  HalfInputs::kInFloat32});

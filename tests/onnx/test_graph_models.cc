@@ -56,6 +56,66 @@ TEST(GraphModels, ArgMaxAndArgMinPickTheFirstNaN) {
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 3, 2}));
 }
 
+// TopK orders NaN above every number (numpy's sort, onnxruntime): each element one rank, so
+// values and indices agree (a NaN shared the top rank with inf: value nan, index 1 + 4, and
+// the last rank came out empty as 0).
+TEST(GraphModels, TopKOrdersNaNAboveEveryNumber) {
+  for (int64_t largest : {1, 0}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 6});
+    b.initializer("k", {1}, {6});
+    b.output("v", {1, 6});
+    b.output("i", {1, 6}, onnx::TensorProto::INT64);
+    set_int(b.node("TopK", {"x", "k"}, {"v", "i"}), "largest", largest);
+    graph::Graph g = b.import();
+    const double nan = std::nan(""), inf = INFINITY;
+    std::vector<double> x = {5, nan, 5, -inf, inf, 5};
+    HostTensor in = HostTensor::from_values({1, 6}, te::DataType::f32(), x);
+    std::vector<double> want_i =
+        largest ? std::vector<double>{1, 4, 0, 2, 5, 3} : std::vector<double>{3, 0, 2, 5, 4, 1};
+    for (const char* how : {"interpreted", "compiled"}) {
+      std::vector<HostTensor> out =
+          std::string(how) == "compiled" ? run_compiled(g, {in}) : graph::evaluate_graph(g, {in});
+      EXPECT_EQ(values(out[1]), want_i) << how << " largest=" << largest;
+      std::vector<double> v = values(out[0]);
+      for (size_t j = 0; j < 6; ++j) {
+        double want = x[size_t(want_i[j])];
+        EXPECT_TRUE(std::isnan(want) ? std::isnan(v[j]) : v[j] == want)
+            << how << " largest=" << largest << " value " << j << ": " << v[j];
+      }
+    }
+  }
+}
+
+// Sign(NaN) is NaN (it was 0) and a zero row's LpNormalization is zero (it was 0 / 0 = NaN),
+// as numpy and onnxruntime.
+TEST(GraphModels, SignOfNaNAndLpNormalizationOfAZeroRow) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.output("sign", {2, 3});
+  b.output("l1", {2, 3});
+  b.output("l2", {2, 3});
+  b.node("Sign", {"x"}, {"sign"});
+  set_int(b.node("LpNormalization", {"x"}, {"l1"}), "p", 1);
+  set_int(b.node("LpNormalization", {"x"}, {"l2"}), "p", 2);
+  graph::Graph g = b.import();
+  const double nan = std::nan("");
+  HostTensor in = HostTensor::from_values({2, 3}, te::DataType::f32(), {0, 0, 0, 1, -2, 2});
+  expect_outputs(
+      g, {in},
+      {{0, 0, 0, 1, -1, 1}, {0, 0, 0, 0.2, -0.4, 0.4}, {0, 0, 0, 1. / 3, -2. / 3, 2. / 3}});
+  HostTensor with_nan =
+      HostTensor::from_values({2, 3}, te::DataType::f32(), {nan, -0.0, 3, 1, -2, 2});
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out = std::string(how) == "compiled"
+                                      ? run_compiled(g, {with_nan})
+                                      : graph::evaluate_graph(g, {with_nan});
+    std::vector<double> sign = values(out[0]);
+    EXPECT_TRUE(std::isnan(sign[0])) << how << ": Sign(NaN) = " << sign[0];
+    EXPECT_EQ(sign[2], 1) << how;
+  }
+}
+
 TEST(GraphModels, RangeOfConstantsFoldsAndFeedsARuntimeAdd) {
   ModelBuilder b(13);
   b.input("x", {3});

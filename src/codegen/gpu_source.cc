@@ -238,8 +238,12 @@ class Emitter {
       }
 #define BIN(K, OP) \
   case NodeKind::K: return bin(e.as<K##Node>()->a, OP, e.as<K##Node>()->b);
-        BIN(Add, "+") BIN(Sub, "-") BIN(Mul, "*") BIN(Div, "/") BIN(EQ, "==") BIN(NE, "!=")
-        BIN(LT, "<") BIN(LE, "<=") BIN(GT, ">") BIN(GE, ">=") BIN(And, "&&") BIN(Or, "||")
+#define ARITH(K, OP) \
+  case NodeKind::K: return wrap(e.type(), bin(e.as<K##Node>()->a, OP, e.as<K##Node>()->b));
+        ARITH(Add, "+") ARITH(Sub, "-") ARITH(Mul, "*") ARITH(Div, "/")
+        BIN(EQ, "==") BIN(NE, "!=") BIN(LT, "<") BIN(LE, "<=") BIN(GT, ">") BIN(GE, ">=")
+        BIN(And, "&&") BIN(Or, "||")
+#undef ARITH
 #undef BIN
       // Each kind through its own node type (one cast for two kinds was undefined behaviour).
       case NodeKind::FloorDiv: return floor_op(e, e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b);
@@ -296,6 +300,14 @@ class Emitter {
     DataType t = e.type().is_bool() ? DataType::u8() : e.type();
     return std::string(e.kind() == NodeKind::Min ? "tmin_" : "tmax_") + suffix(t) + "(" + expr(a) +
            ", " + expr(b) + ")";
+  }
+
+  // C computes int8/16 arithmetic in int: the result is cut back to its type, as the IR
+  // (and the CPU) wraps it; a store did that, a cast or comparison of it did not (int8
+  // 100 * 100 cast to int32 gave 10000, not 16).
+  std::string wrap(DataType t, const std::string& v) const {
+    if (!(t.is_int() || t.is_uint()) || t.bits >= 32) return v;
+    return "((" + type(t) + ")" + v + ")";
   }
 
   std::string bin(const Expr& a, const char* op, const Expr& b) {

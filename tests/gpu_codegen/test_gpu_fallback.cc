@@ -10,6 +10,7 @@
 #include "codegen/nvrtc.h"
 #include "gpu_test_util.h"
 #include "op_cases.h"
+#include "ops/te_eval.h"
 #include "schedule/gpu_fallback.h"
 
 namespace tuner::testing {
@@ -108,6 +109,33 @@ TEST(GpuFallback, EveryOpCompilesWithNvrtc) {
     } catch (const codegen::NvrtcError& e) {
       ADD_FAILURE() << e.what();
     }
+  }
+}
+
+// int8 and uint8 arithmetic wraps in its type before a cast reads it: C computes it in int
+// (int8 100 * 100 cast to int32 was 10000 on the GPU, 16 on the CPU and in the IR).
+TEST(GpuFallback, NarrowIntegerArithmeticWrapsBeforeACast) {
+  std::string missing;
+  OpenCLRunner* cl = OpenCLRunner::get(&missing);
+  if (!cl) GTEST_SKIP() << "skipped: " << missing;
+  for (te::DataType t : {te::DataType::i8(), te::DataType::u8()}) {
+    te::Tensor a = te::placeholder({6}, t, "a"), b = te::placeholder({6}, t, "b");
+    te::Tensor prod = te::compute(
+        {6}, [&](const std::vector<te::Var>& i) { return a(i[0]) * b(i[0]) + a(i[0]); }, "prod");
+    te::Tensor wide = te::compute(
+        {6}, [&](const std::vector<te::Var>& i) { return te::cast(te::DataType::i32(), prod(i[0])); },
+        "wide");
+    te::ComputeDAG dag({a, b}, {wide});
+    std::vector<ops::HostTensor> in = {
+        ops::HostTensor::from_values({6}, t, {100, 100, 127, 64, 5, 50}),
+        ops::HostTensor::from_values({6}, t, {100, 3, 1, 2, 5, 50})};
+    std::vector<ops::HostTensor> want = ops::evaluate_dag(dag, in);
+    schedule::GpuLoweredFunc f = schedule::lower_gpu(schedule::gpu_fallback_schedule(dag).state(), "w");
+    std::string src = codegen::emit_gpu_source(f, codegen::GpuDialect::OpenCL);
+    auto out = cl->run(*cl->build(src), f, in);
+    ASSERT_EQ(out.size(), 1u);
+    auto r = ops::compare(out[0], want[0], 0, 0);
+    EXPECT_TRUE(r.ok) << t.str() << ": " << r.message << "\n" << src;
   }
 }
 

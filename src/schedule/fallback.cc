@@ -35,6 +35,8 @@ constexpr int64_t kBalancedTiles = 32;
 // An injective stage this small runs in well under a microsecond: handing it to the threads
 // costs more (an unrolled LSTM's gate stages, 256 elements each: 50 steps 1.92 -> 1.87 ms).
 constexpr int64_t kMinParallelElements = 2048;
+// A full reduction at least this long is summed as partial results (split_full_reduction).
+constexpr int64_t kMinSplitReduction = 8192;
 
 class Fallback {
  public:
@@ -251,6 +253,10 @@ class Fallback {
     done_.insert(name);
     if (can_vectorize_row_reduction(s_.state(), name, o_.vector_lanes)) {
       vectorize_row_reduction(s_, name, o_.vector_lanes);
+      done_.insert(name + ".rf");
+      return;
+    }
+    if (split_full_reduction(s_, name, o_.vector_lanes)) {
       done_.insert(name + ".rf");
       return;
     }
@@ -631,6 +637,31 @@ void vectorize_row_reduction(Schedule& s, const std::string& stage, int lanes) {
   order.push_back(nax);
   s.reorder(rf, order);
   s.vectorize(rf, nax);
+}
+
+bool split_full_reduction(Schedule& s, const std::string& stage, int lanes) {
+  const Stage& st = s.state().stage(stage);
+  int nred = int(st.op->reduce_axes.size());
+  if (!st.op->axes.empty() || nred == 0 || st.loc != Location::Root) return false;
+  if (int(st.iters.size()) != nred) return false;  // transformed
+  int64_t e = st.op->reduce_axes.back().extent;
+  if (e < kMinSplitReduction) return false;
+  // The most partial results up to 4096 that split the axis evenly in whole vectors.
+  int64_t f = 0;
+  for (int64_t d = std::min<int64_t>(4096, e / 2) / lanes * lanes; d >= lanes && !f; d -= lanes)
+    if (e % d == 0) f = d;
+  if (!f) return false;
+  std::string rf = s.rfactor(stage, nred - 1, f);
+  // rf's iterators: the partials' axis, the other reductions, the split one. Vectors of
+  // adjacent partials (contiguous elements), their blocks across the cores.
+  std::vector<int> v = s.split(rf, 0, {lanes});
+  std::vector<int> order = {v[0]};
+  for (int k = 1; k <= nred; ++k) order.push_back(k);
+  order.push_back(v[1]);
+  s.reorder(rf, order);
+  if (f / lanes >= 2) s.parallel(rf, v[0]);
+  s.vectorize(rf, v[1]);
+  return true;
 }
 
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts) {

@@ -20,6 +20,11 @@ bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOp
   }
   // Otherwise only worth it when the reduction is long.
   if (reduction < 256) return false;
+  // A whole long vector to one value: the fallback's partial sums (float32 accuracy) or the
+  // sampled split below.
+  if (op.axes.empty() && s.categorical_value(s.sample_categorical({0, 1})) == 1 &&
+      schedule::split_full_reduction(s, stage, o.vector_lanes))
+    return true;
   if (s.categorical_value(s.sample_categorical({0, 1})) == 0) return false;
   int last = int(op.axes.size() + op.reduce_axes.size()) - 1;
   int tile = s.sample_perfect_tile(stage, last, 2, 64);

@@ -30,6 +30,19 @@ TEST_P(FallbackOps, MatchesReference) {
   }
 }
 
+// A reduction of a whole long vector sums partial results (schedule::split_full_reduction):
+// one running float32 sum of 1M elements was ~3e-2 off a sum of ~1e3, and one core.
+TEST(FallbackReductions, AWholeVectorIsSummedInPartialsToFloat32Accuracy) {
+  auto target = host_target();
+  for (const char* op : {"reduce_sum", "reduce_mean"}) {
+    OpCase c(op, {"shape=1048576", "axes=0"});
+    auto sched = codegen::default_schedule(c.dag, target);
+    std::string state = sched.state().str();
+    EXPECT_NE(state.find(".rf"), std::string::npos) << state;
+    EXPECT_EQ(check_schedule(c, sched.state(), 1e-6, 1e-7), "") << c.str() << "\n" << state;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, FallbackOps, ::testing::ValuesIn(all_op_names()),
                          [](const auto& info) { return info.param; });
 

@@ -54,8 +54,10 @@ std::vector<std::shared_future<measure::MeasureResult>> Dispatcher::submit(std::
         ++fresh;
         bytes += w.artifact ? w.artifact->size() : 0;
       }
-    if (items_.size() + fresh > opts_.max_queue ||
-        (fresh && queued_bytes_ + bytes > opts_.max_queue_bytes))
+    // An empty queue takes any batch: one larger than the limits (a round of 16 at
+    // --max-queue 8) would otherwise wait for room that never comes.
+    if (!items_.empty() && (items_.size() + fresh > opts_.max_queue ||
+                            (fresh && queued_bytes_ + bytes > opts_.max_queue_bytes)))
       throw QueueFull(fmt::format("the measurement queue is full ({} items, {} MiB)",
                                   items_.size(), queued_bytes_ >> 20));
     queued_bytes_ += bytes;

@@ -35,7 +35,8 @@ struct DispatcherOptions {
   double lease_margin_s = 20;
   /// Added to a lease that also carries its task (the worker first runs the reference).
   double prepare_allowance_s = 60;
-  /// Work items pending or leased at once; more is refused (RESOURCE_EXHAUSTED).
+  /// Work items pending or leased at once; more is refused (RESOURCE_EXHAUSTED), except
+  /// that an empty queue takes any one batch.
   size_t max_queue = 4096;
   /// Artifact bytes held by queued items at once (memory bound; same rule as max_queue).
   size_t max_queue_bytes = size_t(1) << 30;

@@ -237,6 +237,12 @@ TEST(Dispatcher, FullQueueRefusesAndSameCandidateShares) {
   EXPECT_NO_THROW(small.submit({work("j", "b")}));
   EXPECT_EQ(same[0].get().error, "cancelled");
   EXPECT_EQ(d.queued(), 0u);
+  // A batch larger than the whole queue goes into an empty one (it waited for ever: a round
+  // of 16 candidates at --max-queue 8), and then nothing more does.
+  EXPECT_NO_THROW(d.submit({work("k", "a"), work("k", "b"), work("k", "c"), work("k", "d")}));
+  EXPECT_EQ(d.queued(), 4u);
+  EXPECT_THROW(d.submit({work("k", "e")}), QueueFull);
+  d.cancel_job("k");
 }
 
 // A worker's result with times no record may hold (negative, NaN, infinite, 0) arrives as an

@@ -244,7 +244,9 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
              {"so", task.reference_so},      {"symbol", task.reference_symbol},
              {"threads", opts_.threads},     {"timeout_s", opts_.reference_timeout_s}};
     MeasureResult r = request(req, opts_.reference_timeout_s);
-    USER_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
+    // This machine's failure (a memory limit too low for the task, a reference too slow for
+    // it), not a candidate's: recorded against each one, it barred good schedules for good.
+    HOST_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
                        << r.str();
   }
 

@@ -2,6 +2,8 @@
 // without bound and one that writes a wrong answer are each recorded with the right error
 // kind; the runner goes on measuring good candidates; no child process is left behind. Also:
 // a kernel returning an error code, aborting, writing past its output or into an input.
+#include "measure/local_runner.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -12,7 +14,7 @@
 #include <filesystem>
 
 #include "codegen/default_schedule.h"
-#include "measure/local_runner.h"
+#include "measure/sandbox_runner.h"
 #include "schedule/schedule.h"
 #include "unit/measure/measure_test_util.h"
 
@@ -234,6 +236,28 @@ TEST(LocalRunner, ExpectedOutputsGivenByTheCaller) {
   EXPECT_NE(r[0].error.find("at [100]"), std::string::npos) << r[0].error;
   task.inputs.clear();  // expected outputs need the inputs they were computed from
   EXPECT_THROW(runner.run(task, {test::fixture("good")}), UserError);
+}
+
+// A reference that cannot be computed (it crashes here; a memory limit too low for the task
+// on a worker) is this machine's failure, not each candidate's: a HostError ends the run.
+// Recorded against every candidate, it barred their schedules from the database for good.
+TEST(LocalRunner, AFailedReferenceIsAHostErrorNotTheCandidates) {
+  SandboxRunner runner(fast_options());
+  te::ComputeDAG dag = test::add_dag();
+  TaskData task;
+  task.key = "add-with-a-crashing-reference";
+  task.inputs = ops::random_inputs(dag, 3);
+  task.outputs = {{dag.outputs()[0]->dtype, dag.outputs()[0]->shape}};
+  BuiltCandidate crashing = test::fixture("segv");
+  task.reference_so = crashing.so_path;
+  task.reference_symbol = crashing.symbol;
+  try {
+    runner.run(task, {test::fixture("good")});
+    ADD_FAILURE() << "no error";
+  } catch (const HostError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot compute the reference outputs"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A real workload end to end: builder + runner, a good schedule, an invalid trace, and the

@@ -2,8 +2,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
+#include <fstream>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct RemoteDbArgs {
 };
 /// `tuner db best|export|import` against the server's database ("best", "export", "import").
 void remote_db(const std::string& command, const RemoteDbArgs& a);
+
+/// The records file of `db import` opened into `file` ("-": standard input, returned as is);
+/// a directory, an unreadable file or an SQLite database is one error naming it.
+std::istream& open_import_input(const std::string& path, std::ifstream& file);
 /// `tuner workers --server ...` and `tuner jobs --server ... [--cancel ID]`
 /// (remote_commands.cc; absent without gRPC).
 void add_remote_commands(CLI::App& app);

@@ -321,25 +321,32 @@ void cmd_export(const DbOptions& o) {
   fmt::print("exported {} records to {}\n", n, o.output);
 }
 
+}  // namespace
+
+std::istream& open_import_input(const std::string& path, std::ifstream& file) {
+  if (path == "-") return std::cin;
+  std::error_code ec;
+  USER_CHECK(!std::filesystem::is_directory(path, ec))
+      << "cannot read '" << path << "': a directory";
+  file.open(path, std::ios::binary);
+  USER_CHECK(file) << "cannot read '" << path << "'";
+  // A database given for its export: one line, not a warning per binary "line".
+  char head[db::kSqliteHeader.size()] = {};
+  file.read(head, sizeof head);
+  USER_CHECK(std::string_view(head, size_t(file.gcount())) != db::kSqliteHeader)
+      << "'" << path << "' is an SQLite database, not a JSON-lines export (`tuner db export "
+      << "--db " << path << " -o FILE` writes one)";
+  file.clear();
+  file.seekg(0);
+  return file;
+}
+
+namespace {
+
 void cmd_import(const DbOptions& o) {
   if (on_server("import", o)) return;
   std::ifstream file;
-  if (o.file != "-") {
-    std::error_code ec;
-    USER_CHECK(!std::filesystem::is_directory(o.file, ec))
-        << "cannot read '" << o.file << "': a directory";
-    file.open(o.file, std::ios::binary);
-    USER_CHECK(file) << "cannot read '" << o.file << "'";
-    // A database given for its export: one line, not a warning per binary "line".
-    char head[db::kSqliteHeader.size()] = {};
-    file.read(head, sizeof head);
-    USER_CHECK(std::string_view(head, size_t(file.gcount())) != db::kSqliteHeader)
-        << "'" << o.file << "' is an SQLite database, not a JSON-lines export (`tuner db export "
-        << "--db " << o.file << " -o FILE` writes one)";
-    file.clear();
-    file.seekg(0);
-  }
-  std::istream& in = o.file == "-" ? std::cin : file;
+  std::istream& in = open_import_input(o.file, file);
   auto d = open_db(o, db::OpenMode::ReadWrite);
   db::ImportOptions io;
   io.check = compile::importable_check();

@@ -22,6 +22,7 @@
 #include "support/error.h"
 #include "support/escape.h"
 #include "support/json.h"
+#include "support/read_file.h"
 #include "support/stop_signal.h"
 #include "tuner.grpc.pb.h"
 
@@ -83,9 +84,9 @@ void remote_tune(const RemoteTuneArgs& a) {
   } else {
     auto* m = req.mutable_model();
     m->set_name(std::filesystem::path(a.model).filename().string());
-    std::ifstream in(a.model, std::ios::binary);
-    USER_CHECK(in) << "cannot read " << a.model;
-    m->set_onnx(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    // A regular file of bounded size: /dev/zero was read until memory ran out.
+    m->set_onnx(read_file_bytes(a.model, size_t(server::kMaxMessageBytes) - (1u << 20),
+                                "a model sent to a server fits in one 256 MiB message"));
     for (const auto& s : a.input_shapes) m->add_input_shapes(s);
     m->set_no_fuse(a.no_fuse);
     m->set_no_winograd(!a.winograd);
@@ -241,8 +242,8 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
     return;
   }
   USER_CHECK(command == "import") << "unknown remote db command " << command;
-  std::ifstream in(a.file, std::ios::binary);
-  USER_CHECK(in) << "cannot read '" << a.file << "'";
+  std::ifstream file;
+  std::istream& in = open_import_input(a.file, file);
   rpc::ImportReply rep;
   auto ctx = context(token, 600);
   auto writer = stub->Import(ctx.get(), &rep);
@@ -264,13 +265,19 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
   }
   writer->WritesDone();
   if (auto s = writer->Finish(); !s.ok()) fail(a.server, s);
-  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, b);
+  USER_CHECK(!in.bad()) << "reading '" << a.file << "' failed";
+  // The server says "line N: reason"; locally it is FILE:N: reason.
+  auto where = [](const std::string& b) { return b.rfind("line ", 0) == 0 ? b.substr(5) : b; };
+  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, where(b));
   if (a.json)
     return fmt::print("{}\n", Json{{"file", a.file}, {"lines", rep.lines()},
                                    {"inserted", rep.inserted()}, {"duplicates", rep.duplicates()}}
                                   .dump(2));
   fmt::print("imported {} new records from {} into {} ({} already present, {} bad lines skipped)\n",
              rep.inserted(), a.file, a.server, rep.duplicates(), rep.bad_size());
+  // As locally: a file of nothing but bad lines is not a success.
+  USER_CHECK(rep.bad().empty() || rep.inserted() + rep.duplicates() > 0)
+      << "no valid record in '" << a.file << "' (" << rep.bad_size() << " bad lines)";
 }
 
 void add_remote_commands(CLI::App& app) {

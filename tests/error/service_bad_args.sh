@@ -36,6 +36,12 @@ TUNER=$bin/tuner
 expect_error "^error: $tmp/c: not a PEM file \(no -----BEGIN line\)" \
   jobs --server 127.0.0.1:1 --token-file "$tmp/c" --tls-ca "$tmp/c"
 expect_error "^error: --cancel needs a job id" jobs --server 127.0.0.1:1 --token-file "$tmp/c" --cancel ''
+# What --server sends is checked as locally, before any connection (a directory imported 0
+# records with exit 0; tune /dev/zero read until memory ran out).
+expect_error "^error: cannot read '/tmp': a directory$" db import /tmp --server 127.0.0.1:1 \
+  --token-file "$tmp/c"
+expect_error "^error: cannot read /dev/zero: not a regular file$" tune /dev/zero --trials 8 \
+  --server 127.0.0.1:1 --token-file "$tmp/c"
 TUNER=$bin/tuner-server
 s=(--db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")
 expect_error "^error: .*--nosuch" "${s[@]}" --nosuch

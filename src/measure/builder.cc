@@ -119,20 +119,31 @@ Builder::Builder(BuilderOptions opts)
 
 std::vector<BuiltCandidate> Builder::build(const te::ComputeDAG& dag,
                                            const std::vector<schedule::Trace>& traces,
-                                           const codegen::Target& target) {
+                                           const codegen::Target& target,
+                                           const std::function<bool()>& stop) {
   std::vector<BuildInput> batch;
   batch.reserve(traces.size());
   for (const auto& t : traces) batch.push_back({dag, t, target});
-  return build(batch);
+  return build(batch, stop);
 }
 
-std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_in) {
+std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_in,
+                                           const std::function<bool()>& stop_in) {
   size_t n = batch_in.size();
   std::vector<BuiltCandidate> out(n);
   dir_->ensure_exists();
   // Jobs may outlive this call (abandoned on timeout): they share the inputs and their slot.
   auto batch = std::make_shared<const std::vector<BuildInput>>(batch_in);
   auto opts = std::make_shared<const BuilderOptions>(opts_);
+  // A build not started when `stop` turns true is skipped (a cancelled job, a stopping
+  // server): a round of 256 conv candidates took minutes to build to the end.
+  auto stop = std::make_shared<const std::function<bool()>>(stop_in);
+  auto skip = [stop](StepResult& r) {
+    if (!*stop || !(*stop)()) return false;
+    r.status = MeasureStatus::Unknown;
+    r.error = "not built: the run was stopped";
+    return true;
+  };
 
   // Step 1: replay and lower every candidate (INSTANTIATION errors come from here), in
   // parallel; a CUDA candidate is also verified and printed as CUDA C, which identifies it.
@@ -143,7 +154,8 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
   std::vector<std::shared_ptr<const Artifact>> artifact(n);
   for (size_t i = 0; i < n; ++i) {
     lowered[i] = std::make_shared<StepResult>();
-    jobs.push_back([batch, opts, i, r = lowered[i]] {
+    jobs.push_back([batch, opts, skip, i, r = lowered[i]] {
+      if (skip(*r)) return;
       const BuildInput& in = (*batch)[i];
       run_step(*r, [&] {
         auto sched = schedule::Schedule::replay(in.dag, in.trace);
@@ -189,7 +201,8 @@ std::vector<BuiltCandidate> Builder::build(const std::vector<BuildInput>& batch_
     bool cuda = lowered[i]->gpu_source.has_value();
     artifact[i] = std::make_shared<const Artifact>(
         dir_, fmt::format("{}/k{}.{}", dir_->path(), next_file_++, cuda ? "cubin" : "so"));
-    jobs.push_back([batch, opts, i, r = built[i], lo = lowered[i], file = artifact[i]] {
+    jobs.push_back([batch, opts, skip, i, r = built[i], lo = lowered[i], file = artifact[i]] {
+      if (skip(*r)) return;
       const codegen::Target& target = (*batch)[i].target;
       run_step(*r, [&] {
         if (lo->gpu_source) r->gpu = compile_cuda(*lo->gpu_source, target, opts->kernel_name, file->path());

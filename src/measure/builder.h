@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,11 +59,15 @@ class Builder {
   /// Builds a batch; results are in batch order. Errors are results, never exceptions:
   /// ScheduleError -> INSTANTIATION, lowering/codegen/link errors -> COMPILE_HOST, a CUDA
   /// target -> COMPILE_DEVICE (not built locally yet), too slow -> BUILD_TIMEOUT.
-  std::vector<BuiltCandidate> build(const std::vector<BuildInput>& batch);
+  /// Candidates whose build has not started when `stop` returns true are not built (status
+  /// UNKNOWN, "not built: the run was stopped").
+  std::vector<BuiltCandidate> build(const std::vector<BuildInput>& batch,
+                                    const std::function<bool()>& stop = {});
   /// Builds traces of one workload for one target.
   std::vector<BuiltCandidate> build(const te::ComputeDAG& dag,
                                     const std::vector<schedule::Trace>& traces,
-                                    const codegen::Target& target);
+                                    const codegen::Target& target,
+                                    const std::function<bool()>& stop = {});
 
   /// The options the builder was made with.
   const BuilderOptions& options() const { return opts_; }

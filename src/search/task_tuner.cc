@@ -173,7 +173,10 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     std::vector<schedule::Trace> traces;
     for (auto& c : cands) traces.push_back(c.trace());
     double t1 = now_seconds();
-    auto built = builder.build(task.dag, traces, task.target);
+    auto built = builder.build(task.dag, traces, task.target, should_stop);
+    // Stopped while building: the round is dropped, not measured (what was measured before
+    // is in the database; a resumed run proposes it again).
+    if (should_stop && should_stop()) break;
     double t2 = now_seconds();
     auto results = runner.run(mtask, built);
     double t3 = now_seconds();

@@ -1,11 +1,13 @@
+#include "measure/builder.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
 #include "codegen/default_schedule.h"
-#include "measure/builder.h"
 #include "codegen/nvrtc.h"
 #include "schedule/fallback.h"
 #include "schedule/gpu_fallback.h"
@@ -68,6 +70,27 @@ TEST(Builder, BuildsEachDistinctProgramOnce) {
   EXPECT_EQ(out[3].status, MeasureStatus::Instantiation);
   EXPECT_EQ(out[3].program_hash, 0u);
   EXPECT_EQ(b.dir().rfind(std::filesystem::temp_directory_path().string(), 0), 0u);
+}
+
+// Builds not started when the run stops are skipped: a cancelled server job waited minutes
+// for its round of 256 candidates to build to the end.
+TEST(Builder, StopSkipsTheBuildsNotStarted) {
+  Builder b;
+  auto dag = test::matmul_dag(64, 64, 64);
+  schedule::Trace fb = fallback_trace(dag);
+  std::atomic<int> asked{0};
+  auto stop = [&] { return ++asked > 0; };
+  auto out = b.build(dag, {fb, schedule::Trace{}, invalid_trace()}, test::host(), stop);
+  ASSERT_EQ(out.size(), 3u);
+  for (int i : {0, 1, 2}) {
+    EXPECT_EQ(out[i].status, MeasureStatus::Unknown) << i;
+    EXPECT_EQ(out[i].error, "not built: the run was stopped") << i;
+    EXPECT_TRUE(out[i].so_path.empty()) << i;
+  }
+  EXPECT_EQ(asked, 3);  // asked once per candidate, before lowering it
+  // Not stopped: built as ever.
+  auto built = b.build(dag, {fb}, test::host(), [] { return false; });
+  EXPECT_EQ(built[0].status, MeasureStatus::Ok) << built[0].error;
 }
 
 TEST(Builder, FilesGoAwayWithTheirCandidates) {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "graph/converters_impl.h"
+#include "graph/tensor_proto.h"
 #include "ops/elementwise.h"
 #include "ops/op_util.h"
 #include "ops/reduce.h"
@@ -132,18 +133,12 @@ Expr softplus_of(const Expr& x, te::DataType t) {
 // ONNX rounds halves to even (the Round intrinsic rounds them away from zero).
 Expr round_even(const Expr& x) { return te::call(te::Intrinsic::RoundEven, {x}); }
 
-// A TensorProto.DataType code as a dtype Tuner computes in.
+// A TensorProto.DataType code as a dtype Tuner computes in; an unsupported one by name
+// ("data type DOUBLE is not supported"), as for the model's tensors.
 te::DataType onnx_dtype(const ConvertContext& c, int64_t code) {
-  switch (code) {
-    case 1: return te::DataType::f32();
-    case 2: return te::DataType::u8();
-    case 3: return te::DataType::i8();
-    case 6: return te::DataType::i32();
-    case 7: return te::DataType::i64();
-    case 9: return te::DataType::boolean();
-    case 10: return te::DataType::f16();
-    default: c.fail("TensorProto data type " + std::to_string(code) + " is not supported");
-  }
+  if (code < 0 || code > std::numeric_limits<int>::max())
+    c.fail("data type code " + std::to_string(code) + " is not a TensorProto data type");
+  return dtype_from_onnx(int(code), describe(c.node()));
 }
 
 std::vector<ConvertOutput> cast(const ConvertContext& c) {

@@ -318,3 +318,7 @@ save(model([helper.make_node("Add", ["act", "w"], ["y"], name="add")],
 save(model([helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["y"], name="ln")],
            [tensor_info("x", [2, 8]), tensor_info("gamma", [8]), tensor_info("beta", [4])],
            [tensor_info("y", None)], opset=17), "layernorm_bias_shape.onnx")
+# Cast to a type Tuner does not compute in: named, not numbered ("data type 11").
+save(model([helper.make_node("Cast", ["x"], ["y"], name="to_double", to=TensorProto.DOUBLE)],
+           [tensor_info("x", [2, 3])], [tensor_info("y", None, TensorProto.DOUBLE)]),
+     "cast_to_double.onnx")

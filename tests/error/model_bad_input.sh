@@ -184,6 +184,8 @@ expect_error "^error: Add 'add': operand dtypes differ: float32 \('act'\) vs int
   compile "$m/add_mixed_dtypes.onnx" --db ''
 expect_error "^error: LayerNormalization 'ln': bias 'beta' must have the normalized shape 8, got 4$" \
   compile "$m/layernorm_bias_shape.onnx" --db ''
+expect_error "^error: Cast 'to_double': data type DOUBLE is not supported \(float32, float16" \
+  compile "$m/cast_to_double.onnx" --db ''
 expect_ok "Transpose and ReduceSum of a 0-d tensor compile" compile "$m/scalar_ops.onnx" --db "" \
   -o "$tmp/scalar.tuner"
 expect_ok "... and run" run "$tmp/scalar.tuner" --repeat 1

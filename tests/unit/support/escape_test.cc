@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/error.h"
+#include "support/log.h"
 
 namespace tuner {
 namespace {
@@ -41,6 +42,24 @@ TEST(Escape, UserErrorEscapesItsMessage) {
   EXPECT_STREQ(e.what(), "bad name 'a\\x1bb'\nsecond line");
   InternalError bug(std::string("stage 'a\0b'", 11));
   EXPECT_STREQ(bug.what(), "stage 'a\\x00b'");
+}
+
+}  // namespace
+}  // namespace tuner
+
+namespace tuner {
+namespace {
+
+// A worker's device key or a model's name inside a server log line cannot forge another line
+// or reach the operator's terminal as escape sequences.
+TEST(Log, EscapesControlCharactersOfItsArguments) {
+  LogLevel saved = log_level();
+  log_level() = LogLevel::Info;
+  ::testing::internal::CaptureStderr();
+  log(LogLevel::Info, "worker {} registered", "w1\nworker w2 lost\x1b[2J");
+  std::string out = ::testing::internal::GetCapturedStderr();
+  log_level() = saved;
+  EXPECT_EQ(out, "worker w1\\x0aworker w2 lost\\x1b[2J registered\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <sstream>
@@ -74,7 +75,29 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+// The architectures this NVRTC compiles for; an arch outside them is one line naming the range
+// (NVRTC says "invalid value for --gpu-architecture").
+void check_arch_supported(const std::string& arch) {
+  static const std::vector<int> archs = [] {
+    int n = 0;
+    std::vector<int> a;
+    if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+      a.resize(size_t(n));
+      if (nvrtcGetSupportedArchs(a.data()) != NVRTC_SUCCESS) a.clear();
+    }
+    return a;
+  }();
+  std::smatch m;
+  static const std::regex number(R"(sm_([0-9]+)[a-z]?)");
+  if (archs.empty() || !std::regex_match(arch, m, number)) return;
+  int v = std::stoi(m[1].str());
+  USER_CHECK(std::find(archs.begin(), archs.end(), v) != archs.end())
+      << "NVRTC " << nvrtc_version() << " does not compile for " << arch << " (it supports sm_"
+      << archs.front() << " to sm_" << archs.back() << ")";
+}
+
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& arch, const std::string& name) {
+  check_arch_supported(arch);
   auto t0 = std::chrono::steady_clock::now();
   nvrtcProgram prog;
   check(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");

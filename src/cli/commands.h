@@ -28,8 +28,9 @@ struct RemoteOptions {
   std::string server, token_file, tls_ca;  // no server: tune locally
   bool cancel_on_exit = false;
 };
-/// Registers the RemoteOptions flags on a tune command (model_common.cc).
-void add_remote_options(CLI::App* cmd, RemoteOptions& o);
+/// Registers the RemoteOptions flags on a tune command (model_common.cc); the options named
+/// in `local_only` are refused when --server is given.
+void add_remote_options(CLI::App* cmd, RemoteOptions& o, std::vector<std::string> local_only);
 
 /// What `tuner tune MODEL --server` and `tuner op tune OP --server` submit.
 struct RemoteTuneArgs {

@@ -29,7 +29,15 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                 "--no-winograd: direct convs)");
 }
 
-void add_remote_options(CLI::App* cmd, RemoteOptions& o) {
+void add_remote_options(CLI::App* cmd, RemoteOptions& o, std::vector<std::string> local_only) {
+  // A local tuning option given with --server would be ignored without a word.
+  cmd->parse_complete_callback([cmd, &o, local_only] {
+    if (o.server.empty()) return;
+    for (const auto& name : local_only)
+      if (const CLI::Option* opt = cmd->get_option_no_throw(name); opt && opt->count() > 0)
+        USER_ERROR() << name << " is for a local tune: with --server the server searches, its "
+                     << "workers measure and its database keeps the records; drop " << name;
+  });
   cmd->add_option("--server", o.server, "tune on a tuner-server (HOST:PORT) and its workers");
   cmd->add_option("--token-file", o.token_file, "the client token of --server");
   cmd->add_option("--tls-ca", o.tls_ca, "CA certificate (PEM) of a TLS server");

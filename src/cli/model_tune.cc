@@ -484,7 +484,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
-  add_remote_options(cmd, a->remote);
+  add_remote_options(cmd, a->remote,
+                     {"--threads", "--db", "--cost-model", "--measure", "--validate"});
   cmd->callback([a] {
     cmd_tune_model(*a);
     // Interrupted: its summary printed; 128 + the signal.

@@ -230,7 +230,9 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_flag("--quiet", a.quiet, "no progress lines: only the final summary");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
   tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
-  add_remote_options(tune, a.remote);
+  add_remote_options(
+      tune, a.remote,
+      {"--threads", "--db", "--cost-model", "--measure", "--population", "--curve", "--verbose"});
   tune->callback([] {
     cmd_tune(a);
     // Interrupted: its summary printed; 128 + the signal.

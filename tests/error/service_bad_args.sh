@@ -42,6 +42,13 @@ expect_error "^error: cannot read '/tmp': a directory$" db import /tmp --server 
   --token-file "$tmp/c"
 expect_error "^error: cannot read /dev/zero: not a regular file$" tune /dev/zero --trials 8 \
   --server 127.0.0.1:1 --token-file "$tmp/c"
+# Local tuning options with --server are refused, not ignored (--curve wrote no file).
+expect_error "^error: --curve is for a local tune: with --server .*; drop --curve$" \
+  op tune matmul m=8 n=8 k=8 --curve "$tmp/c.csv" --server 127.0.0.1:1 --token-file "$tmp/c"
+expect_error "^error: --validate is for a local tune" tune /dev/zero --validate 3 \
+  --server 127.0.0.1:1 --token-file "$tmp/c"
+expect_error "^error: --db is for a local tune" op tune matmul m=8 n=8 k=8 --db "$tmp/x.db" \
+  --server 127.0.0.1:1 --token-file "$tmp/c"
 TUNER=$bin/tuner-server
 s=(--db "$tmp/s.db" --client-token-file "$tmp/c" --worker-token-file "$tmp/w")
 expect_error "^error: .*--nosuch" "${s[@]}" --nosuch

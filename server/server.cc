@@ -245,7 +245,8 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
     if (auto s = check_token(*ctx, tokens_, Role::Client); !s.ok()) return s;
     try {
       db::ExportOptions eo;
-      if (!req->target().empty()) eo.target = codegen::Target::parse(req->target()).str();
+      // As the local command: a unique start or another spelling, else "no target".
+      if (!req->target().empty()) eo.target = compile::resolve_target(db_, req->target());
       ChunkWriter buf(out);
       std::ostream os(&buf);
       db::export_jsonl(db_, os, eo);

@@ -46,9 +46,17 @@ std::string resolve_target(db::Database& d, const db::Workload& w, const std::st
 }
 
 std::string resolve_target(db::Database& d, const std::string& what) {
+  // Another spelling of a whole target (aarch64-linux-gnu for aarch64-unknown-linux-gnu)
+  // names the target of its canonical string, as `db import` stores it.
+  std::string canonical;
+  try {
+    canonical = codegen::Target::parse(what).str();
+  } catch (const UserError&) {
+  }
   std::vector<std::string> known, hits;
+  for (auto& t : d.targets())
+    if (t.name == what || t.name == canonical) return t.name;
   for (auto& t : d.targets()) {
-    if (t.name == what) return what;
     known.push_back(t.name);
     if (t.name.rfind(what + " ", 0) == 0 &&
         (!codegen::is_emulated_target(t.name) || codegen::is_emulated_target(what)))

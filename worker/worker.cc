@@ -110,6 +110,7 @@ void Worker::fatal_if_refused(const grpc::Status& s) {
 
 std::string Worker::worker_id() {
   double delay = opts_.initial_backoff_s;
+  std::lock_guard registering(register_mu_);
   while (!stop_) {
     {
       std::lock_guard lk(mu_);

@@ -85,6 +85,9 @@ class Worker {
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> reported_{0};
   std::mutex mu_;
+  // One slot registers at a time: the others then find its id (--max-parallel 4 registered 4
+  // workers, 3 of them left to be declared lost).
+  std::mutex register_mu_;
   Registration reg_;
   std::string fatal_;  // a refusal or a slot's error that ends run()
   std::map<std::string, std::shared_ptr<const measure::TaskData>> tasks_;  // by key

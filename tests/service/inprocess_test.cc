@@ -359,6 +359,22 @@ TEST(ServiceFaults, CrashingAndHangingCandidatesAreTypedAndTheWorkerStaysUp) {
   EXPECT_EQ(ws[0].measurements, 3);
 }
 
+// A worker measuring 4 candidates at once is one worker: each slot registered on its own,
+// and 3 phantom workers were listed until they were declared lost.
+TEST(ServiceFaults, AWorkerWithParallelSlotsRegistersOnce) {
+  InProcess s;
+  Proc w(
+      {TUNER_WORKER_EXE, "--server", "127.0.0.1:" + std::to_string(s.port()), "--target=llvm",
+       "--token-file", s.scratch.worker_token_file, "--max-parallel", "4", "--max-backoff", "0.5"},
+      s.scratch.path("slots-w.log"), s.scratch.tmp("slots-w"));
+  const std::string llvm = codegen::Target::parse("llvm").str();
+  ASSERT_TRUE(wait_until([&] { return s.server->dispatcher().alive_workers(llvm) >= 1; }, 20))
+      << read_file(s.scratch.path("slots-w.log"));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the other slots have asked by now
+  EXPECT_EQ(s.server->dispatcher().workers().size(), 1u)
+      << read_file(s.scratch.path("slots-w.log"));
+}
+
 // A worker that reports a time faster than any device (a broken timer or a forgery) gets an
 // error for that candidate, not a record that would rank first for ever.
 TEST(ServiceFaults, ImplausiblyFastReportsBecomeErrors) {

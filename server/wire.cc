@@ -1,8 +1,8 @@
 #include "server/wire.h"
 
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
+#include <grpc/support/log.h>
+#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 
 #include "db/record.h"
 #include "support/error.h"
+#include "support/log.h"
 #include "support/read_file.h"
 
 namespace tuner::server {
@@ -111,6 +113,19 @@ measure::GpuProgram from_proto(const rpc::GpuProgram& p) {
   }
   g.workspace_bytes.assign(p.workspace_bytes().begin(), p.workspace_bytes().end());
   return g;
+}
+
+namespace {
+
+void grpc_log_to_debug(gpr_log_func_args* a) {
+  tuner::log(LogLevel::Debug, "grpc: {}", a->message);
+}
+
+}  // namespace
+
+void quiet_grpc_log() {
+  static std::once_flag once;
+  std::call_once(once, [] { gpr_set_log_function(grpc_log_to_debug); });
 }
 
 }  // namespace tuner::server

@@ -20,6 +20,10 @@ inline constexpr int kMaxMessageBytes = 256 << 20;
 
 /// Lower-case hex SHA-256 of the bytes.
 std::string sha256_hex(std::string_view bytes);
+
+/// Sends gRPC's own log lines to the debug log (shown with --verbose) in a client or worker:
+/// a refused TLS handshake printed gRPC's raw line before the command's one error line.
+void quiet_grpc_log();
 /// The text of a PEM file (a TLS certificate or key); UserError when it cannot be read or holds
 /// no PEM block (gRPC would only log that and retry forever).
 std::string read_pem(const std::string& path);

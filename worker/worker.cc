@@ -77,6 +77,7 @@ Worker::Worker(WorkerOptions opts) : opts_(std::move(opts)) {
     so.pem_root_certs = server::read_pem(opts_.tls_ca);
     creds = grpc::SslCredentials(so);
   }
+  server::quiet_grpc_log();
   channel_ = grpc::CreateCustomChannel(opts_.server, creds, args);
   stub_ = rpc::WorkerService::NewStub(channel_);
   dir_ = std::make_shared<measure::TempDir>("tuner-worker");

@@ -34,6 +34,7 @@ namespace {
 std::shared_ptr<grpc::Channel> channel(const std::string& server, const std::string& tls_ca) {
   USER_CHECK(!server.empty()) << "--server HOST:PORT is required";
   server::check_address(server, "--server");
+  server::quiet_grpc_log();
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(server::kMaxMessageBytes);
   args.SetMaxReceiveMessageSize(server::kMaxMessageBytes);

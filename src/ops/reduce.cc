@@ -143,10 +143,14 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
   for (const te::Tensor* p : {&gamma, &beta}) {
     if (!*p) continue;
     detail::check_same_dtype(x, *p, name);
-    USER_CHECK(p->shape() == inner)
-        << name << ": " << (p == &gamma ? "scale " : "bias ") << p->name()
-        << " must have the normalized shape " << te::shape_str(inner) << ", got "
-        << te::shape_str(p->shape());
+    // The normalized shape, or one that broadcasts to it ([1], [1, C]: onnxruntime takes them).
+    const Shape& ps = p->shape();
+    bool fits = ps.size() <= inner.size();
+    for (size_t d = 0; fits && d < ps.size(); ++d)
+      fits = ps[d] == 1 || ps[d] == inner[inner.size() - ps.size() + d];
+    USER_CHECK(fits) << name << ": " << (p == &gamma ? "scale " : "bias ") << p->name()
+                     << " must have the normalized shape " << te::shape_str(inner)
+                     << " (or broadcast to it), got " << te::shape_str(ps);
   }
   USER_CHECK(gamma) << name << ": gamma is required";
   double inv_n = 1.0 / double(te::num_elements(inner));
@@ -192,8 +196,9 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
         std::vector<Expr> o = drop_axes(i, ax);
         std::vector<Expr> in(i.end() - ax.size(), i.end());
         Expr v = (shifted(detail::exprs(i)) - mean(o)) *
-                 te::call(te::Intrinsic::Rsqrt, {var(o) + Expr(epsilon)}) * gamma(in);
-        return beta ? v + beta(in) : v;
+                 te::call(te::Intrinsic::Rsqrt, {var(o) + Expr(epsilon)}) *
+                 gamma(detail::broadcast_index(in, gamma.shape()));
+        return beta ? v + beta(detail::broadcast_index(in, beta.shape())) : v;
       },
       name);
 }

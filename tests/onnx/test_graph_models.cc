@@ -116,6 +116,25 @@ TEST(GraphModels, SignOfNaNAndLpNormalizationOfAZeroRow) {
   }
 }
 
+// LayerNormalization's Scale may broadcast to the normalized shape ([1] here, as
+// onnxruntime takes it); it was refused.
+TEST(GraphModels, LayerNormWithABroadcastScale) {
+  ModelBuilder b(17);
+  b.input("x", {2, 4});
+  b.output("y", {2, 4});
+  b.float_initializer("scale", {2.0f});
+  b.float_initializer("bias", {0.5f, 0, 0, -1});
+  b.node("LayerNormalization", {"x", "scale", "bias"}, {"y"});
+  graph::Graph g = b.import();
+  HostTensor x = HostTensor::from_values({2, 4}, te::DataType::f32(), {1, 2, 3, 4, 0, 0, 2, 2});
+  // Rows normalized, (x - mean) / sqrt(var + 1e-5), then 2 * that + bias: row 0 has mean 2.5
+  // and variance 1.25, row 1 mean 1 and variance 1.
+  const double s0 = std::sqrt(1.25 + 1e-5), s1 = std::sqrt(1 + 1e-5);
+  const double a = 0.5 / s0, c = 1.5 / s0, d = 1 / s1;
+  expect_outputs(
+      g, {x}, {{-2 * c + 0.5, -2 * a, 2 * a, 2 * c - 1, -2 * d + 0.5, -2 * d, 2 * d, 2 * d - 1}});
+}
+
 TEST(GraphModels, RangeOfConstantsFoldsAndFeedsARuntimeAdd) {
   ModelBuilder b(13);
   b.input("x", {3});

@@ -127,12 +127,18 @@ void add_op_build_command(CLI::App* op) {
   cmd->add_option("--target", args.target, "a cuda target")->capture_default_str();
   cmd->add_option("--db", args.db, "tuning database (its best record is used when there is one)")
       ->capture_default_str();
-  cmd->add_option("--trace", args.trace, "use this schedule trace (JSON file) instead");
-  cmd->add_flag("--source", args.source, "print the CUDA C");
-  cmd->add_flag("--opencl", args.opencl, "print the OpenCL C of the same kernels");
-  cmd->add_flag("--ir", args.ir, "print the GPU loop IR");
+  auto* trace =
+      cmd->add_option("--trace", args.trace, "use this schedule trace (JSON file) instead");
+  auto* source = cmd->add_flag("--source", args.source, "print the CUDA C");
+  auto* opencl = cmd->add_flag("--opencl", args.opencl, "print the OpenCL C of the same kernels");
+  auto* ir = cmd->add_flag("--ir", args.ir, "print the GPU loop IR");
+  // --random builds many candidates and prints statistics: these would be ignored silently.
   cmd->add_option("--random", args.random, "sample this many candidates of the GPU space instead")
-      ->transform(number_in(0, 1e6));
+      ->transform(number_in(0, 1e6))
+      ->excludes(trace)
+      ->excludes(source)
+      ->excludes(opencl)
+      ->excludes(ir);
   cmd->add_option("--seed", args.seed, "first seed of --random")
       ->check(uint64_number())
       ->capture_default_str();

@@ -57,6 +57,7 @@ expect_error "Tuner builds kernels for x86_64, aarch64 and cuda, not for riscv64
 expect_error "matmul: wblock=-4 must be 0 \(plain\) or positive" op run matmul m=8 n=8 k=8 wblock=-4 --db ''
 expect_error "--batch: '0' is not a number from 1" op tune matmul m=8 n=8 k=8 --batch 0 --db ''
 expect_error "NVRTC|CUDA" op build matmul m=8 n=8 k=8 --db '' --target "cuda -arch=sm_35"
+expect_error "^error: --source excludes --random" op build matmul m=8 n=8 k=8 --db '' --random 4 --source
 # An architecture this NVRTC lacks is named with the range it has (it said "invalid value for
 # --gpu-architecture"); without NVRTC the line says that instead.
 expect_error "does not compile for sm_70 \(it supports sm_[0-9]+ to sm_[0-9]+\)|without the CUDA toolkit" \

@@ -275,7 +275,7 @@ class DatabaseServiceImpl final : public rpc::DatabaseService::Service {
       rep->set_lines(r.lines);
       rep->set_inserted(r.inserted);
       rep->set_duplicates(r.duplicates);
-      for (const auto& b : r.bad) rep->add_bad(fmt::format("line {}: {}", b.line, b.reason));
+      for (const auto& b : r.bad) rep->add_bad(fmt::format("{}: {}", b.line, b.reason));
     } catch (const UserError& e) {
       return user_error(e);
     }

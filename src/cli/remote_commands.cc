@@ -267,9 +267,7 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
   writer->WritesDone();
   if (auto s = writer->Finish(); !s.ok()) fail(a.server, s);
   USER_CHECK(!in.bad()) << "reading '" << a.file << "' failed";
-  // The server says "line N: reason"; locally it is FILE:N: reason.
-  auto where = [](const std::string& b) { return b.rfind("line ", 0) == 0 ? b.substr(5) : b; };
-  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, where(b));
+  for (const auto& b : rep.bad()) fmt::print(stderr, "warning: {}:{}\n", a.file, b);  // FILE:N: why
   if (a.json)
     return fmt::print("{}\n", Json{{"file", a.file}, {"lines", rep.lines()},
                                    {"inserted", rep.inserted()}, {"duplicates", rep.duplicates()}}

@@ -259,9 +259,8 @@ class Emitter {
         auto* c = e.as<CastNode>();
         DataType from = c->value.type(), to = e.type();
         // half converts through float: the one conversion both dialects define for every type.
-        std::string v = is_half(from) && !to.is_float()   ? "((float)" + expr(c->value) + ")"
-                        : is_half(to) && !from.is_float() ? "((float)" + expr(c->value) + ")"
-                                                          : expr(c->value);
+        bool via_float = (is_half(from) && !to.is_float()) || (is_half(to) && !from.is_float());
+        std::string v = via_float ? "((float)" + expr(c->value) + ")" : expr(c->value);
         if (to.is_bool()) return "(" + v + " != 0)";
         return "((" + type(to) + ")" + v + ")";
       }

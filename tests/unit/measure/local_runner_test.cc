@@ -4,6 +4,7 @@
 // a kernel returning an error code, aborting, writing past its output or into an input.
 #include "measure/local_runner.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -251,13 +252,9 @@ TEST(LocalRunner, AFailedReferenceIsAHostErrorNotTheCandidates) {
   BuiltCandidate crashing = test::fixture("segv");
   task.reference_so = crashing.so_path;
   task.reference_symbol = crashing.symbol;
-  try {
-    runner.run(task, {test::fixture("good")});
-    ADD_FAILURE() << "no error";
-  } catch (const HostError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot compute the reference outputs"), std::string::npos)
-        << e.what();
-  }
+  EXPECT_THAT([&] { runner.run(task, {test::fixture("good")}); },
+              ::testing::ThrowsMessage<HostError>(
+                  ::testing::HasSubstr("cannot compute the reference outputs")));
 }
 
 // A real workload end to end: builder + runner, a good schedule, an invalid trace, and the

@@ -195,12 +195,11 @@ int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers) {
 // A 1x1 stride-1 conv over rows of at least two vectors is a matrix product whose rows of
 // output pixels fill the vectors in the plain layout: input loads and output stores are
 // contiguous, where the packed form stores every output element with a channel stride
-// (measured 1.4-2.5x faster unpacked on MobileNet-V2's 56- and 112-wide layers). On rows
-// that fill most of one vector (14 to 31 wide) the plain layout still wins when the conv
-// expands the channels: the packed form's scattered store per output then outweighs its few
-// multiply-adds (tuned, cold: 32->192 at 28x28 and 64->384 at 14x14 1.4x faster plain;
-// 192->32 and 384->64 1.0-1.25x faster packed; at 7x7 packing wins 2x). Measured on AVX-512;
-// with AVX2's 16 registers (AMD Zen 3, cold) packing wins up to 28 wide in both directions
+// (measured 1.4-2.5x faster unpacked on MobileNet-V2's 56- and 112-wide layers). Narrower
+// rows are packed: with 32 registers the packed tile and its transposed epilogue win on 14-
+// and 7-wide rows in both directions (AMD Zen 5, mobilenet_v2 in the model: 96->576 at 14x14
+// 0.086 -> 0.059 ms, 64->384 0.036 -> 0.028; 28-wide expansions equal either way). With
+// AVX2's 16 registers (AMD Zen 3, cold) packing wins up to 28 wide in both directions
 // (96->576 at 14x14 0.23 against 0.36 ms), and at 56 wide where it takes two-vector blocks
 // (24->144: 0.22 against 0.28; 144->24, one-vector blocks: 0.32 against 0.30); plain wins at
 // 112 wide (16->96: 0.34 against 0.44). `block`: the packed block conv_weight_block chose.
@@ -213,10 +212,9 @@ static bool pointwise_plain_wins(const Graph& g, const Node& n, int vector_lanes
   if (auto it = n.attrs.find("pads"); it != n.attrs.end())
     for (int64_t p : it->second.ints)
       if (p != 0) return false;
-  bool expands = w.shape[1] < w.shape[0];
   if (vector_registers < 32)
     return x.shape[3] >= 8 * vector_lanes || (x.shape[3] >= 4 * vector_lanes && block == vector_lanes);
-  return x.shape[3] >= 2 * vector_lanes || (expands && 4 * x.shape[3] >= 3 * vector_lanes);
+  return x.shape[3] >= 2 * vector_lanes;
 }
 
 

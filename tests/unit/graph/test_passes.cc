@@ -168,8 +168,7 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   int wide = b.input({1, 4, 2, 16});
   int pw = b.node("Conv", {wide, b.weight({16, 4, 1, 1})});  // 1x1 over 16-wide rows: kept
   int pw2 = b.node("Conv", {pw, b.weight({16, 16, 1, 1})}, {{"strides", ints({2, 2})}});  // strided: packed
-  // Rows of 6 fill 3/4 of a vector: a 1x1 conv expanding the channels is kept, one projecting
-  // them is packed; over rows of 4 an expanding one is packed too.
+  // Rows narrower than two vectors: 1x1 convs expanding or projecting the channels are packed.
   int mid = b.input({1, 8, 2, 6}), narrow = b.input({1, 8, 2, 4});
   int expand = b.node("Conv", {mid, b.weight({32, 8, 1, 1})});
   int project = b.node("Conv", {expand, b.weight({8, 32, 1, 1})});
@@ -185,7 +184,7 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
                                               {5, 16, 1, 1},
                                               {16, 4, 1, 1},
                                               {1, 16, 1, 1, 16},
-                                              {32, 8, 1, 1},
+                                              {2, 8, 1, 1, 16},
                                               {1, 32, 1, 1, 8},
                                               {2, 8, 1, 1, 16}}));
   Rng rng(3);
@@ -206,7 +205,7 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
 // With AVX2's 16 registers (12 accumulators) a 7-wide output fits one row of two 8-lane
 // vectors in the tile but 7 rows of one: packed by 8; a 12-wide one takes 6 rows of two.
 // With 32 registers both take two vectors. 1x1 convs with 16 registers: an expansion over
-// 14-wide rows is packed (plain with 32), one over rows of 8 vectors stays plain; over rows of
+// 14-wide rows is packed (with 32 too), one over rows of 8 vectors stays plain; over rows of
 // 4 vectors (32 wide) it is packed by two vectors, and stays plain where one would be taken.
 TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
   Builder b;
@@ -227,7 +226,7 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
     return out;
   };
   EXPECT_EQ(blocks(16), (std::vector<int64_t>{8, 16, 8, 1, 16, 1}));  // 1: plain [K, C, 1, 1]
-  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16, 1, 1, 1, 1}));
+  EXPECT_EQ(blocks(32), (std::vector<int64_t>{16, 16, 16, 1, 1, 1}));
   Rng rng(5);
   expect_same_outputs(raw, for_target(raw, 8, 16),
                       {ops::HostTensor::random({1, 8, 7, 7}, te::DataType::f32(), rng),

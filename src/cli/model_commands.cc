@@ -1,5 +1,6 @@
 // `tuner tasks`, `tuner compile` and `tuner run`: whole ONNX models.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -169,8 +170,13 @@ int run_run(const RunArgs& a) {
   runtime::Artifact art = runtime::Artifact::load(a.artifact);
   codegen::Target::parse(art.plan.target).check_runs_here(a.artifact);  // not SIGILL mid-run
   runtime::Executor ex(std::move(art), a.threads);
-  USER_CHECK(a.inputs.empty() || a.inputs.size() == ex.num_inputs())
-      << "the model has " << ex.num_inputs() << " inputs, " << a.inputs.size() << " given";
+  if (!a.inputs.empty() && a.inputs.size() != ex.num_inputs()) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ex.num_inputs(); ++i) names.push_back("'" + ex.input_desc(i).name + "'");
+    USER_ERROR() << "the model has " << ex.num_inputs() << " input" << (ex.num_inputs() == 1 ? "" : "s")
+                 << (names.empty() ? "" : fmt::format(" ({})", fmt::join(names, ", "))) << ", "
+                 << a.inputs.size() << " given";
+  }
   USER_CHECK(a.compare.empty() || a.compare.size() == ex.num_outputs())
       << "the model has " << ex.num_outputs() << " outputs, " << a.compare.size()
       << " references given";

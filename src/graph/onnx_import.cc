@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "graph/tensor_proto.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/log.h"
 #include "support/read_file.h"
 
 namespace tuner::graph {
@@ -379,6 +381,19 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
     by_name[t.name()] =
         g.add_constant(t.name(), tensor_from_proto(t, base_dir, "initializer '" + t.name() + "'"));
   }
+  // ONNX lets a caller override an initializer that is also a graph input (older exporters
+  // list every weight so); Tuner folds and packs weights, so they stay constants: say so once.
+  std::vector<std::string> overridable;
+  for (const auto& in : m.graph().input())
+    if (initializer_names.count(in.name())) overridable.push_back("'" + in.name() + "'");
+  if (overridable.size() == 1)
+    log(LogLevel::Info, "note: {}: initializer {} is also a graph input; it is compiled as a "
+        "constant (it cannot be given at run time)", path, overridable[0]);
+  else if (overridable.size() > 1)
+    log(LogLevel::Info, "note: {}: {} initializers are also graph inputs ({}{}); they are "
+        "compiled as constants (they cannot be given at run time)", path, overridable.size(),
+        fmt::join(overridable.begin(), overridable.begin() + std::min<size_t>(3, overridable.size()), ", "),
+        overridable.size() > 3 ? ", ..." : "");
   for (const auto& in : m.graph().input()) {
     if (initializer_names.count(in.name())) continue;
     Value v;

@@ -60,6 +60,14 @@ def good_with(w_tensor, folder=out, name="good.onnx"):
 
 
 good_with(numpy_helper.from_array(w, "w"))
+# The weight also listed as a graph input (older exporters list every initializer so): ONNX
+# lets a caller override it; Tuner compiles it as a constant and says so (session 57: a run
+# given it said only "1 inputs, 2 given").
+nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Add", ["r", "w"], ["y"], name="add")]
+save(model(nodes, [tensor_info("x", [2, 3]), tensor_info("w", [2, 3])], [tensor_info("y", [2, 3])],
+           [numpy_helper.from_array(w, "w")]), "w_also_input.onnx")
+save_tensor(w, "w.pb", "w")
 save_tensor(x, "x.pb", "x")
 save_tensor(np.maximum(x, 0) + w, "y.pb", "y")
 save_tensor(np.maximum(x, 0) + w + 1, "y_wrong.pb", "y")

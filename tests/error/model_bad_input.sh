@@ -309,7 +309,14 @@ fi
 # --- tuner run: wrong inputs and references
 expect "x_3x2.pb: float32\[3x2\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_3x2.pb"
 expect "x_int64.pb: int64\[2x3\] does not match input 'x' float32\[2x3\]" run "$art" --input "$m/x_int64.pb"
-expect "the model has 1 inputs, 2 given" run "$art" --input "$m/x.pb" --input "$m/x.pb"
+expect "the model has 1 input \('x'\), 2 given" run "$art" --input "$m/x.pb" --input "$m/x.pb"
+expect_ok "a model whose initializer is also a graph input compiles" compile "$m/w_also_input.onnx" \
+  --db "" -o "$tmp/w_input.tuner"
+if ! grep -q "initializer 'w' is also a graph input; it is compiled as a constant" "$tmp/stderr"; then
+  echo "FAIL: compiling w_also_input.onnx did not say that 'w' is compiled as a constant"
+  failures=$((failures + 1))
+fi
+expect "the model has 1 input \('x'\), 2 given" run "$tmp/w_input.tuner" --input "$m/x.pb" --input "$m/w.pb"
 expect "text.onnx: not a serialized ONNX TensorProto" run "$art" --input "$tmp/text.onnx"
 expect "missing.pb: no such file" run "$art" --input "$tmp/missing.pb"
 : >"$tmp/empty.pb"

@@ -1,6 +1,36 @@
 #include "schedule/gpu_fallback.h"
 
+#include <algorithm>
+
 namespace tuner::schedule {
+
+namespace {
+
+// Fewer outputs than this leave most of a GPU idle: their long reductions are split.
+constexpr int64_t kGpuFewOutputs = 1024;
+constexpr int64_t kGpuMinSplitReduction = 2048;
+constexpr int64_t kGpuMaxPartials = 4096;
+
+// A reduction with few outputs over a long last axis sums partial results in parallel first
+// (rfactor: partial f takes elements f, f + P, ..., so adjacent threads read adjacent
+// elements), then each output its P partials: one thread summed a 4M-element vector before.
+void split_long_reduction(Schedule& s, const std::string& name) {
+  const Stage& st = s.state().stage(name);
+  if (st.loc != Location::Root || st.op->reduce_axes.empty()) return;
+  int64_t outputs = 1;
+  for (auto& a : st.op->axes) outputs *= a.extent;
+  int64_t e = st.op->reduce_axes.back().extent;
+  if (outputs >= kGpuFewOutputs || e < kGpuMinSplitReduction) return;
+  int last = int(st.op->axes.size() + st.op->reduce_axes.size()) - 1;
+  // Whole warps of partials, each summing at least 8 elements.
+  int64_t partials = std::min(kGpuMaxPartials, e / 8) / 32 * 32;
+  try {
+    s.rfactor(name, last, partials);
+  } catch (const ScheduleError&) {  // a stage rfactor cannot split stays whole
+  }
+}
+
+}  // namespace
 
 bool auto_bind(Schedule& s, const std::string& name, int64_t threads) {
   const Stage& st = s.state().stage(name);
@@ -32,6 +62,7 @@ Schedule gpu_fallback_schedule(const te::ComputeDAG& dag, int64_t threads) {
   Schedule s(dag);
   for (auto& st : std::vector<Stage>(s.state().stages()))
     if (s.state().can_inline(st.name())) s.compute_inline(st.name());
+  for (auto& st : std::vector<Stage>(s.state().stages())) split_long_reduction(s, st.name());
   for (auto& st : std::vector<Stage>(s.state().stages()))
     if (st.loc == Location::Root) auto_bind(s, st.name(), threads);
   return s;

@@ -112,6 +112,23 @@ TEST(GpuFallback, EveryOpCompilesWithNvrtc) {
   }
 }
 
+// A reduction of a whole long vector sums partial results in parallel, then those: it ran in
+// one thread (grid 1, block 1) and one running float32 sum lost accuracy (as the CPU did).
+TEST(GpuFallback, AWholeVectorIsSummedInPartials) {
+  std::string missing;
+  OpenCLRunner* cl = OpenCLRunner::get(&missing);
+  if (!cl) GTEST_SKIP() << "skipped: " << missing;
+  for (const char* op : {"reduce_sum", "reduce_mean"}) {
+    OpCase c(op, {"shape=1048576", "axes=0"});
+    schedule::GpuLoweredFunc f = schedule::lower_gpu(schedule::gpu_fallback_schedule(c.dag).state(), "r");
+    ASSERT_GE(f.kernels.size(), 2u) << f.str();  // the partials, then their sum
+    const auto& k = f.kernels[0];
+    EXPECT_GE(k.grid[0] * k.threads_per_block(), 1024) << f.str();
+    auto out = cl->run(*cl->build(codegen::emit_gpu_source(f, codegen::GpuDialect::OpenCL)), f, c.inputs);
+    EXPECT_EQ(compare_outputs(c, out, 1e-6, 1e-7), "") << op;
+  }
+}
+
 // int8 and uint8 arithmetic wraps in its type before a cast reads it: C computes it in int
 // (int8 100 * 100 cast to int32 was 10000 on the GPU, 16 on the CPU and in the IR).
 TEST(GpuFallback, NarrowIntegerArithmeticWrapsBeforeACast) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,20 @@ struct RemoteDbArgs {
 /// `tuner db best|export|import` against the server's database ("best", "export", "import").
 void remote_db(const std::string& command, const RemoteDbArgs& a);
 
-/// The records file of `db import` opened into `file` ("-": standard input, returned as is);
-/// a directory, an unreadable file or an SQLite database is one error naming it.
-std::istream& open_import_input(const std::string& path, std::ifstream& file);
+/// The records file of `db import` ("-": standard input; pipes and FIFOs too): a directory,
+/// an unreadable file, an SQLite database or binary data (a gzip-compressed export) is one
+/// error naming it.
+class ImportInput {
+ public:
+  explicit ImportInput(const std::string& path);
+  ~ImportInput();
+  std::istream& stream() { return *in_; }
+
+ private:
+  std::ifstream file_;
+  std::unique_ptr<std::streambuf> buf_;
+  std::unique_ptr<std::istream> in_;
+};
 /// `tuner workers --server ...` and `tuner jobs --server ... [--cancel ID]`
 /// (remote_commands.cc; absent without gRPC).
 void add_remote_commands(CLI::App& app);

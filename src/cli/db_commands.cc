@@ -323,30 +323,63 @@ void cmd_export(const DbOptions& o) {
 
 }  // namespace
 
-std::istream& open_import_input(const std::string& path, std::ifstream& file) {
-  if (path == "-") return std::cin;
-  std::error_code ec;
-  USER_CHECK(!std::filesystem::is_directory(path, ec))
-      << "cannot read '" << path << "': a directory";
-  file.open(path, std::ios::binary);
-  USER_CHECK(file) << "cannot read '" << path << "'";
-  // A database given for its export: one line, not a warning per binary "line".
-  char head[db::kSqliteHeader.size()] = {};
-  file.read(head, sizeof head);
-  USER_CHECK(std::string_view(head, size_t(file.gcount())) != db::kSqliteHeader)
-      << "'" << path << "' is an SQLite database, not a JSON-lines export (`tuner db export "
-      << "--db " << path << " -o FILE` writes one)";
-  file.clear();
-  file.seekg(0);
-  return file;
+namespace {
+
+// Serves `head`, already read from `rest`, then the rest of `rest`: a pipe cannot seek back.
+class PrefixedBuf : public std::streambuf {
+ public:
+  PrefixedBuf(std::string head, std::streambuf* rest) : head_(std::move(head)), rest_(rest) {
+    setg(head_.data(), head_.data(), head_.data() + head_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    std::streamsize n = rest_->sgetn(buf_, sizeof buf_);
+    if (n <= 0) return traits_type::eof();
+    setg(buf_, buf_, buf_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string head_;
+  std::streambuf* rest_;
+  char buf_[1 << 16];
+};
+
+}  // namespace
+
+ImportInput::ImportInput(const std::string& path) {
+  std::streambuf* src = std::cin.rdbuf();
+  if (path != "-") {
+    std::error_code ec;
+    USER_CHECK(!std::filesystem::is_directory(path, ec)) << "cannot read '" << path << "': a directory";
+    file_.open(path, std::ios::binary);
+    USER_CHECK(file_) << "cannot read '" << path << "'";
+    src = file_.rdbuf();
+  }
+  // Files that are not an export are one error, not a warning per binary "line".
+  std::string head(512, '\0');
+  head.resize(size_t(std::max<std::streamsize>(0, src->sgetn(head.data(), std::streamsize(head.size())))));
+  std::string name = path == "-" ? "standard input" : "'" + path + "'";
+  USER_CHECK(!head.starts_with(db::kSqliteHeader))
+      << name << " is an SQLite database, not a JSON-lines export (`tuner db export --db "
+      << (path == "-" ? "DB" : path) << " -o FILE` writes one)";
+  USER_CHECK(!head.starts_with("\x1f\x8b"))
+      << name << " is gzip-compressed; decompress it first (`gunzip -c FILE | tuner db import -`)";
+  USER_CHECK(head.find('\0') == std::string::npos) << name << " holds binary data, not a JSON-lines export";
+  buf_ = std::make_unique<PrefixedBuf>(std::move(head), src);
+  in_ = std::make_unique<std::istream>(buf_.get());
 }
+
+ImportInput::~ImportInput() = default;
 
 namespace {
 
 void cmd_import(const DbOptions& o) {
   if (on_server("import", o)) return;
-  std::ifstream file;
-  std::istream& in = open_import_input(o.file, file);
+  ImportInput input(o.file);
+  std::istream& in = input.stream();
   auto d = open_db(o, db::OpenMode::ReadWrite);
   db::ImportOptions io;
   io.check = compile::importable_check();

@@ -243,8 +243,8 @@ void remote_db(const std::string& command, const RemoteDbArgs& a) {
     return;
   }
   USER_CHECK(command == "import") << "unknown remote db command " << command;
-  std::ifstream file;
-  std::istream& in = open_import_input(a.file, file);
+  ImportInput input(a.file);
+  std::istream& in = input.stream();
   rpc::ImportReply rep;
   auto ctx = context(token, 600);
   auto writer = stub->Import(ctx.get(), &rep);

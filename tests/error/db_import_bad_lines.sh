@@ -57,6 +57,27 @@ grep -q "in.jsonl:13: not a tuner record" "$dir/err" || fail "line 13 reason: $(
 [ "$(grep -c '' "$dir/err")" -eq 1 ] && grep -q "^error: '$db' is an SQLite database, not a JSON-lines export" "$dir/err" ||
   fail "import of a .db: $(head -3 "$dir/err")"
 [ ! -e "$dir/other.db" ] || fail "import of a .db created the target database"
+# A gzip-compressed export, a binary file: one line each, no database created (one warning
+# per binary "line" before: 118685 for the tuner binary).
+"$tuner" db export --db "$db" -o "$dir/all.jsonl" > /dev/null || fail "export for the pipe cases"
+gzip -c "$dir/all.jsonl" > "$dir/all.jsonl.gz"
+for f in "$dir/all.jsonl.gz" "$tuner"; do
+  "$tuner" db import "$f" --db "$dir/other.db" > /dev/null 2> "$dir/err" && fail "import of $f: exit 0"
+  [ "$(grep -c '' "$dir/err")" -eq 1 ] && grep -qE "^error: '$f' (is gzip-compressed|holds binary data)" "$dir/err" ||
+    fail "import of $f: $(head -3 "$dir/err")"
+  [ ! -e "$dir/other.db" ] || fail "import of $f created the target database"
+done
+# A pipe, a FIFO, /dev/stdin: every record (the header check's seek back failed on a pipe, so
+# they imported 0 records with exit 0).
+want=$(grep -c '' "$dir/all.jsonl")
+mkfifo "$dir/fifo"
+(cat "$dir/all.jsonl" > "$dir/fifo" &)
+for src in "$dir/fifo" /dev/stdin; do
+  rm -f "$dir/piped.db"
+  "$tuner" db import "$src" --db "$dir/piped.db" < "$dir/all.jsonl" > "$dir/out" 2> "$dir/err" ||
+    fail "import from $src: exit code $?"
+  grep -q "imported $want new records" "$dir/out" || fail "import from $src: $(cat "$dir/out" "$dir/err")"
+done
 # A --target of no record is refused by list and export (it matched nothing, silently, and
 # export wrote an empty file over -o).
 echo keep > "$dir/keep.jsonl"

@@ -109,10 +109,10 @@ class Database {
   /// One row per (workload, target) with records, ordered by workload hash then target.
   virtual std::vector<WorkloadSummary> summaries() = 0;
   virtual DbStats stats() = 0;
-  /// Keeps the `keep` fastest ok records measured alone (measured_alone) of every (workload,
-  /// target) and the ok records of its latest validation and in-model timing (compile
-  /// chooses by them); deletes every other record (error records included); returns how
-  /// many were deleted. keep >= 1.
+  /// Keeps the `keep` fastest ok tuning records (neither validation nor in-model timing) of
+  /// every (workload, target) and the ok records of its latest validation and in-model
+  /// timing (compile chooses by them); deletes every other record (error records included);
+  /// returns how many were deleted. keep >= 1.
   virtual int64_t prune(int keep) = 0;
 
   // ---- tuning runs

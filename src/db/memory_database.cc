@@ -213,7 +213,7 @@ int64_t MemoryDatabase::prune(int keep) {
   USER_CHECK(keep >= 1) << "prune must keep at least 1 record per workload and target, not "
                         << keep;
   std::lock_guard lock(mu_);
-  // The fastest measured alone, and the records of the latest validation and in-model
+  // The fastest tuning records, and the records of the latest validation and in-model
   // timing of each (workload, target), which compile chooses by.
   std::map<std::pair<int64_t, std::string>, std::vector<const Record*>> groups;
   std::map<std::tuple<int64_t, std::string, std::string>, int64_t> latest;
@@ -222,7 +222,7 @@ int64_t MemoryDatabase::prune(int keep) {
   };
   for (auto& [id, r] : records_) {
     if (r.status != MeasureStatus::Ok) continue;
-    if (measured_alone(r)) groups[{r.workload_id, r.target}].push_back(&r);
+    if (!timing(r)) groups[{r.workload_id, r.target}].push_back(&r);
     if (timing(r)) {
       int64_t& t = latest[{r.workload_id, r.target, r.worker}];
       t = std::max(t, r.created_ms);

@@ -516,16 +516,17 @@ int64_t SqliteDatabase::prune(int keep) {
   USER_CHECK(keep >= 1) << "prune must keep at least 1 record per workload and target, not "
                         << keep;
   return write([&](Connection& c) {
-    // The fastest measured alone, and the records of the latest validation and in-model
-    // timing of each (workload, target), which compile chooses by.
+    // The fastest tuning records, and the records of the latest validation and in-model
+    // timing of each (workload, target), which compile chooses by. Validation re-measures
+    // the fastest: ranked with them, its rows took the places of distinct schedules.
     auto q = c.query(
         "DELETE FROM records WHERE id NOT IN (SELECT id FROM (SELECT id, row_number() OVER "
         "(PARTITION BY workload_id, target_id ORDER BY median, id) AS n FROM records "
-        "WHERE status = 'ok' AND worker != ?) WHERE n <= ? "
+        "WHERE status = 'ok' AND worker NOT IN (?1, ?2)) WHERE n <= ?3 "
         "UNION SELECT id FROM (SELECT id, created, max(created) OVER (PARTITION BY "
         "workload_id, target_id, worker) AS latest FROM records "
-        "WHERE status = 'ok' AND worker IN (?, ?)) WHERE created = latest)");
-    q.binds(kModelWorker, keep, kValidationWorker, kModelWorker).run();
+        "WHERE status = 'ok' AND worker IN (?1, ?2)) WHERE created = latest)");
+    q.binds(kValidationWorker, kModelWorker, keep).run();
     return c.changes();
   });
 }

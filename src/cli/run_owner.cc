@@ -17,7 +17,8 @@ std::string host_name() {
 }
 
 // Field 22 of /proc/PID/stat, the process's start time in clock ticks since boot; -1 when
-// there is no such process.
+// there is no such process, or only its zombie (killed, not yet reaped by its parent: it
+// tunes nothing any more).
 long long start_time(long long pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -25,8 +26,10 @@ long long start_time(long long pid) {
   if (paren == std::string::npos) return -1;
   std::istringstream fields(stat.substr(paren + 1));
   std::string f;
-  for (int i = 3; i <= 22 && fields >> f; ++i)
+  for (int i = 3; i <= 22 && fields >> f; ++i) {
+    if (i == 3 && (f == "Z" || f == "X")) return -1;
     if (i == 22) return std::stoll(f);
+  }
   return -1;
 }
 

@@ -33,6 +33,7 @@
 #include "support/atomic_file.h"
 #include "support/cli_main.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/json.h"
 #include "support/stop_signal.h"
 
@@ -93,8 +94,15 @@ void cmd_tune_model(const TuneModelArgs& a) {
   protect_input_file(a.m.model, "model being read");
   db::check_database_path(a.db);  // before any work
   protect_input_file(a.db, "tuning database");
-  if (!a.no_compile && !a.out.empty()) check_output_path(a.out);  // not only after tuning
+  // The artifact's path, checked before any tuning (a folder of that name failed only after it).
+  std::string out =
+      a.no_compile ? "" : a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
+  if (!out.empty()) check_output_path(out);
   USER_CHECK(a.trials > 0) << "--trials must be positive";
+  // --resume names a run of an existing database (a mistyped --db was created, folders too).
+  std::error_code ec;
+  USER_CHECK(a.resume <= 0 || std::filesystem::exists(a.db, ec))
+      << "no tuning database " << a.db << " (--resume " << a.resume << " continues a run recorded in it)";
   graph::Graph g = load_model(a.m);
   graph::FuseOptions fo;
   fo.enabled = !a.m.no_fuse;
@@ -108,18 +116,20 @@ void cmd_tune_model(const TuneModelArgs& a) {
   co.target = target;
   co.fuse = fo;
   co.db_path = "";
-  runtime::Artifact untuned = compile::compile_model(g, co);
-  double before = measure_latency(untuned, a.threads);
   auto db = db::SqliteDatabase::open(a.db);  // creates the folder
   // The run's identity; --resume RUN is checked against it before anything is printed.
-  Json run_args{
-      {"target", target.str()}, {"trials", a.trials}, {"seed", a.seed}, {"fuse", fo.enabled}};
+  // The tasks, not only the model's path: another model written over the same file is
+  // another run (it was resumed, mixing the two models' records in one run).
+  uint64_t tasks_hash = 0;
+  for (const auto& t : ts.tasks)
+    tasks_hash = hash_combine(hash_combine(tasks_hash, t.dag.structural_hash()), uint64_t(t.weight));
+  Json run_args{{"target", target.str()}, {"trials", a.trials},          {"seed", a.seed},
+                {"fuse", fo.enabled},     {"tasks", fmt::format("{:016x}", tasks_hash)}};
   std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
   int64_t run_id = 0;
   if (a.resume > 0) {
     auto r = db->run(a.resume);
     USER_CHECK(r) << "no tuning run " << a.resume << " in " << a.db;
-    USER_CHECK(r->what == what) << "run " << a.resume << " tuned " << r->what << ", not this model";
     // Its records and tasks must be this command's: the same target and fusion.
     auto arg = [&](const char* k) {
       return r->args.is_object() && r->args.contains(k) ? r->args[k] : Json();
@@ -131,11 +141,21 @@ void cmd_tune_model(const TuneModelArgs& a) {
     USER_CHECK(arg("fuse") == run_args["fuse"])
         << "run " << a.resume << " tuned with fusion " << (arg("fuse") == true ? "on" : "off")
         << "; resume it with the same --no-fuse setting";
+    // Its tasks are this model's (a copy elsewhere resumes it too), or, for a run of an
+    // earlier version that kept no tasks hash, its path is this model's.
+    bool same_tasks = r->args.is_object() && r->args.contains("tasks")
+                          ? r->args["tasks"] == run_args["tasks"]
+                          : r->what == what;
+    USER_CHECK(same_tasks) << "run " << a.resume << " tuned " << r->what.substr(r->what.find(' ') + 1)
+                           << (r->what == what ? " when its tasks were other than this model's"
+                                               : ", not this model");
     USER_CHECK(!process_alive(r->progress.value("owner", Json())))
         << "run " << a.resume << " is being tuned by process "
         << r->progress["owner"].value("pid", 0) << " on this machine; wait for it or stop it";
     run_id = r->id;
   }
+  runtime::Artifact untuned = compile::compile_model(g, co);
+  double before = measure_latency(untuned, a.threads);
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
                g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials,
@@ -159,8 +179,14 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // The same command (model, target, budget, seed) continues an unfinished run (interrupted,
   // or killed while running), counting the trials it already spent.
   if (a.resume <= 0) {
-    int64_t finished = 0, busy = 0;
+    int64_t finished = 0, busy = 0, changed = 0;
     for (const auto& r : db->runs()) {
+      if (r.what == what && r.state != db::RunState::Finished && r.args.is_object() &&
+          r.args.contains("tasks") && r.args["tasks"] != run_args["tasks"]) {
+        Json other = r.args;
+        other["tasks"] = run_args["tasks"];
+        if (other == run_args) changed = r.id;  // this command, when the file held another model
+      }
       if (r.what != what || r.args != run_args) continue;
       if (r.state != db::RunState::Finished) {
         // Another `tuner tune` of this machine is working on it: this one starts its own.
@@ -173,6 +199,9 @@ void cmd_tune_model(const TuneModelArgs& a) {
       }
       finished = r.id;
     }
+    if (!run_id && changed && chatty)
+      fmt::print(stderr, "run {} tuned another model at this path (its tasks differ); this is a new run\n",
+                 changed);
     if (!run_id && busy && chatty)
       fmt::print(stderr,
                  "run {} of this command is being tuned by another process; this is a "
@@ -333,7 +362,6 @@ void cmd_tune_model(const TuneModelArgs& a) {
   double after = 0;
   std::optional<std::pair<double, double>> speedup_range;  // over paired rounds: noise
   size_t rounds = 0;
-  std::string out;
   compile::CompileReport rep;
   if (!a.no_compile) {
     co.db_path = a.db;
@@ -352,8 +380,12 @@ void cmd_tune_model(const TuneModelArgs& a) {
                    r.best_ms);
     }
     runtime::Artifact art = compile::compile_model(g, co, &rep);
-    out = a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
-    art.save(out);
+    try {
+      art.save(out);
+    } catch (const UserError& e) {  // a full disk: say where the tuning is
+      USER_ERROR() << e.what() << "; the tuning is in " << a.db << " (`tuner compile " << a.m.model
+                   << " --db " << a.db << " -o FILE` builds the model with it)";
+    }
     // Both again, in turn: the machine's load may have changed since the first measurement.
     std::vector<runtime::Artifact> pair;
     pair.push_back(std::move(untuned));

@@ -176,5 +176,43 @@ kill $owner
 check "the same command leaves a busy run alone and starts a new one" \
   grep -q "^run 1 of this command is being tuned by another process; this is a new run" "$tmp/busy.txt"
 
+# The artifact's default path is checked before tuning (a folder of that name failed only
+# after every trial), and --resume does not create a mistyped database (found by an
+# adversarial helper, session 57).
+mkdir -p "$tmp/cwd/model.tuner"
+(cd "$tmp/cwd" && timeout 60 "$TUNER" tune "$MODEL" --trials 400 --db "$tmp/cwd/d.db" >/dev/null 2>"$tmp/out_dir.txt")
+check "a folder at the default artifact path fails before tuning" \
+  bash -c "grep -q '^error: cannot write model.tuner' '$tmp/out_dir.txt' && [ ! -e '$tmp/cwd/d.db' ]"
+"$TUNER" tune "$MODEL" --trials 16 --db "$tmp/typo/sub/t.db" --resume 1 >/dev/null 2>"$tmp/typo.txt"
+check "--resume of a missing database: one error, nothing created" \
+  bash -c "grep -q '^error: no tuning database .*typo/sub/t.db' '$tmp/typo.txt' && [ ! -e '$tmp/typo' ]"
+
+# Another model written over the model's file is another run (the first run was resumed,
+# mixing both models' records); a copy of the model elsewhere resumes its run with --resume.
+cp "$MODEL" "$tmp/swap.onnx"
+swap=(--trials 16 --seed 6 --db "$tmp/swap.db" --no-compile --validate 0)
+"$TUNER" tune "$tmp/swap.onnx" "${swap[@]}" >/dev/null 2>&1
+python3 - "$tmp/swap.db" "$tmp/swap.onnx" <<'PY'
+import sqlite3, sys
+import onnx
+from onnx import TensorProto, helper
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE tuning_runs SET state = 'interrupted' WHERE id = 1")
+c.commit()
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "other",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[2])
+PY
+"$TUNER" tune "$tmp/swap.onnx" "${swap[@]}" >/dev/null 2>"$tmp/swap.txt"
+check "another model at the same path is a new run" \
+  grep -q "^run 1 tuned another model at this path (its tasks differ); this is a new run" "$tmp/swap.txt"
+cp "$MODEL" "$tmp/copy.onnx"
+"$TUNER" tune "$tmp/copy.onnx" "${swap[@]}" --resume 1 >/dev/null 2>"$tmp/copy.txt"
+check "a copy of the model elsewhere resumes its run" grep -q "^resuming run 1: 16 of 16 trials" "$tmp/copy.txt"
+"$TUNER" tune "$tmp/swap.onnx" "${swap[@]}" --resume 1 >/dev/null 2>"$tmp/other.txt"
+check "--resume of a run of another model is refused" \
+  grep -q "^error: run 1 tuned .*swap.onnx when its tasks were other than this model's" "$tmp/other.txt"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -255,7 +255,11 @@ int lower_einsum(Graph& g) {
     const Node& n = g.nodes[i];
     if (n.dead || n.op != "Einsum" || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
     int a = n.inputs[0], b = n.inputs[1], out = n.outputs[0];
-    const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)], &vo = g.values[size_t(out)];
+    const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)];
+    // A copy: the transposes added below may move g.values.
+    const std::string out_name = g.values[size_t(out)].name;
+    const ops::Shape out_shape = g.values[size_t(out)].shape;
+    const te::DataType out_dtype = g.values[size_t(out)].dtype;
     std::optional<EinsumMatmul> form;
     try {
       auto eq = n.attrs.find("equation");
@@ -292,9 +296,9 @@ int lower_einsum(Graph& g) {
       std::vector<int64_t> inverse(form->perm_out.size());
       for (size_t d = 0; d < inverse.size(); ++d) inverse[size_t(form->perm_out[d])] = int64_t(d);
       Value v;
-      v.name = vo.name + "_mm";
-      v.shape = ops::transpose_shape(vo.shape, inverse, base);
-      v.dtype = vo.dtype;
+      v.name = out_name + "_mm";
+      v.shape = ops::transpose_shape(out_shape, inverse, base);
+      v.dtype = out_dtype;
       product = g.add_value(std::move(v));
     }
     Node mm;

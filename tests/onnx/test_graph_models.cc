@@ -377,6 +377,30 @@ TEST(GraphModels, EinsumForms) {
   EXPECT_EQ(einsums, 4);
 }
 
+// Einsum lowered to a MatMul with a transposed operand and a transposed product: the pass
+// read the output's shape through a reference that adding the operand's transpose had left
+// dangling (valgrind: invalid read; "permutation [1,0,2] does not match shape scalar").
+TEST(GraphModels, EinsumTransposingAnOperandAndTheProduct) {
+  ModelBuilder b(13);
+  b.input("a", {2, 3, 4});
+  b.input("c", {4, 3, 5});
+  b.output("y", {2, 3, 5});
+  set_string(b.node("Einsum", {"a", "c"}, {"y"}), "equation", "ibj,jbk->ibk");
+  graph::Graph g = b.import();
+  HostTensor a({2, 3, 4}, te::DataType::f32()), c({4, 3, 5}, te::DataType::f32());
+  for (int64_t i = 0; i < a.num_elements(); ++i) a.set(i, double((i * 7) % 11) - 5);
+  for (int64_t i = 0; i < c.num_elements(); ++i) c.set(i, 0.5 * double((i * 5) % 9) - 2);
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int bb = 0; bb < 3; ++bb)
+      for (int k = 0; k < 5; ++k) {
+        double sum = 0;
+        for (int j = 0; j < 4; ++j) sum += a.get((i * 3 + bb) * 4 + j) * c.get((j * 3 + bb) * 5 + k);
+        want.push_back(sum);
+      }
+  expect_outputs(g, {a, c}, {want});
+}
+
 // LpNormalization and GlobalLpPool have no node tests in the onnx package we use.
 TEST(GraphModels, LpNormsOfRowsAndPlanes) {
   ModelBuilder b(13);

@@ -48,7 +48,13 @@ Converter variadic(const char* op, Binary f) {
 
 std::vector<ConvertOutput> clip(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
-  double lo = -std::numeric_limits<double>::infinity(), hi = -lo;
+  te::DataType t = x.dtype();
+  // A bound left out is the type's lowest or largest finite value (ONNX), so infinities
+  // become finite as in onnxruntime; integers need no bound then.
+  double big = t.is_float() ? t.bits == 16 ? 65504.0 : t.bits == 64 ? std::numeric_limits<double>::max()
+                                                                     : double(std::numeric_limits<float>::max())
+                            : std::numeric_limits<double>::infinity();
+  double lo = -big, hi = big;
   if (c.opset() < 11) {
     lo = c.attr_float("min", lo);
     hi = c.attr_float("max", hi);
@@ -56,7 +62,6 @@ std::vector<ConvertOutput> clip(const ConvertContext& c) {
     if (c.has_input(1)) lo = c.constant(1, "min").get(0);
     if (c.has_input(2)) hi = c.constant(2, "max").get(0);
   }
-  te::DataType t = x.dtype();
   // An integer bound as an integer: through a double, 2^53 + 1 became 2^53.
   auto bound = [&](int input, double v) {
     if (t.is_float() || c.opset() < 11) return te::make_const(t, v);

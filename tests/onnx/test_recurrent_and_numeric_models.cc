@@ -260,6 +260,28 @@ TEST(GraphModels, Pad18AxesInTheirListedOrder) {
   EXPECT_EQ(out[0].get((1 * 3 + 1) * 5 + 2), 0);
 }
 
+// A Clip bound left out is float's lowest or largest value (ONNX), not an infinity: infinite
+// inputs come out finite as in onnxruntime (they passed through).
+TEST(GraphModels, ClipWithoutABoundMakesInfinitiesFinite) {
+  ModelBuilder b(13);
+  b.input("x", {4});
+  b.output("none", {4});
+  b.output("low", {4});
+  b.float_initializer("zero", {0.0f});
+  b.node("Clip", {"x"}, {"none"});
+  b.node("Clip", {"x", "zero"}, {"low"});
+  graph::Graph g = b.import();
+  const float inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
+  HostTensor x = HostTensor::from_values({4}, te::DataType::f32(), {inf, -inf, 1, -1});
+  for (const char* how : {"interpreted", "compiled"}) {
+    std::vector<HostTensor> out =
+        std::string(how) == "compiled" ? run_compiled(g, {x}) : graph::evaluate_graph(g, {x});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(values(out[0]), (std::vector<double>{big, -big, 1, -1})) << how;
+    EXPECT_EQ(values(out[1]), (std::vector<double>{big, 0, 1, 0})) << how;
+  }
+}
+
 // int64 constants above 2^53 stay exact (they went through a double: 2^53 + 1 became 2^53):
 // Clip's bound, Pad's value, ConstantOfShape's value and Range's length.
 TEST(GraphModels, Int64ConstantsAbove2To53AreExact) {

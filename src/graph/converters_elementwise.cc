@@ -315,13 +315,6 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(unary("Neg", [](const te::Tensor& x, const std::string& n) { return ops::neg(x, n); }));
   out.push_back(unary("Abs", [](const te::Tensor& x, const std::string& n) { return ops::abs(x, n); }));
   out.push_back(unary("HardSwish", [](const te::Tensor& x, const std::string& n) { return ops::hardswish(x, n); }));
-  out.push_back({"Gelu",
-                 [](const ConvertContext& c) {
-                   if (c.attr_string("approximate", "none") != "none")
-                     c.fail("only the exact (erf) Gelu is supported");
-                   return one(ops::gelu(c.input(0), c.name()));
-                 },
-                 {}});
   out.push_back({"LeakyRelu",
                  [](const ConvertContext& c) {
                    return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_common.h"
+#include "cli/tune_view.h"
 #include "codegen/target.h"
 #include "compile/compile_model.h"
 #include "db/record.h"
@@ -206,6 +207,18 @@ int run_run(const RunArgs& a) {
     }
     ex.set_input(i, t.raw(), t.bytes());
   }
+  // The references are read and checked before the runs (a wrong one failed after them all).
+  std::vector<SlotTensor> refs = load_in_slot_order(
+      a.compare, slot_names(ex.num_outputs(), [&](size_t i) { return ex.output_desc(i); }));
+  for (size_t k = 0; k < a.compare.size(); ++k) {
+    const ops::HostTensor& ref = refs[k].tensor;
+    const auto& d = ex.output_desc(k);
+    USER_CHECK(ref.shape == d.shape && ref.dtype.str() == d.dtype)
+        << refs[k].file << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
+        << "] does not match output '" << d.name << "' " << d.dtype << "[" << te::shape_str(d.shape)
+        << "]";
+    refs[k].warn_if_named_otherwise("output", d.name);
+  }
   for (int i = 0; i < a.warmup; ++i) ex.run();
   std::vector<double> times;
   // Per-kernel times of every run; the profile reports each kernel's median (noise-robust).
@@ -230,16 +243,9 @@ int run_run(const RunArgs& a) {
   bool ok = true, half = false;
   double max_abs = 0, max_rel = 0;
   std::vector<std::string> mismatches;
-  std::vector<SlotTensor> refs = load_in_slot_order(
-      a.compare, slot_names(ex.num_outputs(), [&](size_t i) { return ex.output_desc(i); }));
   for (size_t k = 0; k < a.compare.size(); ++k) {
     ops::HostTensor ref = std::move(refs[k].tensor);
     const auto& d = ex.output_desc(k);
-    USER_CHECK(ref.shape == d.shape && ref.dtype.str() == d.dtype)
-        << refs[k].file << ": " << ref.dtype.str() << "[" << te::shape_str(ref.shape)
-        << "] does not match output '" << d.name << "' " << d.dtype << "[" << te::shape_str(d.shape)
-        << "]";
-    refs[k].warn_if_named_otherwise("output", d.name);
     half |= ref.dtype == te::DataType::f16();
     ops::HostTensor got(d.shape, ref.dtype);
     std::memcpy(got.raw(), ex.output(k), got.bytes());
@@ -290,8 +296,8 @@ int run_run(const RunArgs& a) {
                    100.0 * step_median[k] / total);
       }
     }
-    fmt::print("{}: latency median {:.3f} ms, p90 {:.3f} ms ({} runs, {} threads)\n",
-               ex.plan().model, median * 1e3, p90 * 1e3, times.size(), ex.num_threads());
+    fmt::print("{}: latency median {} ms, p90 {} ms ({} runs, {} threads)\n", ex.plan().model,
+               format_ms(median), format_ms(p90), times.size(), ex.num_threads());
     if (!a.compare.empty())
       fmt::print("{}: max abs error {:.3g}, max rel error {:.3g} (rtol {:g}, atol {:g}{})\n",
                  ok ? "outputs match" : "OUTPUTS DIFFER", max_abs, max_rel, a.rtol, a.atol,

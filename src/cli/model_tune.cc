@@ -406,8 +406,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
                     {"ops", ts.tasks[i].ops},
                     {"weight", ts.tasks[i].weight},
                     {"trials", prog.trials[i]},
-                    {"baseline_ms", baseline_of(i) * 1e3},
-                    {"best_ms", finite_or_zero(prog.best[i]) * 1e3}});
+                    {"baseline_ms", ms_or_null(baseline_of(i))},
+                    {"best_ms", ms_or_null(prog.best[i])}});
     for (size_t i = 0; i < tasks.size(); ++i)
       if (validated[i]) {
         tj[i]["validated_baseline_ms"] = validated[i]->fallback * 1e3;

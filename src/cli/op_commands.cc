@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/op_common.h"
+#include "cli/tune_view.h"
 #include "codegen/compile.h"
 #include "codegen/target.h"
 #include "graph/converters.h"
@@ -177,9 +178,9 @@ void cmd_run_emulated(const Prepared& p, const OpArgs& a) {
   }
   fmt::print("{} {}  [{} threads, schedule: {}, target {}]\n", p.def->name, p.params.str(),
              ro.threads, p.source, p.target.str());
-  fmt::print("  emulated under {}: latency {:.4f} ms (median of {}) is not a performance figure"
+  fmt::print("  emulated under {}: latency {} ms (median of {}) is not a performance figure"
              "  compile {:.2f} s\n",
-             launcher.device, median * 1e3, r.times.size(), compile_s);
+             launcher.device, format_ms(median), r.times.size(), compile_s);
   fmt::print("  check against reference: ok\n");
 }
 
@@ -239,7 +240,7 @@ void cmd_run(const OpArgs& a) {
   } else {
     fmt::print("{} {}  [{} threads, schedule: {}, target {}]\n", p.def->name, p.params.str(),
                pool.num_threads(), p.source, p.target.str());
-    fmt::print("  latency {:.4f} ms (median of {})  {:.2f} GFLOP/s  compile {:.2f} s\n", median * 1e3,
+    fmt::print("  latency {} ms (median of {})  {:.2f} GFLOP/s  compile {:.2f} s\n", format_ms(median),
                times.size(), gflops, compile_s);
     fmt::print("  check against reference: {} (max abs error {:.3g})\n", ok ? "ok" : "MISMATCH", max_err);
   }

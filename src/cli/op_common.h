@@ -2,6 +2,8 @@
 // a database workload, and choosing the schedule (best record, else the fallback).
 #pragma once
 
+#include <cmath>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +57,11 @@ ChosenSchedule load_trace_schedule(const te::ComputeDAG& dag, const std::string&
 /// `verbose` prints ranking metrics at each retrain.
 std::unique_ptr<costmodel::CostModel> make_cost_model(const std::string& kind, uint64_t seed,
                                                       bool verbose, costmodel::XGBModel** xgb);
+
+/// Seconds as milliseconds for --json output; null when nothing was measured (0, inf, NaN).
+inline Json ms_or_null(double seconds) {
+  return seconds > 0 && std::isfinite(seconds) ? Json(seconds * 1e3) : Json();
+}
 
 /// Marks a run failed on the way out of its error; a database that cannot take that write
 /// (a full disk) is only warned about, so the error the user sees stays the run's own.

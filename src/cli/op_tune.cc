@@ -9,6 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/op_common.h"
+#include "cli/run_owner.h"
+#include "cli/tune_view.h"
 #include "compile/record_lookup.h"
 #include "costmodel/features.h"
 #include "costmodel/random_model.h"
@@ -54,7 +56,7 @@ std::string status_line(const search::TuneProgress& p) {
   for (auto& [k, v] : p.errors) errs += fmt::format(" {}={}", k, v);
   return fmt::format("trials {}/{}  best {}  {:.1f} GFLOP/s  {:.1f} trials/s  errors:{}", p.trials,
                      p.budget,
-                     p.best_seconds > 0 ? fmt::format("{:.4f} ms", p.best_seconds * 1e3) : "-",
+                     p.best_seconds > 0 ? format_ms(p.best_seconds) + " ms" : "-",
                      p.best_gflops, p.trials_per_second(), errs.empty() ? " none" : errs);
 }
 
@@ -108,6 +110,10 @@ void cmd_tune(const TuneArgs& a) {
   int64_t run_id = db->create_run("op " + w.def->name + " " + w.params.str(),
                                   Json{{"target", w.target.str()}, {"trials", a.trials}, {"seed", a.seed}});
   opts.run_id = run_id;
+  // The run's progress after every round, with its owner: a killed run shows its trials, and
+  // `report --list` tells it from one still running.
+  const Json owner = this_process();
+  db->update_run(run_id, db::RunState::Running, Json{{"trials", 0}, {"owner", owner}});
 
   const bool progress = !a.json && !a.quiet;
   bool tty = isatty(2) && progress;
@@ -124,6 +130,8 @@ void cmd_tune(const TuneArgs& a) {
     res = search::tune_task(task, opts, *db, builder, runner, *model,
                             [&](const search::TuneProgress& p) {
                               spent = p.trials;
+                              db->update_run(run_id, db::RunState::Running,
+                                             Json{{"trials", p.trials}, {"owner", owner}});
                               if (!progress) return;
                               if (tty) {
                                 fmt::print(stderr, "\r\033[K{}", status_line(p));
@@ -161,9 +169,10 @@ void cmd_tune(const TuneArgs& a) {
     Json errors = Json::object();
     for (auto& [k, v] : p.errors) errors[k] = v;
     fmt::print("{}\n", Json{{"op", w.def->name}, {"params", w.params.str()}, {"workload", w.dag.hash_hex()},
-                            {"target", w.target.str()}, {"trials", p.trials}, {"best_latency_ms", p.best_seconds * 1e3},
-                            {"best_gflops", p.best_gflops}, {"trials_per_second", p.trials_per_second()},
-                            {"baseline_latency_ms", p.baseline_seconds * 1e3},
+                            {"target", w.target.str()}, {"trials", p.trials}, {"best_latency_ms", ms_or_null(p.best_seconds)},
+                            {"best_gflops", p.best_seconds > 0 ? Json(p.best_gflops) : Json()},
+                            {"trials_per_second", p.trials_per_second()},
+                            {"baseline_latency_ms", ms_or_null(p.baseline_seconds)}, {"exhausted", res.exhausted},
                             {"overhead_ms_median", overhead * 1e3}, {"errors", errors},
                             {"seconds", {{"search", p.propose_seconds}, {"build", p.build_seconds},
                                          {"measure", p.run_seconds}, {"database", p.commit_seconds}}},
@@ -175,14 +184,16 @@ void cmd_tune(const TuneArgs& a) {
   if (tty) fmt::print(stderr, "\n");
   const char* why_ended = interrupted           ? " (interrupted)"
                           : res.early_stopped ? " (stopped early: no improvement)"
+                          : res.exhausted     ? " (the search space is exhausted: every schedule it "
+                                                "holds is measured in the database)"
                                               : "";
   fmt::print("{} {}: {} trials in {:.1f} s ({:.1f} trials/s){}\n", w.def->name, w.params.str(),
              p.trials, p.elapsed_seconds, p.trials_per_second(), why_ended);
   if (p.best_seconds > 0)
-    fmt::print("  best {:.4f} ms, {:.2f} GFLOP/s\n", p.best_seconds * 1e3, p.best_gflops);
+    fmt::print("  best {} ms, {:.2f} GFLOP/s\n", format_ms(p.best_seconds), p.best_gflops);
   if (p.baseline_seconds > 0 && p.best_seconds > 0)
-    fmt::print("  speed-up over the default (fallback) schedule: {:.2f}x ({:.4f} ms -> {:.4f} ms)\n",
-               p.baseline_seconds / p.best_seconds, p.baseline_seconds * 1e3, p.best_seconds * 1e3);
+    fmt::print("  speed-up over the default (fallback) schedule: {:.2f}x ({} ms -> {} ms)\n",
+               p.baseline_seconds / p.best_seconds, format_ms(p.baseline_seconds), format_ms(p.best_seconds));
   else if (p.best_seconds <= 0)
     fmt::print("  no candidate succeeded\n");
   fmt::print("  per-trial overhead (wall time minus kernel time): median {:.1f} ms\n", overhead * 1e3);

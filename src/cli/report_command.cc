@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/run_owner.h"
 #include "cli/run_report.h"
 #include "db/sqlite_database.h"
 #include "db/timestamp.h"
@@ -32,8 +33,13 @@ void list_runs(db::Database& db) {
   for (const auto& r : db.runs()) {
     std::string started = db::format_time(r.started_ms).substr(0, 19);
     started[10] = ' ';
-    fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", r.id, db::run_state_name(r.state), started,
-               r.progress.value("trials", 0), r.what);
+    // A run left "running" by a process of this machine that is gone was killed.
+    std::string state = db::run_state_name(r.state);
+    Json owner = r.progress.value("owner", Json());
+    if (r.state == db::RunState::Running && owner.is_object() && owner.value("host", "") == this_process()["host"] &&
+        !process_alive(owner))
+      state = "killed";
+    fmt::print("{:>5}  {:<11}  {:<20}  {:>7}  {}\n", r.id, state, started, r.progress.value("trials", 0), r.what);
   }
 }
 

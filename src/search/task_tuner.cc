@@ -157,6 +157,10 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
   // candidates from the first round on.
   bool& baseline = st.baseline_pending;
   prog.baseline_seconds = st.baseline;
+  if (std::isfinite(best)) {  // the database's best, so a run that finds nothing better says so
+    prog.best_seconds = best;
+    prog.best_gflops = flops / best / 1e9;
+  }
   while (prog.trials < opts.trials) {
     if (should_stop && should_stop()) break;
     int n = std::min(opts.batch, opts.trials - prog.trials);
@@ -169,7 +173,10 @@ TuneResult tune_task(const TuneTask& task, const TuneOptions& opts, db::Database
     } else {
       cands = search.propose(n);
     }
-    if (cands.empty()) break;  // the space is exhausted
+    if (cands.empty()) {
+      res.exhausted = true;
+      break;
+    }
     std::vector<schedule::Trace> traces;
     for (auto& c : cands) traces.push_back(c.trace());
     double t1 = now_seconds();

@@ -49,7 +49,7 @@ struct TuneOptions {
 /// What the progress callback and the result report.
 struct TuneProgress {
   int trials = 0, budget = 0, rounds = 0;
-  double best_seconds = 0;  // 0 while nothing succeeded
+  double best_seconds = 0;  // the best known (the database's too); 0 while nothing succeeded
   double baseline_seconds = 0;  // the fallback schedule's time, when it was measured here
   double best_gflops = 0;
   double elapsed_seconds = 0;
@@ -69,6 +69,8 @@ struct TuneResult {
   schedule::Trace best_trace;  // empty when no candidate succeeded
   int64_t workload_id = 0;
   bool early_stopped = false;
+  /// The space proposed nothing new: every schedule it holds is measured.
+  bool exhausted = false;
 };
 
 /// What a task's tuning keeps between calls of tune_task: multi-task tuning gives each task

@@ -97,6 +97,14 @@ expect_error "report of an unreadable database" "$TUNER" report --db "$tmp/bad.d
 expect_error "report of a missing database" "$TUNER" report --db "$tmp/none.db" -o "$tmp/x.html"
 check "no page written on errors" test ! -e "$tmp/x.html"
 
+# A killed op tune: --list shows the trials of its finished rounds and "killed", not 0 trials
+# and "running" for good (its progress was written only at the end; session 57).
+timeout -s KILL 20 "$TUNER" op tune matmul m=128 n=128 k=128 --trials 5000 --early-stop 0 \
+  --db "$tmp/k.db" --quiet >/dev/null 2>&1
+"$TUNER" report --list --db "$tmp/k.db" >"$tmp/k.txt" 2>&1
+check "report --list shows a killed op tune as killed, with its trials" \
+  grep -qE "^ +1  killed .* +[1-9][0-9]*  op matmul" "$tmp/k.txt"
+
 if ! command -v chromium >/dev/null; then
   if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
   echo "skipped: chromium not found"

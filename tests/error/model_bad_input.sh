@@ -327,6 +327,9 @@ expect "the model has 1 outputs, 2 references given" run "$art" --input "$m/x.pb
   --compare "$m/y.pb" --compare "$m/y.pb"
 expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \
   --input "$m/x.pb" --compare "$m/x_3x2.pb"
+# ... before the runs: a wrong reference failed only after all of them (a billion here).
+expect "x_3x2.pb: float32\[3x2\] does not match output 'y' float32\[2x3\]" run "$art" \
+  --input "$m/x.pb" --compare "$m/x_3x2.pb" --repeat 1000000000
 expect "^error: --compare needs the inputs its references were computed from \(--input\)" \
   run "$art" --compare "$m/y.pb"
 # Input files are matched to inputs by their tensor names when those name the inputs (b's file

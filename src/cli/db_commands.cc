@@ -38,6 +38,7 @@ struct DbOptions {
   int top = 1;
   int keep = 0;
   int64_t record = 0;
+  bool skip_damaged = false;
   std::string server, token_file, tls_ca;  // query a tuner-server's database instead
 };
 
@@ -299,12 +300,25 @@ void cmd_stats(const DbOptions& o) {
 }
 
 void cmd_export(const DbOptions& o) {
+  USER_CHECK(o.server.empty() || !o.skip_damaged) << "--skip-damaged is for a local database";
   if (on_server("export", o)) return;
   auto d = open_db(o, db::OpenMode::ReadOnly);
   db::ExportOptions eo;
+  eo.skip_damaged = o.skip_damaged;
   if (!o.target.empty()) eo.target = compile::resolve_target(*d, o.target);
+  // A damaged row ends the export (a backup must not be silently partial); the error says how
+  // to save the rest.
+  auto with_hint = [&](const UserError& e) {
+    std::string m = e.what();
+    if (m.find("is damaged: ") == std::string::npos) throw;
+    USER_ERROR() << m << " (`db export --skip-damaged` exports the readable records)";
+  };
   if (o.output == "-") {
-    db::export_jsonl(*d, std::cout, eo);
+    try {
+      db::export_jsonl(*d, std::cout, eo);
+    } catch (const UserError& e) {
+      with_hint(e);
+    }
     return;
   }
   int64_t n = 0;  // a failed or interrupted export leaves no half file
@@ -312,8 +326,8 @@ void cmd_export(const DbOptions& o) {
   eo.stop = StopSignals::requested;
   try {
     write_file_atomically(o.output, [&](std::ostream& out) { n = db::export_jsonl(*d, out, eo); });
-  } catch (const UserError&) {
-    if (!StopSignals::requested()) throw;
+  } catch (const UserError& e) {
+    if (!StopSignals::requested()) with_hint(e);
     fmt::print(stderr, "interrupted: {} not written\n", o.output);
     throw CLI::RuntimeError(StopSignals::exit_status());
   }
@@ -480,6 +494,8 @@ void add_db_commands(CLI::App& app) {
       ->required()
       ->check(nonempty_path());
   exp->add_option("--target", o->target, "only this target (its canonical string, or a unique start of it: llvm)");
+  exp->add_flag("--skip-damaged", o->skip_damaged,
+                "export the readable records of a damaged database, warning about the others");
   exp->add_option("--server", o->server, "export a tuner-server's database (HOST:PORT)");
   exp->add_option("--token-file", o->token_file, "the client token of --server");
   exp->add_option("--tls-ca", o->tls_ca, "CA certificate (PEM) of a TLS server");

@@ -126,6 +126,7 @@ ParsedLine record_from_line(const std::string& line) {
 int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& options) {
   RecordFilter f;
   f.target = options.target;
+  f.skip_unreadable = options.skip_damaged;
   int64_t n = 0;
   db.for_each_record(f, [&](const Workload& w, const Record& r) {
     USER_CHECK(!options.stop || !options.stop()) << "export interrupted";

@@ -51,6 +51,18 @@ expect badstatus "is damaged: record 1 has an unknown status 'FAST'" db show 1
 expect badstatus "is damaged: record 1 has an unknown status 'FAST'" db export -o "$dir/x.jsonl"
 damage badtimes "UPDATE records SET times='garbage';"
 expect badtimes "is damaged: record 2 has a malformed times field" db show 2
+# One damaged row: export refuses, naming --skip-damaged, which exports the other rows (the
+# good records could not be saved at all; session 57).
+damage onebad "UPDATE records SET times='garbage' WHERE id = 1;"
+expect onebad "record 1 has a malformed times field \(.db export --skip-damaged. exports the readable" \
+  db export -o "$dir/x.jsonl"
+if "$tuner" db export --skip-damaged --db "$dir/onebad.db" -o "$dir/rest.jsonl" > /dev/null 2> "$dir/err" &&
+   [ "$(grep -c '' "$dir/rest.jsonl")" -eq 3 ] && grep -q "^warning: .*record 1 has a malformed times field; skipped" "$dir/err"; then
+  echo "ok: onebad: db export --skip-damaged exports the 3 readable records"
+else
+  echo "FAIL: onebad: db export --skip-damaged: $(cat "$dir/err")"
+  status=1
+fi
 damage badshapes "UPDATE workloads SET shapes='{{';"
 expect badshapes "is damaged: workload 1 has a malformed shapes field" db list
 damage badrun "UPDATE tuning_runs SET progress='{{';"

@@ -172,6 +172,10 @@ Artifact Artifact::load(const std::string& path) {
   std::error_code ec;
   USER_CHECK(!std::filesystem::is_directory(path, ec))
       << path << ": a directory, not a model artifact";
+  // Not a FIFO (opening it waited for a writer for ever) nor a pipe or device: it is read
+  // with seeks.
+  USER_CHECK(!std::filesystem::exists(path, ec) || std::filesystem::is_regular_file(path, ec))
+      << path << ": not a regular file (a model artifact is a file `tuner compile` wrote)";
   std::ifstream in(path, std::ios::binary);
   USER_CHECK(in) << path << ": cannot open the model artifact";
   in.seekg(0, std::ios::end);

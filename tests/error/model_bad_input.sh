@@ -274,6 +274,10 @@ expect "good.onnx: not a Tuner model artifact" run "$m/good.onnx"
 expect "text.onnx: not a Tuner model artifact" run "$tmp/text.onnx"
 expect "empty.onnx: not a Tuner model artifact" run "$tmp/empty.onnx"
 expect "folder.onnx: a directory, not a model artifact" run "$tmp/folder.onnx"
+# A FIFO waited for a writer for ever; a pipe was "not a Tuner model artifact".
+mkfifo "$tmp/fifo.tuner"
+expect "fifo.tuner: not a regular file" run "$tmp/fifo.tuner"
+expect "/dev/fd/[0-9]+: not a regular file" run <(cat "$tmp/good.tuner")
 expect "big.onnx: not a Tuner model artifact" run "$tmp/big.onnx"
 expect "missing.tuner: cannot open the model artifact" run "$tmp/missing.tuner"
 asize=$(stat -c %s "$art")

@@ -152,6 +152,10 @@ ChosenSchedule choose_schedule(const te::ComputeDAG& dag, const codegen::Target&
       for (auto& r : top) {
         try {
           auto trace = schedule::Trace::from_json(parse_json(r.trace));
+          schedule::Schedule fallback = codegen::default_schedule(dag, target);
+          // The fallback's own record (each task's first trial) is not a tuned schedule.
+          if (trace == fallback.trace())
+            return {std::move(fallback), "fallback (its record #" + std::to_string(r.id) + " is the fastest)", false};
           return {schedule::Schedule::replay(dag, trace),
                   "database record #" + std::to_string(r.id), true};
         } catch (const std::exception&) {

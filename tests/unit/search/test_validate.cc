@@ -266,4 +266,19 @@ TEST_F(TwoSchedules, AValidationThatNoLongerReplaysDoesNotHideAnOlderOne) {
   EXPECT_EQ(compile::choose_schedule(dag, target, &db).sched.trace().str(), traces[0].str());
 }
 
+// Without validation the fastest tuning record decides; when it is the fallback's own (each
+// task's first trial), the task keeps its fallback and does not count as tuned ("8 of 8
+// tasks run a tuned schedule" was printed for tasks at exactly their default time).
+TEST_F(TwoSchedules, TheFallbacksOwnRecordIsNotATunedSchedule) {
+  commit_timings(db, wid, target, {{fallback, 1.0}, {traces[0], 1.5}}, 1000, "local");
+  compile::ChosenSchedule c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), fallback.str());
+  EXPECT_FALSE(c.from_db) << c.source;
+  EXPECT_NE(c.source.find("fallback"), std::string::npos) << c.source;
+  commit_timings(db, wid, target, {{traces[1], 0.5}}, 2000, "local");
+  c = compile::choose_schedule(dag, target, &db);
+  EXPECT_EQ(c.sched.trace().str(), traces[1].str());
+  EXPECT_TRUE(c.from_db) << c.source;
+}
+
 }  // namespace

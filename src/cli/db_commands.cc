@@ -249,8 +249,11 @@ void cmd_show(const DbOptions& o) {
 void cmd_stats(const DbOptions& o) {
   auto d = open_db(o, db::OpenMode::ReadOnly);
   db::DbStats s = d->stats();
-  std::error_code ec;
+  std::error_code ec, wal_ec;
   uintmax_t bytes = fs::file_size(o.path, ec);
+  // Committed pages not yet copied back (after a killed writer) are in the write-ahead log.
+  uintmax_t wal = fs::file_size(o.path + "-wal", wal_ec);
+  if (!ec && !wal_ec) bytes += wal;
   if (o.json) {
     auto obj = [](const std::vector<std::pair<std::string, int64_t>>& v) {
       Json j = Json::object();

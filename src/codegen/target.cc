@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codegen/llvm_init.h"
+#include "runtime/cpu_features.h"
 #include "support/error.h"
 
 namespace tuner::codegen {
@@ -151,12 +152,11 @@ bool Target::runs_on_host() const {
 
 std::vector<std::string> Target::host_lacks() const {
   if (!runs_on_host()) return {};
-  // The host's map lists the instruction-set features CPUID reports, present or not; tuning
-  // flags (fast-gather, ...) are not in it, so a CPU name alone never counts as missing.
-  std::vector<std::string> missing;
-  for (auto& kv : llvm::sys::getHostCPUFeatures())
-    if (!kv.second) missing.push_back(kv.first().str());
-  std::vector<std::string> out = enabled_features(missing);
+  // The features kernels may use, as the runtime checks them when it loads an artifact: the
+  // same gate for `tuner run` and the C API (system features such as pku, which a VM hides,
+  // refused skylake-avx512 code here that runs).
+  std::vector<std::string> out =
+      runtime::host_lacks_cpu_features(enabled_features(runtime::checkable_cpu_features()));
   std::sort(out.begin(), out.end());
   return out;
 }

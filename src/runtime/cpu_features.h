@@ -7,7 +7,9 @@
 
 namespace tuner::runtime {
 
-/// Feature names (LLVM's spelling) this runtime can test on the host CPU; empty on non-x86.
+/// Feature names (LLVM's spelling) this runtime can test on the host CPU: every instruction-
+/// set extension kernels may use (no system features); empty on non-x86. `tuner run` and the
+/// C API check the same list.
 const std::vector<std::string>& checkable_cpu_features();
 
 /// Those of `required` this CPU lacks (names it cannot test are ignored), in their order.

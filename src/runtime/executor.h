@@ -2,6 +2,7 @@
 // runs its steps over statically planned buffers on a persistent thread pool.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +49,10 @@ class Executor {
   std::unique_ptr<Module> module_;
   std::unique_ptr<ThreadPool> pool_;
   TunerEnv env_{};
-  std::vector<void*> owned_;  // aligned allocations to free
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<void, Free>> owned_;  // aligned allocations
   std::vector<void*> ptrs_;   // every buffer's address
   std::vector<TunerKernelFn> fns_;
   std::vector<std::vector<void*>> step_args_;

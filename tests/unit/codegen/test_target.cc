@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "codegen/target.h"
+#include "runtime/cpu_features.h"
 #include "support/error.h"
 
 using tuner::UserError;
@@ -48,6 +51,29 @@ TEST(Target, EnabledFeaturesFollowTheCpuAndMattr) {
   EXPECT_EQ(f("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver3 -mattr=+avx512f"),
             (std::vector<std::string>{"avx2", "fma", "avx512f"}));
   EXPECT_TRUE(f("cuda -arch=sm_80").empty());
+}
+
+// `tuner run` and the C API check the same features: the instruction-set extensions kernels
+// may use, with the newer ones (float16 arithmetic, AMX, APX's registers) among them and no
+// system feature (a VM hides pku, mwaitx, rdpru, wbnoinvd: skylake-avx512 and znver3 code
+// was refused on a Zen 5 VM where it runs; sapphirerapids code loaded through the C API on a
+// CPU without AVX512-FP16 and died of SIGILL).
+TEST(Target, TheCliAndTheRuntimeCheckTheSameCpuFeatures) {
+  const auto& checked = tuner::runtime::checkable_cpu_features();
+#if defined(__x86_64__)
+  for (const char* f : {"avx2", "avx512f", "avx512fp16", "amx-tile", "amx-fp16", "egpr", "avxvnniint8"})
+    EXPECT_NE(std::find(checked.begin(), checked.end(), f), checked.end()) << f;
+#endif
+  for (const char* f : {"pku", "mwaitx", "rdpru", "wbnoinvd", "invpcid"})
+    EXPECT_EQ(std::find(checked.begin(), checked.end(), f), checked.end()) << f;
+  for (const char* cpu : {"skylake-avx512", "znver3", "sapphirerapids", "graniterapids"}) {
+    Target t = Target::parse(std::string("llvm -mcpu=") + cpu);
+    for (const std::string& f : t.host_lacks())
+      EXPECT_NE(std::find(checked.begin(), checked.end(), f), checked.end()) << cpu << ": " << f;
+    std::vector<std::string> runtime_lacks = tuner::runtime::host_lacks_cpu_features(t.enabled_features(checked));
+    std::sort(runtime_lacks.begin(), runtime_lacks.end());
+    EXPECT_EQ(t.host_lacks(), runtime_lacks) << cpu;
+  }
 }
 
 TEST(Target, EmulatedIsADistinctIdentityOfTheSameCode) {

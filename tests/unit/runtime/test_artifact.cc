@@ -159,6 +159,22 @@ TEST(Artifact, LoadRefusesCpuFeaturesTheHostLacks) {
       << tuner_last_error();
 }
 
+// Another machine's artifact is named as such, before dlopen ("cannot open shared object
+// file" was all the C API said).
+TEST(Artifact, LoadNamesAnotherArchitecture) {
+  Artifact a = sample();
+  a.plan.target = "llvm -mtriple=riscv64-unknown-linux-gnu -mcpu=generic";
+  try {
+    Executor e(a, 1);
+    ADD_FAILURE() << "loaded";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("the model was compiled for riscv64 (llvm -mtriple=riscv64"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("machine cannot run"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace tuner::runtime
 
 namespace tuner::runtime {

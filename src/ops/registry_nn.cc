@@ -115,8 +115,9 @@ OpDef conv_op(bool depthwise) {
     std::vector<te::Tensor> in = {data, weight};
     int64_t k = wshape.size() == 5 ? wshape[0] * wshape[4] : wshape[0];
     if (p.get_bool("bias")) in.push_back(te::placeholder({k}, dt, "bias"));
-    te::Tensor out = conv2d(data, weight, attrs, in.size() > 2 ? in[2] : te::Tensor(), name);
-    return ComputeDAG(in, {out});
+    return ComputeDAG(in, in_float32(in, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{conv2d(w[0], w[1], attrs, w.size() > 2 ? w[2] : te::Tensor(), name)};
+                      }));
   };
   d.reference = [geometry](const Params& p, const std::vector<HostTensor>& in) {
     auto attrs = geometry(p).second;
@@ -144,7 +145,10 @@ OpDef pool_op(const std::string& name, bool avg) {
   d.build = [avg, name](const Params& p) {
     te::Tensor data = te::placeholder(nchw(p), p.get_dtype("dtype"), "data");
     Pool2dAttrs a = pool_attrs(p);
-    return ComputeDAG({data}, {avg ? avg_pool2d(data, a, name) : max_pool2d(data, a, name)});
+    if (!avg) return ComputeDAG({data}, {max_pool2d(data, a, name)});
+    return ComputeDAG({data}, in_float32({data}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{avg_pool2d(w[0], a, name)};
+                      }));
   };
   d.reference = [avg](const Params& p, const std::vector<HostTensor>& in) {
     Pool2dAttrs a = pool_attrs(p);
@@ -162,7 +166,10 @@ OpDef global_pool_op(const std::string& name, bool avg) {
               {"w", "", "width"},  dtype_param()};
   d.build = [avg, name](const Params& p) {
     te::Tensor data = te::placeholder(nchw(p), p.get_dtype("dtype"), "data");
-    return ComputeDAG({data}, {avg ? global_avg_pool(data, name) : global_max_pool(data, name)});
+    if (!avg) return ComputeDAG({data}, {global_max_pool(data, name)});
+    return ComputeDAG({data}, in_float32({data}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{global_avg_pool(w[0], name)};
+                      }));
   };
   d.reference = [avg](const Params&, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{avg ? ref::global_avg_pool(in[0]) : ref::global_max_pool(in[0])};
@@ -277,12 +284,16 @@ void add_nn_ops(std::vector<OpDef>& ops) {
       USER_CHECK(!tb && bs.empty() && n % wb == 0)
           << "matmul: wblock needs transpose_b=0, batch_b=none (or no batch) and n a multiple of wblock";
       te::Tensor a = te::placeholder(as, dt, "A"), b = te::placeholder({n / wb, k, wb}, dt, "B");
-      return ComputeDAG({a, b}, {matmul_packed(a, b)});
+      return ComputeDAG({a, b}, in_float32({a, b}, [](const std::vector<te::Tensor>& w) {
+                          return std::vector{matmul_packed(w[0], w[1])};
+                        }));
     }
     if (tb) bs.insert(bs.end(), {n, k});
     else bs.insert(bs.end(), {k, n});
     te::Tensor a = te::placeholder(as, dt, "A"), b = te::placeholder(bs, dt, "B");
-    return ComputeDAG({a, b}, {matmul(a, b, tb)});
+    return ComputeDAG({a, b}, in_float32({a, b}, [tb](const std::vector<te::Tensor>& w) {
+                        return std::vector{matmul(w[0], w[1], tb)};
+                      }));
   };
   mm.reference = [](const Params& p, const std::vector<HostTensor>& in) {
     if (p.get_int("wblock") > 0) return std::vector<HostTensor>{ref::matmul(in[0], unpack_matmul_weight(in[1]))};
@@ -304,9 +315,14 @@ void add_nn_ops(std::vector<OpDef>& ops) {
     int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
     te::Tensor data = te::placeholder({m, k}, dt, "data");
     te::Tensor w = te::placeholder({n, k}, dt, "weight");
-    if (!p.get_bool("bias")) return ComputeDAG({data, w}, {dense(data, w)});
+    if (!p.get_bool("bias"))
+      return ComputeDAG({data, w}, in_float32({data, w}, [](const std::vector<te::Tensor>& x) {
+                          return std::vector{dense(x[0], x[1])};
+                        }));
     te::Tensor bias = te::placeholder({n}, dt, "bias");
-    return ComputeDAG({data, w, bias}, {dense(data, w, bias)});
+    return ComputeDAG({data, w, bias}, in_float32({data, w, bias}, [](const std::vector<te::Tensor>& x) {
+                        return std::vector{dense(x[0], x[1], x[2])};
+                      }));
   };
   dn.reference = [](const Params&, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{ref::dense(in[0], in[1], in.size() > 2 ? in[2] : HostTensor())};

@@ -29,7 +29,9 @@ OpDef reduce_op(const std::string& name, ReduceOp op, const std::string& help) {
               dtype_param()};
   d.build = [name, op](const Params& p) {
     te::Tensor x = te::placeholder(p.get_shape("shape"), p.get_dtype("dtype"), "x");
-    return ComputeDAG({x}, {reduce(x, op, axes_param(p), p.get_bool("keepdims"), name)});
+    return ComputeDAG({x}, in_float32({x}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{reduce(w[0], op, axes_param(p), p.get_bool("keepdims"), name)};
+                      }));
   };
   d.reference = [op](const Params& p, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{ref::reduce(in[0], op, axes_param(p), p.get_bool("keepdims"))};
@@ -46,7 +48,9 @@ OpDef softmax_op(bool log) {
   d.build = [log](const Params& p) {
     te::Tensor x = te::placeholder(p.get_shape("shape"), p.get_dtype("dtype"), "x");
     int64_t axis = p.get_int("axis");
-    return ComputeDAG({x}, {log ? log_softmax(x, axis) : softmax(x, axis)});
+    return ComputeDAG({x}, in_float32({x}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{log ? log_softmax(w[0], axis) : softmax(w[0], axis)};
+                      }));
   };
   d.reference = [log](const Params& p, const std::vector<HostTensor>& in) {
     int64_t axis = p.get_int("axis");
@@ -86,8 +90,9 @@ void add_reduce_ops(std::vector<OpDef>& ops) {
     Shape inner = norm_shape(s, axes, "layer_norm");
     te::Tensor x = te::placeholder(s, dt, "x"), gamma = te::placeholder(inner, dt, "gamma");
     te::Tensor beta = te::placeholder(inner, dt, "beta");
-    return ComputeDAG({x, gamma, beta},
-                      {layer_norm(x, gamma, beta, axes, p.get_float("epsilon"))});
+    return ComputeDAG({x, gamma, beta}, in_float32({x, gamma, beta}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{layer_norm(w[0], w[1], w[2], axes, p.get_float("epsilon"))};
+                      }));
   };
   ln.reference = [](const Params& p, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{
@@ -108,8 +113,9 @@ void add_reduce_ops(std::vector<OpDef>& ops) {
     Shape inner = norm_shape(s, {-1}, "softmax_layer_norm");
     te::Tensor x = te::placeholder(s, dt, "x"), gamma = te::placeholder(inner, dt, "gamma");
     te::Tensor beta = te::placeholder(inner, dt, "beta");
-    te::Tensor y = softmax(x, -1);
-    return ComputeDAG({x, gamma, beta}, {layer_norm(y, gamma, beta, {-1}, p.get_float("epsilon"))});
+    return ComputeDAG({x, gamma, beta}, in_float32({x, gamma, beta}, [&](const std::vector<te::Tensor>& w) {
+                        return std::vector{layer_norm(softmax(w[0], -1), w[1], w[2], {-1}, p.get_float("epsilon"))};
+                      }));
   };
   sl.reference = [](const Params& p, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{

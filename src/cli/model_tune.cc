@@ -176,7 +176,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   ro.threads = a.threads;
   ro.cold_calls = a.cold;
   measure::LocalRunner runner(ro);
-  // The same command (model, target, budget, seed) continues an unfinished run (interrupted,
+  // The same command (model, target, budget, seed, tasks) continues an unfinished run (interrupted,
   // or killed while running), counting the trials it already spent.
   if (a.resume <= 0) {
     int64_t finished = 0, busy = 0, changed = 0;

@@ -93,12 +93,26 @@ void Dispatcher::finish(uint64_t id, measure::MeasureResult r) {
   items_.erase(found);
 }
 
-void Dispatcher::cancel_job(const std::string& job) {
-  std::lock_guard lk(mu_);
+void Dispatcher::finish_job(const std::string& job, const measure::MeasureResult& r) {
   std::vector<uint64_t> ids;
   for (auto& [id, it] : items_)
     if (it.work.job == job) ids.push_back(id);
-  for (uint64_t id : ids) finish(id, measure::make_error(db::MeasureStatus::Unknown, "cancelled"));
+  for (uint64_t id : ids) finish(id, r);
+}
+
+void Dispatcher::cancel_job(const std::string& job) {
+  std::lock_guard lk(mu_);
+  job_errors_.erase(job);
+  finish_job(job, measure::make_error(db::MeasureStatus::Unknown, "cancelled"));
+}
+
+std::optional<std::string> Dispatcher::take_job_error(const std::string& job) {
+  std::lock_guard lk(mu_);
+  auto it = job_errors_.find(job);
+  if (it == job_errors_.end()) return std::nullopt;
+  std::string e = std::move(it->second);
+  job_errors_.erase(it);
+  return e;
 }
 
 std::string Dispatcher::register_worker(const std::string& target, const std::string& device_key,
@@ -175,7 +189,8 @@ std::optional<std::vector<rpc::Lease>> Dispatcher::pull(const std::string& worke
 
 ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string& job,
                                  const std::string& candidate, int attempt,
-                                 measure::MeasureResult r, bool task_missing) {
+                                 measure::MeasureResult r, bool task_missing,
+                                 const std::string& task_error) {
   std::lock_guard lk(mu_);
   // A lost worker's leases were re-queued: nothing it reports can be current.
   Worker* w = live_worker(worker_id);
@@ -194,6 +209,12 @@ ReportOutcome Dispatcher::report(const std::string& worker_id, const std::string
     }
     revoke(it, false, "");
     return {false, "the task's data will be sent again"};
+  }
+  if (!task_error.empty()) {
+    tuner::log(LogLevel::Info, "job {} fails: {}", job, task_error);
+    job_errors_.emplace(job, task_error);
+    finish_job(job, measure::make_error(db::MeasureStatus::Unknown, task_error));
+    return {true, ""};
   }
   ++w->view.measurements;
   finish(it.id, std::move(r));

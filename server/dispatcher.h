@@ -110,9 +110,13 @@ class Dispatcher {
   /// With task_missing the candidate is re-queued (no result) and the worker gets the task's
   /// data again; when the lease carried the data already, that is a strike on the candidate
   /// (a worker that always answers so cannot keep a job running for ever).
+  /// With task_error the worker cannot measure the task at all: every item of the job is
+  /// finished and take_job_error gives the job that message (its results are not records).
   ReportOutcome report(const std::string& worker_id, const std::string& job,
                        const std::string& candidate, int attempt, measure::MeasureResult r,
-                       bool task_missing = false);
+                       bool task_missing = false, const std::string& task_error = "");
+  /// The task_error a worker reported for the job, once; nullopt when none did.
+  std::optional<std::string> take_job_error(const std::string& job);
   /// The worker leaves; its leases re-queue without counting against the candidates. False
   /// when the id is unknown or was declared lost (its leases were re-queued then).
   bool deregister(const std::string& worker_id);
@@ -152,11 +156,14 @@ class Dispatcher {
   // Takes the item back from its worker: re-queued, or quarantined after too many strikes.
   void revoke(Item& it, bool strike, const std::string& why);
   void finish(uint64_t id, measure::MeasureResult r);
+  // Finishes every item of the job with `r`. Under mu_.
+  void finish_job(const std::string& job, const measure::MeasureResult& r);
 
   DispatcherOptions opts_;
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::map<uint64_t, Item> items_;
+  std::map<std::string, std::string> job_errors_;  // by job: a worker's task_error
   std::map<std::pair<std::string, std::string>, uint64_t> by_key_;  // (job, candidate)
   std::deque<uint64_t> pending_;
   std::map<std::string, Worker> workers_;

@@ -63,6 +63,9 @@ std::pair<graph::Graph, graph::TaskSet> model_tasks(const rpc::ModelJob& m,
   graph::FuseOptions fo;
   fo.enabled = !m.no_fuse();
   graph::TaskSet ts = graph::extract_tasks(g, fo);
+  // At submit, as for an op job: a task whose tensors cannot fit would fail on every worker.
+  for (size_t i = 0; i < ts.tasks.size(); ++i)
+    ops::check_fits_in_memory(ts.tasks[i].dag.args(), fmt::format("task {} ({})'s tensors", i, ts.tasks[i].ops));
   return {std::move(g), std::move(ts)};
 }
 
@@ -144,6 +147,8 @@ JobManager::~JobManager() {
 std::string JobManager::submit(const rpc::SubmitRequest& req) {
   USER_CHECK(req.has_op() || req.has_model()) << "a job needs an op or a model";
   USER_CHECK(req.trials() > 0) << "trials must be positive";
+  USER_CHECK(req.batch() <= search::kMaxBatch)
+      << "a batch of " << req.batch() << " candidates is over the limit of " << search::kMaxBatch;
   codegen::Target target = codegen::Target::parse(req.target());
   target.check_builds_kernels();
   rpc::SubmitRequest spec = req;

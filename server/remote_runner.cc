@@ -180,6 +180,8 @@ std::vector<measure::MeasureResult> RemoteRunner::run(
   }
   // Cancelling finishes the job's items with "cancelled": never let those become records.
   if (cancelled_ && cancelled_()) throw JobCancelled();
+  // A worker could not measure this task at all: the job fails with its reason, unrecorded.
+  if (auto e = dispatcher_.take_job_error(job_)) USER_ERROR() << *e;
   const double flops = task.dag.flops();
   for (size_t i = 0; i < cands.size(); ++i) {
     if (slot[i] < 0) continue;

@@ -151,7 +151,7 @@ class WorkerServiceImpl final : public rpc::WorkerService::Service {
                             rpc::ReportReply* rep) override {
     if (auto s = check_token(*ctx, tokens_, Role::Worker); !s.ok()) return s;
     auto out = d_.report(req->worker_id(), req->job(), req->candidate(), req->attempt(),
-                         from_proto(req->result()), req->task_missing());
+                         from_proto(req->result()), req->task_missing(), req->task_error());
     if (!out.known_worker) return unknown_worker();
     rep->set_accepted(out.accepted);
     rep->set_reason(out.reason);
@@ -409,14 +409,22 @@ Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
 }
 
 void Server::open_database() {
-  db_ = db::SqliteDatabase::open(opts_.db_path);  // checks the path, creates its folder
   // Two servers on one database would both resume its running jobs and measure them twice.
   // The lock is on the file itself, so every path to it (links included) finds it; SQLite's
-  // own locks are fcntl locks, independent of flock.
-  lock_.fd = open(opts_.db_path.c_str(), O_RDONLY | O_CLOEXEC);
-  USER_CHECK(lock_.fd >= 0) << "cannot open " << opts_.db_path << ": " << std::strerror(errno);
-  USER_CHECK(flock(lock_.fd, LOCK_EX | LOCK_NB) == 0)
-      << "another tuner-server uses " << opts_.db_path;
+  // own locks are fcntl locks, independent of flock. An existing file is locked before SQLite
+  // opens it: a refused server had already written a WAL beside a hard link to it, which a
+  // later writer through that link replayed over the database (every record lost).
+  auto lock = [&] {
+    lock_.fd = open(opts_.db_path.c_str(), O_RDONLY | O_CLOEXEC);
+    USER_CHECK(lock_.fd >= 0) << "cannot open " << opts_.db_path << ": " << std::strerror(errno);
+    USER_CHECK(flock(lock_.fd, LOCK_EX | LOCK_NB) == 0)
+        << "another tuner-server uses " << opts_.db_path;
+  };
+  std::error_code ec;
+  bool exists = std::filesystem::is_regular_file(opts_.db_path, ec);
+  if (exists) lock();
+  db_ = db::SqliteDatabase::open(opts_.db_path);  // checks the path, creates its folder
+  if (!exists) lock();
 }
 
 void Server::start() {

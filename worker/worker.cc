@@ -232,7 +232,7 @@ std::string Worker::write_file(const std::string& name, const std::string& bytes
 
 void Worker::measure(const std::string& id, measure::SandboxRunner& runner, const rpc::Lease& lease) {
   measure::MeasureResult r;
-  std::string error;
+  std::string error, task_error;
   auto task = task_of(lease, &error);
   bool task_missing = !task && !lease.has_task();
   if (!task) {
@@ -253,6 +253,12 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
       auto cand = measure::BuiltCandidate::from_file(path, lease.symbol());
       if (lease.has_gpu()) cand.gpu = from_proto(lease.gpu());
       r = runner.run(*task, {cand})[0];
+    } catch (const measure::TaskError& e) {
+      // This task's failure here, not the candidate's nor every task's: its job fails with
+      // it and the worker serves others (it exited, and one over-large job took every
+      // worker of its target, and their other jobs, with it).
+      task_error = fmt::format("worker {} cannot measure it (--memory-limit-mb {}): {}", id,
+                               opts_.runner.memory_limit_mb, e.what());
     } catch (const HostError&) {
       unlink(path.c_str());
       throw;  // this machine's failure, not the candidate's: the worker stops (slot_loop)
@@ -268,6 +274,7 @@ void Worker::measure(const std::string& id, measure::SandboxRunner& runner, cons
   req.set_attempt(lease.attempt());
   *req.mutable_result() = to_proto(r);
   req.set_task_missing(task_missing);
+  req.set_task_error(task_error);
   // Retried while the server is unreachable; reports are idempotent, so a retry of one that
   // did arrive adds nothing.
   double delay = opts_.initial_backoff_s;

@@ -497,7 +497,7 @@ void add_model_tune_command(CLI::App& app) {
   measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "candidates per measurement round")
-      ->transform(number_in(1, 1e6))
+      ->transform(number_in(1, search::kMaxBatch))
       ->capture_default_str();
   cmd->add_option("--early-stop", a->early_stop,
                   "a task stops after this many trials without improvement (0: never)")

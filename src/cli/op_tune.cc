@@ -216,7 +216,7 @@ void add_op_tune_command(CLI::App* op) {
       ->transform(number_in(1, 1e9))
       ->capture_default_str();
   tune->add_option("--batch", a.batch, "candidates per measurement round")
-      ->transform(number_in(1, 1e6))
+      ->transform(number_in(1, search::kMaxBatch))
       ->capture_default_str();
   tune->add_option("--early-stop", a.early_stop,
                    "stop after this many trials without improvement (0: never)")

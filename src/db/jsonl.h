@@ -41,7 +41,7 @@ ParsedLine record_from_line(const std::string& line);
 
 struct ExportOptions {
   std::optional<std::string> target = std::nullopt;  // only this target's records
-  std::function<bool()> stop;  // asked before each record: true ends the export
+  std::function<bool()> stop = nullptr;  // asked before each record: true ends the export
   bool skip_damaged = false;   // rows that do not decode are warned about, not an error
 };
 /// Writes every matching record, one line each; returns how many. A UserError when `stop`

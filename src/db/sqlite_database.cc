@@ -228,6 +228,21 @@ auto SqliteDatabase::write(F&& f) {
   }
 }
 
+void SqliteDatabase::read_apart(const std::function<void(Connection&)>& f) {
+  try {
+    Connection own(path_, SQLITE_OPEN_READONLY, options_.busy_timeout_ms);
+    sqlite::retry_busy(path_, options_.busy_deadline_ms, [&] {
+      sqlite::Transaction tx(own, "BEGIN");
+      f(own);
+      tx.commit();
+    });
+  } catch (const sqlite::SqliteError& e) {
+    raise(e);
+  } catch (const sqlite::BadRow& e) {
+    USER_ERROR() << "tuning database '" << path_ << "' is damaged: " << e.what();
+  }
+}
+
 void SqliteDatabase::with_reader(bool snapshot, const std::function<void(Connection&)>& f) {
   read(f, snapshot);
 }
@@ -440,7 +455,7 @@ std::vector<Record> SqliteDatabase::ok_records(std::string_view target, int64_t 
 
 void SqliteDatabase::for_each_record(
     const RecordFilter& f, const std::function<void(const Workload&, const Record&)>& visit) {
-  read(
+  read_apart(
       [&](Connection& c) {
         std::map<int64_t, Workload> ws;
         {
@@ -464,8 +479,7 @@ void SqliteDatabase::for_each_record(
           }
           visit(ws.at(r->workload_id), *r);
         }
-      },
-      /*snapshot=*/true);
+      });
 }
 
 std::vector<WorkloadSummary> SqliteDatabase::summaries() {

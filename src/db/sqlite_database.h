@@ -99,6 +99,10 @@ class SqliteDatabase final : public Database {
   /// `snapshot`), retrying on busy; SQLite errors become UserErrors naming the file.
   template <class F>
   auto read(F&& f, bool snapshot = false);
+  /// read(f, true) on a connection of its own, for a visit whose callback may take long (a
+  /// server streaming an export to a slow client held the shared reader, and every other
+  /// query of the server waited).
+  void read_apart(const std::function<void(sqlite::Connection&)>& f);
   /// Runs f(connection) in one BEGIN IMMEDIATE transaction on the write connection.
   template <class F>
   auto write(F&& f);

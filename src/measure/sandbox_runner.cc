@@ -124,7 +124,7 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
   else if (st != protocol::ReadStatus::Timeout)
     return make_error(MeasureStatus::Unknown, "the measurement child does not take requests");
   MeasureResult r;
-  bool host_error = false;
+  bool host_error = false, task_error = false;
   if (st == protocol::ReadStatus::Timeout) {
     child_->kill_and_reap();
     child_.reset();
@@ -156,6 +156,7 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
       r.calls_per_repeat = j.value("calls_per_repeat", int64_t(0));
       r.kernel_seconds = j.value("kernel_seconds", 0.0);
       host_error = j.value("host_error", false);
+      task_error = j.value("task_error", false);
     }
     if (j.is_object() && j.value("fatal", false)) {
       child_->reap(1.0);  // it exits right after the reply
@@ -168,6 +169,7 @@ MeasureResult SandboxRunner::request(const Json& req, double timeout_s) {
   }
   r.run_seconds = seconds_since(t0);
   HOST_CHECK(!host_error) << r.error;  // the child could not write its files: not the kernel's
+  if (task_error) throw TaskError(r.error);
   return r;
 }
 
@@ -246,8 +248,8 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
     MeasureResult r = request(req, opts_.reference_timeout_s);
     // This machine's failure (a memory limit too low for the task, a reference too slow for
     // it), not a candidate's: recorded against each one, it barred good schedules for good.
-    HOST_CHECK(r.ok()) << "cannot compute the reference outputs of task " << task.key << ": "
-                       << r.str();
+    if (!r.ok())
+      throw TaskError(fmt::format("cannot compute the reference outputs of task {}: {}", task.key, r.str()));
   }
 
   guard.armed = false;

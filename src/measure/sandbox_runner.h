@@ -27,6 +27,14 @@
 
 namespace tuner::measure {
 
+/// This host cannot measure the task at all (its reference outputs do not fit the child's
+/// memory limit or time): a HostError of the task, not of every task (a tuner-worker reports
+/// it for its job and goes on serving others).
+class TaskError : public HostError {
+ public:
+  using HostError::HostError;
+};
+
 struct LocalRunnerOptions {
   /// Threads of the kernel's thread pool in the child.
   int threads = 2;

@@ -30,6 +30,10 @@ struct TuneTask {
   std::vector<ops::HostTensor> inputs;
 };
 
+/// The largest measurement round: the search samples at least that many schedules per round
+/// (a round of a million grew a server by 150 MB/s, deaf to cancel, until it ran out of memory).
+inline constexpr int kMaxBatch = 4096;
+
 struct TuneOptions {
   /// Measured candidates in all (the budget).
   int trials = 1000;

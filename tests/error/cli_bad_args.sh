@@ -25,6 +25,9 @@ expect_error "^error: --early-stop: '-5' is not a number from 0" op tune matmul 
 expect_error "^error: --early-stop: '-3' is not a number from 0" tune x.onnx --early-stop=-3
 expect_error "^error: --measure: 'foo' is neither cold nor warm" op tune matmul m=4 n=4 k=4 --measure foo
 expect_error "^error: --measure: '1' is neither cold nor warm" tune x.onnx --measure 1
+# A batch is at most search::kMaxBatch candidates (a server refuses more too).
+expect_error "^error: --batch: '5000' is not a number from 1 to 4096" op tune matmul m=4 n=4 k=4 --batch 5000 --db ''
+expect_error "^error: --batch: '0' is not a number from 1 to 4096" tune x.onnx --batch 0
 expect_error "^error: --cost-model: foo not in \{xgb,random\}" tune x.onnx --cost-model foo
 # Options that were ignored without a word (session 53): before any file is read.
 expect_error "^error: -o names the compiled model, and --no-compile compiles none" \

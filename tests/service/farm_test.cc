@@ -277,6 +277,36 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   EXPECT_TRUE(std::filesystem::is_empty(s.tmp("server")));
 }
 
+// A task a worker cannot measure at all (its reference outputs exceed the worker's memory
+// limit) fails that job with the worker's reason and records nothing; the worker stays and
+// serves the next job (it exited, and one over-large job took every worker of the target
+// and the other users' jobs with it; found by an adversarial helper, session 57).
+TEST(ServiceCli, ATaskTooLargeForTheWorkerFailsItsJobNotTheWorker) {
+  Scratch s;
+  int port = free_port();
+  auto srv = start_server(s, port, s.path("big.db"), "server.log");
+  auto w = start_worker(s, port, "small-w", "llvm", {"--memory-limit-mb", "300"});
+  auto stub = rpc::TuningService::NewStub(channel(port));
+  ASSERT_TRUE(wait_until([&] { return workers(*stub).size() == 1; }, 30))
+      << read_file(s.path("server.log"));
+  std::string addr = fmt::format("127.0.0.1:{}", port);
+  auto tune = [&](const std::string& op) {
+    return run(fmt::format("{} op tune {} --trials 4 --server {} --token-file {}", TUNER_CLI_EXE,
+                           op, addr, s.client_token_file));
+  };
+  // Tiny inputs, a 256 MB output: its reference and a candidate's outputs exceed 300 MB.
+  auto [code, out] = tune("matmul m=8192 n=8192 k=1");
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("cannot measure it (--memory-limit-mb 300)"), std::string::npos)
+      << out << read_file(s.path("small-w.log"));
+  EXPECT_TRUE(w->alive()) << read_file(s.path("small-w.log"));
+  auto [code2, out2] = tune("matmul m=16 n=16 k=16");
+  EXPECT_EQ(code2, 0) << out2 << read_file(s.path("small-w.log"));
+  srv->terminate();
+  auto d = db::SqliteDatabase::open(s.path("big.db"), {.mode = db::OpenMode::ReadOnly});
+  EXPECT_EQ(d->count_records({}), 4);  // the matmul job's, none of the failed one
+}
+
 TEST(ServiceCli, DatabaseImportExportAndBestOnTheServer) {
   Scratch s;
   int port = free_port();

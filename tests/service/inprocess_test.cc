@@ -283,6 +283,14 @@ TEST(ServiceHealth, OneServerPerDatabase) {
   }
   // The refused server removed nothing: the first still has its database.
   EXPECT_TRUE(std::filesystem::exists(o.db_path));
+  // Through a hard link too, and SQLite never opened the file there: its WAL of an empty
+  // schema, replayed by a later writer through the link, wiped every record (session 57).
+  ServerOptions linked = o;
+  linked.db_path = first->scratch.path("linked.db");
+  std::filesystem::create_hard_link(o.db_path, linked.db_path);
+  EXPECT_THROW(Server third(linked), UserError);
+  EXPECT_FALSE(std::filesystem::exists(linked.db_path + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(linked.db_path + "-shm"));
   auto tuning = rpc::TuningService::NewStub(channel(first->port()));
   rpc::ListJobsReply jobs;
   EXPECT_TRUE(tuning->List(ctx(kClientToken).get(), {}, &jobs).ok());
@@ -597,6 +605,15 @@ TEST(ServiceJobs, BadSubmissionsAreInvalidArguments) {
   EXPECT_NE(huge.error_message().find("the op's tensors need 12000.0 GB together, more than"),
             std::string::npos)
       << huge.error_message();
+  // A batch no round could hold (it was sent to the search as is; session 57).
+  rpc::SubmitRequest big_batch = sub;
+  big_batch.mutable_op()->clear_params();
+  for (auto p : {"m=4", "n=4", "k=4"}) big_batch.mutable_op()->add_params(p);
+  big_batch.set_batch(1 << 30);
+  auto batch_st = tuning->Submit(ctx(kClientToken).get(), big_batch, &rep);
+  EXPECT_EQ(batch_st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(batch_st.error_message().find("over the limit of 4096"), std::string::npos)
+      << batch_st.error_message();
   // A model that does not import: its error names the model as the client called it, never
   // the server's file.
   rpc::SubmitRequest msub;

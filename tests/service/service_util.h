@@ -191,17 +191,18 @@ struct Scratch {
 
 /// A tuner-worker process for 127.0.0.1:port (another architecture's target: emulated).
 inline std::unique_ptr<Proc> start_worker(const Scratch& s, int port, const std::string& name,
-                                          const std::string& target = "llvm") {
-  return std::make_unique<Proc>(
-      std::vector<std::string>{TUNER_WORKER_EXE, "--server", "127.0.0.1:" + std::to_string(port),
-                               "--target=" + target, "--token-file", s.worker_token_file,
-                               "--device-key", name, "--max-backoff", "0.5", "--min-repeat-ms",
-                               "1", "--threads", "1",
-                               // Warm: repeats of >= 1 ms keep a lease long enough for the
-                               // fault tests to catch a worker holding one (cold calls of
-                               // these tiny kernels finished the job before a second was seen).
-                               "--measure", "warm"},
-      s.path(name + ".log"), s.tmp(name));
+                                          const std::string& target = "llvm",
+                                          const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{TUNER_WORKER_EXE, "--server", "127.0.0.1:" + std::to_string(port),
+                                "--target=" + target, "--token-file", s.worker_token_file,
+                                "--device-key", name, "--max-backoff", "0.5", "--min-repeat-ms",
+                                "1", "--threads", "1",
+                                // Warm: repeats of >= 1 ms keep a lease long enough for the
+                                // fault tests to catch a worker holding one (cold calls of
+                                // these tiny kernels finished the job before a second was seen).
+                                "--measure", "warm"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return std::make_unique<Proc>(args, s.path(name + ".log"), s.tmp(name));
 }
 
 /// A tuner-server process on 127.0.0.1:port with a short heartbeat timeout.

@@ -152,6 +152,9 @@ void write_tensor(const Tensor& t, const std::string& path) {
   HOST_CHECK(out) << "cannot write " << path << ": " << std::strerror(errno);
 }
 
+// The task's own tensors do not fit the address-space limit: no candidate can run here.
+struct TaskTooLarge {};
+
 // The task data, loaded once per task id and kept for the next requests.
 struct LoadedTask {
   std::string id;
@@ -171,7 +174,17 @@ class Server {
   }
 
  private:
+  // The task's tensors not fitting the memory limit fail the task, not the candidate.
   void load_task(const Json& jt, bool need_expected) {
+    try {
+      load_task_data(jt, need_expected);
+    } catch (const std::bad_alloc&) {
+      task_ = LoadedTask{};
+      throw TaskTooLarge();
+    }
+  }
+
+  void load_task_data(const Json& jt, bool need_expected) {
     std::string id = jt.at("id").get<std::string>();
     if (task_.id != id) {
       task_ = LoadedTask{};
@@ -379,6 +392,12 @@ int serve() {
       double timeout_s = req.value("timeout_s", 60.0);
       alarm(unsigned(std::ceil(timeout_s)) + 2);
       reply = server.handle(req);
+    } catch (const TaskTooLarge&) {
+      reply = Json{{"status", "UNKNOWN"},
+                   {"error", "its inputs, outputs and reference outputs do not fit the measurement "
+                             "child's address-space limit of " +
+                                std::to_string(g_memory_limit_mb) + " MiB"},
+                   {"task_error", true}};
     } catch (const HostError& e) {  // this machine's failure (a full disk): the runner's to raise
       reply = Json{{"status", "UNKNOWN"}, {"error", e.what()}, {"host_error", true}};
     } catch (const std::exception& e) {

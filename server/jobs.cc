@@ -271,6 +271,9 @@ void JobManager::run(Job& job) {
   update(job, [](rpc::JobInfo& i) { i.set_state("running"); });
   try {
     RemoteRunner runner(dispatcher_, id, opts_.runner, stop);
+    runner.on_waiting([&](const std::string& line) {
+      update(job, [&](rpc::JobInfo& i) { i.set_message(line); });
+    });
     if (job.target.empty()) {
       // Real boards if any serve the target, else emulated ones; fixed for the whole job so
       // its records stay under one identity, and kept in the run for a resumed job.

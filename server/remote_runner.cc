@@ -92,9 +92,18 @@ std::shared_ptr<const rpc::TaskPayload> RemoteRunner::payload(const measure::Mea
 std::string RemoteRunner::wait_for_workers(const std::vector<std::string>& targets) {
   INTERNAL_CHECK(!targets.empty()) << "no target to wait for";
   auto start = std::chrono::steady_clock::now();
+  bool told = false;
   while (true) {
     for (const auto& t : targets)
-      if (dispatcher_.alive_workers(t) > 0) return t;
+      if (dispatcher_.alive_workers(t) > 0) {
+        if (told && waiting_) waiting_("");
+        return t;
+      }
+    if (!told && waiting_) {  // a job that shows "running 0/N" and nothing else looks hung
+      waiting_(fmt::format("waiting up to {:g} s for a worker of target '{}'",
+                           opts_.wait_for_workers_s, targets[0]));
+      told = true;
+    }
     if (cancelled_ && cancelled_()) throw JobCancelled();
     double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -47,6 +47,9 @@ class RemoteRunner : public measure::Runner {
   /// to wait_for_workers_s for one; UserError naming targets[0] when none does, JobCancelled.
   std::string wait_for_workers(const std::vector<std::string>& targets);
 
+  /// Called with a line when the job starts waiting for a worker, and with "" when one came.
+  void on_waiting(std::function<void(const std::string&)> f) { waiting_ = std::move(f); }
+
  private:
   std::shared_ptr<const rpc::TaskPayload> payload(const measure::MeasureTask& task);
 
@@ -54,6 +57,7 @@ class RemoteRunner : public measure::Runner {
   std::string job_;
   RemoteRunnerOptions opts_;
   std::function<bool()> cancelled_;
+  std::function<void(const std::string&)> waiting_;
   // Payloads by task key, the most recently used last: a model's tune alternates between
   // its tasks, and a payload costs a reference build (CUDA: also a sandboxed reference run).
   std::list<std::pair<std::string, std::shared_ptr<const rpc::TaskPayload>>> tasks_;

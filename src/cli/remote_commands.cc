@@ -63,8 +63,12 @@ std::unique_ptr<grpc::ClientContext> context(const std::string& token, double ti
 // One clear line for a failed call.
 [[noreturn]] void fail(const std::string& server, const grpc::Status& s) {
   auto code = s.error_code();
-  USER_CHECK(code != grpc::StatusCode::UNAVAILABLE && code != grpc::StatusCode::DEADLINE_EXCEEDED)
+  USER_CHECK(code != grpc::StatusCode::UNAVAILABLE)
       << "cannot reach the tuner-server at " << server << ": " << s.error_message();
+  // Not refused, just silent: the address may well be right.
+  USER_CHECK(code != grpc::StatusCode::DEADLINE_EXCEEDED)
+      << "the tuner-server at " << server << " did not answer in time (" << s.error_message()
+      << "): stopped, overloaded, or behind a firewall that drops packets";
   USER_CHECK(code != grpc::StatusCode::UNAUTHENTICATED &&
              code != grpc::StatusCode::PERMISSION_DENIED)
       << "the tuner-server at " << server << " refused the token: " << s.error_message();
@@ -135,7 +139,8 @@ void remote_tune(const RemoteTuneArgs& a) {
         for (auto& [k, v] : info.errors()) errs += fmt::format(" {}={}", k, v);
         std::string line =
             fmt::format("job {} {}: trials {}/{}  {}  best {}  errors:{}", job, info.state(),
-                        info.trials(), info.budget(), info.message(),
+                        info.trials(), info.budget(),
+                        info.state() == "failed" ? "" : info.message(),  // the error line says it
                         ms_with_unit(info.best_seconds()), errs.empty() ? " none" : errs);
         if (tty) fmt::print(stderr, "\r\033[K{}", line);
         else fmt::print(stderr, "{}\n", line);
@@ -184,13 +189,16 @@ void remote_tune(const RemoteTuneArgs& a) {
                             {"errors", e}, {"message", last.message()},
                             {"target", last.target()}, {"emulated", emulated}}
                            .dump());
-  } else {
+  } else if (last.state() != "failed") {  // a failure is the one error line below
     fmt::print("job {} {}: {} trials\n", job, last.state(), last.trials());
     if (emulated && last.trials() > 0)
       fmt::print("measured under emulation: records are under '{}', apart from real boards' "
                  "(their timings are not performance figures)\n", last.target());
   }
-  USER_CHECK(last.state() != "failed") << "job " << job << " failed: " << last.message();
+  USER_CHECK(last.state() != "failed")
+      << "job " << job << " failed"
+      << (last.trials() > 0 ? fmt::format(" after {} trials", last.trials()) : "") << ": "
+      << last.message();
   USER_CHECK(last.state() != "cancelled") << "job " << job << " was cancelled after "
                                           << last.trials() << " trials";
 }
@@ -338,10 +346,12 @@ void add_remote_commands(CLI::App& app) {
     rpc::ListJobsReply rep;
     auto ctx = context(token, 10);
     if (auto s = stub->List(ctx.get(), {}, &rep); !s.ok()) fail(j->server, s);
-    fmt::print("{:<6} {:<10} {:>11} {:<40} {}\n", "job", "state", "trials", "what", "message");
+    fmt::print("{:<6} {:<10} {:>11} {:<40} {:<24} {}\n", "job", "state", "trials", "what",
+               "target", "message");
     for (const auto& x : rep.jobs())
-      fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {}\n", x.job(), x.state(), x.trials(),
-                 x.budget(), escape_controls(first_chars(x.what(), 40)), escape_controls(x.message()));
+      fmt::print("{:<6} {:<10} {:>5}/{:<5} {:<40} {:<24} {}\n", x.job(), x.state(), x.trials(),
+                 x.budget(), escape_controls(first_chars(x.what(), 40)),
+                 escape_controls(x.target()), escape_controls(x.message()));
     if (rep.jobs().empty()) fmt::print("(no jobs since the server started)\n");
   });
 }

@@ -257,6 +257,8 @@ TEST(ServiceCli, TuneOpOnTheServerAndListWorkers) {
   EXPECT_EQ(cj, 0) << jobs;
   EXPECT_NE(jobs.find("finished"), std::string::npos) << jobs;
   EXPECT_NE(jobs.find("op matmul m=16 n=16 k=16"), std::string::npos) << jobs;
+  EXPECT_NE(jobs.find(" target "), std::string::npos) << jobs;  // which farm it measured on
+  EXPECT_NE(jobs.find(" llvm -mtriple="), std::string::npos) << jobs;
   auto [c2, list] = run(fmt::format("{} workers --server {} --token-file {}", TUNER_CLI_EXE, addr,
                                     s.client_token_file));
   EXPECT_EQ(c2, 0) << list;

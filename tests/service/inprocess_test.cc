@@ -3,10 +3,12 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <future>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/nvrtc.h"
 #include "codegen/target.h"
@@ -25,12 +27,16 @@ namespace {
 using namespace service_test;
 
 // Follows a job's Watch stream to its end; *last is the final state. False if the stream fails.
-bool watch_to_end(rpc::TuningService::Stub& tuning, const std::string& job, rpc::JobInfo* last) {
+bool watch_to_end(rpc::TuningService::Stub& tuning, const std::string& job, rpc::JobInfo* last,
+                  std::vector<std::string>* messages = nullptr) {
   rpc::WatchRequest wr;
   wr.set_job(job);
   auto c = ctx(kClientToken, 60);
   auto reader = tuning.Watch(c.get(), wr);
-  for (rpc::JobInfo info; reader->Read(&info);) *last = info;
+  for (rpc::JobInfo info; reader->Read(&info);) {
+    *last = info;
+    if (messages) messages->push_back(info.message());
+  }
   return reader->Finish().ok();
 }
 
@@ -430,11 +436,16 @@ TEST(ServiceJobs, NoWorkerForTheTargetFailsNamingIt) {
   rpc::SubmitReply rep;
   ASSERT_TRUE(tuning->Submit(ctx(kClientToken).get(), sub, &rep).ok());
   rpc::JobInfo last;
-  ASSERT_TRUE(watch_to_end(*tuning, rep.job(), &last));
+  std::vector<std::string> seen;
+  ASSERT_TRUE(watch_to_end(*tuning, rep.job(), &last, &seen));
   EXPECT_EQ(last.state(), "failed");
   EXPECT_NE(last.message().find("no worker serves target 'llvm"), std::string::npos)
       << last.message();
   EXPECT_NE(last.message().find("tuner-worker --server"), std::string::npos) << last.message();
+  // While it waited, the job said so (it showed "running 0/8" and nothing else).
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(), [](const std::string& m) {
+    return m.find("waiting up to 1 s for a worker of target 'llvm") != std::string::npos;
+  })) << fmt::format("{}", fmt::join(seen, " | "));
 }
 
 // A database that cannot be written (a full disk) fails the job, naming both errors, and the

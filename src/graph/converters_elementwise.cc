@@ -433,8 +433,11 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                        c.name()));
                  },
                  {}});
-  out.push_back(variadic("Sum", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); }));
-  out.push_back({"Mean", mean, {}});
+  // Many float16 terms add up in float32, rounded once (60000 + 60000 - 60000 was inf).
+  Converter sum = variadic("Sum", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); });
+  sum.half = HalfInputs::kInFloat32;
+  out.push_back(sum);
+  out.push_back({"Mean", mean, {}, HalfInputs::kInFloat32});
   out.push_back(binary("GreaterOrEqual", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) {
     return ops::map_binary(a, b, [](const Expr& x, const Expr& y) { return x >= y; }, n);
   }));

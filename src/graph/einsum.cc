@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "support/escape.h"
+
 namespace tuner::graph {
 
 namespace {
@@ -13,9 +15,11 @@ std::vector<int> parse_term(const std::string& s, int64_t rank, int ell, int* wi
                             const std::function<void(const std::string&)>& fail) {
   size_t dots = s.find("...");
   int letters = 0;
-  for (char ch : s) {
-    if (std::isalpha(static_cast<unsigned char>(ch))) ++letters;
-    else if (ch != '.') fail(std::string("bad character '") + ch + "' in the equation");
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (std::isalpha(static_cast<unsigned char>(s[i]))) ++letters;
+    else if (s[i] != '.')  // the whole character: one byte of it is not valid UTF-8
+      fail("bad character '" + std::string(first_chars(std::string_view(s).substr(i), 1)) +
+           "' in the equation");
   }
   if (dots != std::string::npos && s.find("...", dots + 3) != std::string::npos)
     fail("an ellipsis may appear once per term");

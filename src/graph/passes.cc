@@ -53,9 +53,13 @@ namespace {
 // A key equal for nodes computing the same thing; empty when the node is not comparable.
 std::string node_key(const Node& n) {
   std::ostringstream os;
+  os << std::hexfloat;  // float attributes exactly: 1.0000001 and 1.0000003 are two nodes
   os << n.op << "(";
   for (int v : n.inputs) os << v << ",";
-  os << ")";
+  // Which outputs it makes: Split into 2 and into 3 pieces, LayerNormalization with and
+  // without its mean, are different nodes.
+  os << ")->";
+  for (int v : n.outputs) os << (v >= 0 ? "o" : "-");
   for (const auto& [k, a] : n.attrs) {
     if (a.kind == Attr::Tensor) return "";
     os << k << "=" << int(a.kind) << ":" << a.i << ":" << a.f << ":" << a.s << ":";
@@ -83,7 +87,8 @@ int eliminate_common_subexpressions(Graph& g) {
     bool keeps_output = false;
     for (int v : n.outputs) keeps_output = keeps_output || g.is_output(v);
     if (keeps_output) continue;
-    for (size_t k = 0; k < n.outputs.size(); ++k) g.replace_uses(n.outputs[k], first.outputs[k]);
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k] >= 0) g.replace_uses(n.outputs[k], first.outputs[k]);
     n.dead = true;
     ++changed;
   }

@@ -3,6 +3,7 @@
 // of nodes keeps both indices, with a fresh value between them, and a lowered Einsum is
 // replaced where it stood by its nodes (producers renumbered).
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -24,6 +25,16 @@ bool all_equal_to(const Value& v, double x) {
   if (!v.is_constant()) return false;
   for (int64_t i = 0; i < v.data->num_elements(); ++i)
     if (v.data->get(i) != x) return false;
+  return true;
+}
+
+// A constant of zeros that adding (negative: -0) or subtracting (+0) leaves every x as is:
+// -0 + +0 is +0, so in floating point only x + -0 and x - +0 are identities.
+bool all_neutral_zeros(const Value& v, bool negative) {
+  if (!all_equal_to(v, 0)) return false;
+  if (!v.dtype.is_float()) return true;
+  for (int64_t i = 0; i < v.data->num_elements(); ++i)
+    if (std::signbit(v.data->get(i)) != negative) return false;
   return true;
 }
 
@@ -115,15 +126,16 @@ int simplify_algebra(Graph& g) {
     if (n.dead || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
     int out = n.outputs[0];
     if (g.is_output(out)) continue;
-    // Which input is the neutral constant, given the op: x*1, 1*x, x/1, x+0, 0+x, x-0, x^1.
+    // Which input is the neutral constant, given the op: x*1, 1*x, x/1, x+(-0), (-0)+x, x-0, x^1.
     int keep = -1;
     int a = n.inputs[0], b = n.inputs[1];
     if (a < 0 || b < 0) continue;
     const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)];
     if (n.op == "Mul") keep = all_equal_to(vb, 1) ? a : all_equal_to(va, 1) ? b : -1;
-    else if (n.op == "Add") keep = all_equal_to(vb, 0) ? a : all_equal_to(va, 0) ? b : -1;
+    else if (n.op == "Add")
+      keep = all_neutral_zeros(vb, true) ? a : all_neutral_zeros(va, true) ? b : -1;
     else if (n.op == "Div" || n.op == "Pow") keep = all_equal_to(vb, 1) ? a : -1;
-    else if (n.op == "Sub") keep = all_equal_to(vb, 0) ? a : -1;
+    else if (n.op == "Sub") keep = all_neutral_zeros(vb, false) ? a : -1;
     if (keep < 0) continue;
     // Only when broadcasting against the constant changes neither shape nor dtype.
     const Value& kv = g.values[size_t(keep)];
@@ -221,6 +233,35 @@ int cancel_transposes(Graph& g) {
   return changed;
 }
 
+namespace {
+
+// Whether each MaxPool window covers at least one input element: a window wholly in the
+// padding takes the max of nothing, and f of that differs from the max of f over nothing.
+// Provably so without ceil_mode and dilation and with each pad smaller than its kernel (as
+// the converter requires; auto_pad SAME: with stride 1); otherwise assumed not.
+bool every_window_holds_an_element(const Node& pool) {
+  auto ints = [&](const char* name) {
+    auto it = pool.attrs.find(name);
+    return it == pool.attrs.end() ? std::vector<int64_t>{} : it->second.ints;
+  };
+  auto all_one = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  if (auto it = pool.attrs.find("ceil_mode"); it != pool.attrs.end() && it->second.i != 0)
+    return false;
+  if (!all_one(ints("dilations"))) return false;
+  std::vector<int64_t> kernel = ints("kernel_shape"), pads = ints("pads");
+  std::string auto_pad = "NOTSET";
+  if (auto it = pool.attrs.find("auto_pad"); it != pool.attrs.end()) auto_pad = it->second.s;
+  if (auto_pad == "VALID") return true;
+  if (auto_pad != "NOTSET") return all_one(ints("strides"));  // SAME: each side < kernel
+  for (size_t i = 0; i < pads.size(); ++i)
+    if (kernel.empty() || pads[i] >= kernel[i % kernel.size()]) return false;
+  return true;
+}
+
+}  // namespace
+
 int reorder_pool_activation(Graph& g) {
   int changed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -232,10 +273,7 @@ int reorder_pool_activation(Graph& g) {
     if ((pool.op != "MaxPool" && pool.op != "GlobalMaxPool") || pool.outputs.size() != 1 ||
         pool.inputs[0] != act.outputs[0])
       continue;
-    // With ceil_mode a window may lie wholly in the padding, where the max is -inf and
-    // f(-inf) differs from the max of f over no elements.
-    if (auto it = pool.attrs.find("ceil_mode"); it != pool.attrs.end() && it->second.i != 0)
-      continue;
+    if (pool.op == "MaxPool" && !every_window_holds_an_element(pool)) continue;
     swap_ops(g, act, pool, g.values[size_t(pool.outputs[0])].shape);
     ++changed;
   }

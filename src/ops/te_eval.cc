@@ -205,7 +205,17 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       return {round_to(x, to), 0};
     }
     if (to.is_bool()) return {0, from.is_float() ? v.f != 0 : v.i != 0};
-    return {0, wrap(from.is_float() ? trunc_to_int(v.f) : v.i, to)};
+    return {0, wrap(from.is_float() ? float_to_int(v.f, to) : v.i, to)};
+  }
+
+  // Out of range the cast is undefined (ONNX, LLVM's fptosi); a signed result follows x86's
+  // conversion, as compiled kernels and ONNX Runtime there do: through 32 (or 64) bits, where
+  // NaN and values out of range are the most negative number (was 1e10 -> 1410065408 folded,
+  // INT_MIN compiled).
+  static int64_t float_to_int(double v, DataType to) {
+    if (to.is_uint()) return trunc_to_int(v);
+    if (to.bits > 32) return std::isnan(v) || v >= 9.2233720368547758e18 ? INT64_MIN : trunc_to_int(v);
+    return std::isnan(v) || v >= 2147483648.0 || v <= -2147483649.0 ? INT32_MIN : trunc_to_int(v);
   }
 
   Value visit_Call(const CallNode* op, const Expr& e) override {

@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <limits>
 
 #include "graph/evaluate.h"
 #include "onnx/model_builder.h"
@@ -372,6 +373,55 @@ TEST(GraphModels, NormalizationsOfValuesFarFromZeroAreAccurate) {
     SCOPED_TRACE(k.op);
     expect_outputs(g, {x}, {want});
   }
+}
+
+// A float out of int32's range (undefined in ONNX) casts as compiled code and ONNX Runtime do
+// on x86: to INT32_MIN, folded as a constant too (that gave 1e10 -> 1410065408).
+TEST(GraphModels, OutOfRangeFloatCastsFoldAsTheyRun) {
+  ModelBuilder b(13);
+  b.input("x", {4});
+  b.output("run", {4}, onnx::TensorProto::INT32);
+  b.output("folded", {4}, onnx::TensorProto::INT32);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  b.float_initializer("c", {1e10f, -1e10f, nan, 3.5f});
+  set_int(b.node("Cast", {"x"}, {"run"}), "to", onnx::TensorProto::INT32);
+  set_int(b.node("Cast", {"c"}, {"folded"}), "to", onnx::TensorProto::INT32);
+  graph::Graph g = b.import();
+  HostTensor x = floats({4}, {1e10, -1e10, nan, 3.5});
+  const double lo = std::numeric_limits<int32_t>::min();
+  std::vector<double> want{lo, lo, lo, 3};
+#if defined(__x86_64__)
+  expect_outputs(g, {x}, {want, want});
+#else  // compiled code elsewhere may saturate: the interpreter's answer only
+  EXPECT_EQ(values(graph::evaluate_graph(g, {x})[1]), want);
+#endif
+}
+
+// float16 Sum and Mean add up in float32 and round once, as ONNX Runtime does (60000 + 60000
+// overflowed float16 before - 60000 came).
+TEST(GraphModels, Float16SumsAddUpInFloat32) {
+  ModelBuilder b(13);
+  for (const char* n : {"a", "b", "c"}) b.input(n, {2}, onnx::TensorProto::FLOAT16);
+  b.output("sum", {2}, onnx::TensorProto::FLOAT16);
+  b.output("mean", {2}, onnx::TensorProto::FLOAT16);
+  b.node("Sum", {"a", "b", "c"}, {"sum"});
+  b.node("Mean", {"a", "b", "c"}, {"mean"});
+  graph::Graph g = b.import();
+  auto half = [](std::vector<double> v) {
+    return HostTensor::from_values({2}, te::DataType::f16(), v);
+  };
+  expect_outputs(g, {half({60000, 1}), half({60000, 2}), half({-60000, 3})},
+                 {{60000, 6}, {20000, 2}});
+}
+
+// A label that is not a letter is named whole (one byte of 'é' was printed: invalid UTF-8).
+TEST(GraphModels, EinsumNamesABadLabelWhole) {
+  ModelBuilder b(13);
+  b.input("x", {2, 2});
+  b.output("y", {2});
+  set_string(b.node("Einsum", {"x"}, {"y"}), "equation", "a\xc3\xa9->a");
+  EXPECT_THAT([&] { b.import(); }, testing::ThrowsMessage<UserError>(
+                                       testing::HasSubstr("bad character '\xc3\xa9'")));
 }
 
 }  // namespace

@@ -58,6 +58,23 @@ struct Builder {
     g.add_node(std::move(n));
     return out;
   }
+  /// A node with `n_out` outputs; their value ids.
+  std::vector<int> node_n(const std::string& op, std::vector<int> ins, size_t n_out,
+                          std::map<std::string, Attr> attrs = {}) {
+    Node n;
+    n.op = op;
+    n.name = op + std::to_string(g.values.size());
+    for (size_t k = 0; k < n_out; ++k) {
+      Value v;
+      v.name = n.name + "_" + std::to_string(k);
+      n.outputs.push_back(g.add_value(v));
+    }
+    n.inputs = std::move(ins);
+    n.attrs = std::move(attrs);
+    std::vector<int> outs = n.outputs;
+    g.add_node(std::move(n));
+    return outs;
+  }
   /// The graph with these outputs, shapes inferred, before any pass.
   Graph raw(std::vector<int> outputs) {
     g.outputs = std::move(outputs);
@@ -73,6 +90,13 @@ struct Builder {
 };
 
 inline Attr ints(std::vector<int64_t> v) { return ints_attr(std::move(v)); }
+
+inline Attr float_attr(double v) {
+  Attr a;
+  a.kind = Attr::Float;
+  a.f = v;
+  return a;
+}
 
 inline Attr int_attr(int64_t v) {
   Attr a;

@@ -3,6 +3,7 @@
 // (evaluate_graph on random inputs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -14,6 +15,7 @@ namespace tuner::graph {
 namespace {
 
 using test::Builder;
+using test::float_attr;
 using test::int_attr;
 using test::ints;
 
@@ -86,7 +88,7 @@ TEST(Passes, NeutralConstantsAreRemoved) {
   Builder b;
   int x = b.input({2, 8});
   int m = b.node("Mul", {x, b.fill({8}, 1.0)});         // x * 1 (broadcast, same shape)
-  int a = b.node("Add", {b.fill({}, 0.0), m});          // 0 + x
+  int a = b.node("Add", {b.fill({}, -0.0), m});         // -0 + x
   int d = b.node("Div", {a, b.fill({1, 8}, 1.0)});      // x / 1
   int s = b.node("Sub", {d, b.fill({2, 8}, 0.0)});      // x - 0
   int r = b.node("Relu", {s});
@@ -94,6 +96,42 @@ TEST(Passes, NeutralConstantsAreRemoved) {
   int sub0 = b.node("Sub", {b.fill({}, 0.0), grow});      // 0 - x is -x: kept
   Graph g = optimize_and_check(b.raw({sub0}));
   EXPECT_EQ(ops_of(g), (Ops{"Relu", "Mul", "Sub"})) << g.str();
+  // x + 0 and x - (-0) turn x = -0 into +0 (1/x: -inf becomes inf): kept (session 58).
+  Builder b2;
+  int y = b2.input({4});
+  int plus0 = b2.node("Add", {y, b2.fill({}, 0.0)});
+  int minus_neg0 = b2.node("Sub", {y, b2.fill({}, -0.0)});
+  Graph g2 = optimize_and_check(b2.raw({b2.node("Mul", {plus0, minus_neg0})}));
+  EXPECT_EQ(ops_of(g2), (Ops{"Add", "Sub", "Mul"})) << g2.str();
+}
+
+// Only nodes making the same outputs merge: Split in two and in three pieces, a
+// LayerNormalization with and without its statistics, float attributes that differ in the
+// 7th digit (merged, the second read outputs the first does not have, or got its values).
+TEST(Passes, CommonSubexpressionsMakeTheSameOutputs) {
+  Builder b;
+  int x = b.input({2, 6});
+  auto two = b.node_n("Split", {x}, 2, {{"axis", int_attr(1)}});
+  auto three = b.node_n("Split", {x}, 3, {{"axis", int_attr(1)}});
+  int cat = b.node("Concat", {two[0], two[1], three[0], three[1], three[2]},
+                   {{"axis", int_attr(1)}});
+  int ln1 = b.node("LayerNormalization", {x, b.fill({6}, 1.0)});
+  auto ln3 = b.node_n("LayerNormalization", {x, b.fill({6}, 1.0)}, 3);
+  int t1 = b.node("LeakyRelu", {x}, {{"alpha", float_attr(1000001)}});
+  int t2 = b.node("LeakyRelu", {x}, {{"alpha", float_attr(1000002)}});
+  int d = b.node("Sub", {t1, t2});
+  Graph g = optimize_and_check(b.raw({cat, ln1, ln3[1], d}));
+  auto ops = ops_of(g);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Split"), 2) << g.str();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "LeakyRelu"), 2) << g.str();
+  // The same node twice still merges.
+  Builder b2;
+  int y = b2.input({2, 6});
+  auto s1 = b2.node_n("Split", {y}, 2, {{"axis", int_attr(1)}});
+  auto s2 = b2.node_n("Split", {y}, 2, {{"axis", int_attr(1)}});
+  Graph g2 = optimize_and_check(b2.raw({b2.node("Add", {s1[0], s2[1]})}));
+  auto ops2 = ops_of(g2);
+  EXPECT_EQ(std::count(ops2.begin(), ops2.end(), "Split"), 1) << g2.str();
 }
 
 TEST(Passes, ReshapeChainsBecomeOneReshape) {
@@ -155,6 +193,17 @@ TEST(Passes, MonotonicActivationMovesAfterMaxPool) {
   int p3 = b2.node("MaxPool", {h}, {{"kernel_shape", ints({2, 2})}});
   Graph g2 = optimize_and_check(b2.raw({p2, p3}));
   EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "MaxPool", "HardSwish", "MaxPool"})) << g2.str();
+
+  // Dilation can leave a window in the padding too: kept
+  // (kernel 2, dilation 3, pads 1 on a 2-wide axis read only -1 and 2; relu after the pool
+  // gave 0 there, -inf before it).
+  Builder b3;
+  int z = b3.input({1, 2, 2, 2});
+  int r3 = b3.node("Relu", {z});
+  int p4 = b3.node("MaxPool", {r3}, {{"kernel_shape", ints({2, 2})}, {"dilations", ints({3, 3})},
+                                     {"pads", ints({1, 1, 1, 1})}});
+  Graph g3 = optimize_and_check(b3.raw({p4}));
+  EXPECT_EQ(ops_of(g3), (Ops{"Relu", "MaxPool"})) << g3.str();
 }
 
 TEST(Passes, ConvWeightsArePackedForTheTarget) {

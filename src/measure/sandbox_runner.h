@@ -153,6 +153,8 @@ class SandboxRunner {
   // Sends a request to the child (starting one if needed) and turns the reply, the child's
   // death or the timeout into a result.
   MeasureResult request(const Json& req, double timeout_s);
+  // One attempt of request(); *killed: the child died of a SIGKILL it did not get from us.
+  MeasureResult request_once(const Json& req, double timeout_s, bool* killed);
   void ensure_child();
 
   LocalRunnerOptions opts_;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "codegen/default_schedule.h"
 #include "measure/sandbox_runner.h"
@@ -152,6 +153,25 @@ TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
   EXPECT_TRUE(r[0].ok()) << r[0].str();
   EXPECT_EQ(runner.children_started(), 2);
   EXPECT_NE(runner.child_pid(), pid);
+}
+
+// A child killed by someone else's SIGKILL mid-measurement (the system's OOM killer, a user)
+// is not the candidate's fault at once: it is measured again on a fresh child (it was
+// recorded RUNTIME_DEVICE, and never proposed again).
+TEST(LocalRunner, ACandidateWhoseChildWasKilledFromOutsideIsMeasuredAgain) {
+  LocalRunner runner(fast_options());
+  MeasureTask task = test::task_of(test::add_dag());
+  ASSERT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
+  int pid = runner.child_pid();
+  ASSERT_GT(pid, 0);
+  std::thread killer([pid] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // mid-way: 30 ms per call
+    kill(pid, SIGKILL);
+  });
+  auto r = runner.run(task, {test::fixture("slow")});
+  killer.join();
+  EXPECT_TRUE(r[0].ok()) << r[0].str();
+  EXPECT_EQ(runner.children_started(), 2);
 }
 
 // A /tmp cleaner deletes the runner's folders between two rounds: they are made again and the

@@ -49,6 +49,7 @@ struct TuneModelArgs {
   bool cold = true;  // --measure
   int trials = 2000;
   int64_t resume = 0;
+  bool trials_given = false;  // --trials was on the command line
   int batch = 64;
   int early_stop = 200;
   int threads = 2;
@@ -99,6 +100,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
       a.no_compile ? "" : a.out.empty() ? std::filesystem::path(a.m.model).stem().string() + ".tuner" : a.out;
   if (!out.empty()) check_output_path(out);
   USER_CHECK(a.trials > 0) << "--trials must be positive";
+  int trials = a.trials;  // --resume without --trials: the run's own budget
   // --resume names a run of an existing database (a mistyped --db was created, folders too).
   std::error_code ec;
   USER_CHECK(a.resume <= 0 || std::filesystem::exists(a.db, ec))
@@ -123,7 +125,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   uint64_t tasks_hash = 0;
   for (const auto& t : ts.tasks)
     tasks_hash = hash_combine(hash_combine(tasks_hash, t.dag.structural_hash()), uint64_t(t.weight));
-  Json run_args{{"target", target.str()}, {"trials", a.trials},          {"seed", a.seed},
+  Json run_args{{"target", target.str()}, {"trials", trials},          {"seed", a.seed},
                 {"fuse", fo.enabled},     {"tasks", fmt::format("{:016x}", tasks_hash)}};
   std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
   int64_t run_id = 0;
@@ -153,12 +155,14 @@ void cmd_tune_model(const TuneModelArgs& a) {
         << "run " << a.resume << " is being tuned by process "
         << r->progress["owner"].value("pid", 0) << " on this machine; wait for it or stop it";
     run_id = r->id;
+    // Its own budget unless --trials says otherwise (it went on to the default 2000).
+    if (!a.trials_given && arg("trials").is_number_integer()) trials = arg("trials").get<int>();
   }
   runtime::Artifact untuned = compile::compile_model(g, co);
   double before = measure_latency(untuned, a.threads);
   if (chatty)
     fmt::print(stderr, "tuning {} ({} tasks, {} kernels) on {}: {} trials; untuned latency {} ms\n",
-               g.name, ts.tasks.size(), ts.groups.size(), target.str(), a.trials,
+               g.name, ts.tasks.size(), ts.groups.size(), target.str(), trials,
                format_ms(before));
 
   costmodel::XGBModel* xgb = nullptr;
@@ -211,7 +215,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     // interrupted one would resume instead.
     if (!run_id && finished && chatty)
       fmt::print(stderr, "run {} of this command finished; this new run measures {} more trials "
-                 "(schedules already in {} are not measured again)\n", finished, a.trials, a.db);
+                 "(schedules already in {} are not measured again)\n", finished, trials, a.db);
   }
   bool resumed = run_id != 0;
   // The run's progress (see progress_json below) survives a resume: the report reads it.
@@ -227,7 +231,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     weights.push_back(t.weight);
   }
   search::MultiTuneOptions mo;
-  mo.trials = a.trials;
+  mo.trials = trials;
   mo.batch = a.batch;
   mo.early_stop = a.early_stop;
   mo.seed = a.seed;
@@ -236,7 +240,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // The state shown and kept: the last round's progress plus what an earlier process of a
   // resumed run stored (its wall seconds and default-schedule times per task).
   search::MultiTuneProgress prog;
-  prog.budget = a.trials;
+  prog.budget = trials;
   prog.best.assign(tasks.size(), std::numeric_limits<double>::infinity());
   prog.baseline.assign(tasks.size(), 0);
   prog.trials.assign(tasks.size(), 0);
@@ -271,7 +275,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     Json p = stored;
     p["model"] = g.name;
     p["trials"] = prog.spent;
-    p["budget"] = a.trials;  // this process's: a resume may give another --trials
+    p["budget"] = trials;  // this process's: a resume may give another --trials
     p["owner"] = owner;
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
@@ -284,7 +288,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     s.model = g.name;
     s.target = target.str();
     s.trials = prog.spent;
-    s.budget = a.trials;
+    s.budget = trials;
     s.elapsed_seconds = elapsed();
     if (spent_at_start >= 0 && prog.spent > spent_at_start)
       s.seconds_per_trial = (elapsed() - loop_start) / (prog.spent - spent_at_start);
@@ -306,7 +310,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   auto say_resumed = [&](const search::MultiTuneProgress& p) {
     if (chatty && !resume_printed && p.resumed_trials > 0 && !live)
       fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id,
-                 p.resumed_trials, a.trials);
+                 p.resumed_trials, trials);
     resume_printed = true;
   };
   loop_start = elapsed();
@@ -316,14 +320,16 @@ void cmd_tune_model(const TuneModelArgs& a) {
     db->update_run(run_id, db::RunState::Running, progress_json());
     if (!chatty) return;
     say_resumed(p);
-    if (live) view.draw(snapshot(p.last_task), p.spent >= a.trials);
+    if (live) view.draw(snapshot(p.last_task), p.spent >= trials);
     else fmt::print(stderr, "{}\n", render_line(snapshot(p.last_task)));
   };
   // Per task, its fallback and fastest schedule measured again in turn after tuning: what the
   // summary shows when there is such a pair (the fallback's first time and the run's best
   // record come from different minutes of a noisy machine).
   std::vector<std::optional<compile::ValidatedTimes>> validated(tasks.size());
-  // Ctrl-C or SIGTERM: the round ends, and what it measured stays (rerun to continue).
+  // Ctrl-C or SIGTERM: the round ends, and what it measured stays (rerun to continue). Kept
+  // to the end: one during the in-model timing, compile or final timing stops after that
+  // step and the run stays resumable (the default action killed it, its run "finished").
   std::optional<StopSignals> stop_signals(std::in_place);
   try {
     prog = search::tune_tasks(tasks, weights, mo, *db, builder, runner, *model, on_round,
@@ -347,25 +353,29 @@ void cmd_tune_model(const TuneModelArgs& a) {
     record_failed_run(*db, run_id, progress_json());
     throw;
   }
-  stop_signals.reset();
   // The summary below repeats the table when it goes to the same terminal.
   if (live && isatty(1)) view.clear();
   const int spent = prog.spent;
-  const bool interrupted = StopSignals::requested();
-  db::RunState end_state = interrupted ? db::RunState::Interrupted : db::RunState::Finished;
-  db->update_run(run_id, end_state, progress_json());
+  // Stopped while tuning: the best so far is still compiled and timed, as before.
+  const bool stopped_tuning = StopSignals::requested();
+  db->update_run(run_id, stopped_tuning ? db::RunState::Interrupted : db::RunState::Running,
+                 progress_json());
   if (xgb && xgb->trained())
     db->save_cost_model({target.str(), costmodel::kFeatureVersion, "xgboost", xgb->save(),
                          int64_t(xgb->num_programs())});
+  // A signal after tuning: the steps left are skipped.
+  auto stopped_late = [&] { return !stopped_tuning && StopSignals::requested(); };
 
   // Compile with the best records and measure again.
   double after = 0;
+  bool compiled = false;
   std::optional<std::pair<double, double>> speedup_range;  // over paired rounds: noise
   size_t rounds = 0;
   compile::CompileReport rep;
-  if (!a.no_compile) {
+  Json final_progress = progress_json();
+  if (!a.no_compile) try {
     co.db_path = a.db;
-    if (!interrupted && a.validate > 0) {
+    if (!stopped_tuning && a.validate > 0) {
       if (chatty)
         fmt::print(stderr, "timing each task's {} validated schedules and its fallback inside the model\n",
                    a.validate);
@@ -379,26 +389,39 @@ void cmd_tune_model(const TuneModelArgs& a) {
                    r.lower_rank_wins, r.fallback_ms, r.chosen_ms,
                    r.best_ms);
     }
-    runtime::Artifact art = compile::compile_model(g, co, &rep);
-    try {
-      art.save(out);
-    } catch (const UserError& e) {  // a full disk: say where the tuning is
-      USER_ERROR() << e.what() << "; the tuning is in " << a.db << " (`tuner compile " << a.m.model
-                   << " --db " << a.db << " -o FILE` builds the model with it)";
+    if (!stopped_late()) {
+      runtime::Artifact art = compile::compile_model(g, co, &rep);
+      try {
+        art.save(out);
+      } catch (const UserError& e) {  // a full disk: say where the tuning is
+        USER_ERROR() << e.what() << "; the tuning is in " << a.db << " (`tuner compile "
+                     << a.m.model << " --db " << a.db << " -o FILE` builds the model with it)";
+      }
+      compiled = true;
+      if (!stopped_late()) {
+        // Both again, in turn: the machine's load may have changed since the first measurement.
+        std::vector<runtime::Artifact> pair;
+        pair.push_back(std::move(untuned));
+        pair.push_back(std::move(art));
+        std::vector<TurnLatency> lat = measure_latencies(std::move(pair), a.threads);
+        before = lat[0].median;
+        after = lat[1].median;
+        speedup_range = ratio_range(lat[0], lat[1]);
+        rounds = lat[0].per_round.size();
+        // Both from this process: a resumed run's report compares like with like (the first
+        // process's untuned time against a later one's tuned time read 1.65x for 1.00x).
+        final_progress["latency_before_ms"] = before * 1e3;
+        final_progress["latency_after_ms"] = after * 1e3;
+      }
     }
-    // Both again, in turn: the machine's load may have changed since the first measurement.
-    std::vector<runtime::Artifact> pair;
-    pair.push_back(std::move(untuned));
-    pair.push_back(std::move(art));
-    std::vector<TurnLatency> lat = measure_latencies(std::move(pair), a.threads);
-    before = lat[0].median;
-    after = lat[1].median;
-    speedup_range = ratio_range(lat[0], lat[1]);
-    rounds = lat[0].per_round.size();
-    Json final_progress = progress_json();
-    final_progress["latency_after_ms"] = after * 1e3;
-    db->update_run(run_id, end_state, final_progress);
+  } catch (...) {
+    stop_signals.reset();
+    record_failed_run(*db, run_id, final_progress);
+    throw;
   }
+  const bool interrupted = StopSignals::requested();
+  const db::RunState end_state = interrupted ? db::RunState::Interrupted : db::RunState::Finished;
+  db->update_run(run_id, end_state, final_progress);
   if (a.json) {
     Json tj = Json::array();
     for (size_t i = 0; i < tasks.size(); ++i)
@@ -428,7 +451,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
                             {"speedup", after > 0 ? Json(before / after) : Json()},
                             {"speedup_p10", speedup_range ? Json(speedup_range->first) : Json()},
                             {"speedup_p90", speedup_range ? Json(speedup_range->second) : Json()},
-                            {"artifact", out},
+                            {"artifact", compiled ? Json(out) : Json()},
                             {"tasks_tuned", rep.tasks_from_db},
                             {"tasks", tj},
                             {"errors", e}}
@@ -456,8 +479,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   for (const auto& line : render_summary(summary)) fmt::print("{}\n", line);
   fmt::print("records in {} (tuning run {}; `tuner report {}` draws its curves)\n", a.db, run_id,
              run_id);
-  if (!a.no_compile) {
-    fmt::print("wrote {}\n", out);
+  if (compiled) fmt::print("wrote {}\n", out);
+  if (after > 0) {
     // With every task on its fallback the two artifacts run the same code: say so, or a
     // ratio of 0.99x reads as if tuning had made the model slower.
     if (rep.tasks_from_db == 0)
@@ -518,7 +541,8 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
   add_remote_options(cmd, a->remote,
                      {"--threads", "--db", "--cost-model", "--measure", "--validate"});
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
+    a->trials_given = cmd->count("--trials") > 0;
     cmd_tune_model(*a);
     // Interrupted: its summary printed; 128 + the signal.
     if (StopSignals::requested()) throw CLI::RuntimeError(StopSignals::exit_status());

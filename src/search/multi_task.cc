@@ -21,8 +21,11 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
   USER_CHECK(!tasks.empty() && tasks.size() == weights.size()) << "no task to tune";
   const size_t n = tasks.size();
   TaskScheduler sched(weights);
-  // Rounds small enough that the warm-up gives every task a turn within half the budget.
-  int batch = std::clamp(opts.trials / std::max<int>(1, 2 * int(n)), 8, std::max(8, opts.batch));
+  // Rounds small enough that the warm-up gives every task a turn within half the budget, and
+  // of at least 8 candidates unless the caller's batch is smaller (--batch 1 was ignored).
+  const int min_batch = std::clamp(opts.batch, 1, 8);
+  int batch = std::clamp(opts.trials / std::max<int>(1, 2 * int(n)), min_batch,
+                         std::max(min_batch, opts.batch));
   MultiTuneProgress p;
   p.budget = opts.trials;
   p.best.assign(n, std::numeric_limits<double>::infinity());
@@ -44,6 +47,7 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
     // turn counts as an improvement only when it beats that best.
     auto top = db.top_k(w->id, target, 1);
     if (!top.empty()) p.best[i] = *top[0].median;
+    if (!top.empty()) sched.tuned_before(int(i));
     p.baseline[i] = searches[i].baseline = recorded_baseline(db, w->id, tasks[i]);
     // Trials this run already spent (an interrupted run, or a server restarted mid-job).
     if (opts.run_id) {

@@ -32,9 +32,11 @@ double TaskScheduler::gradient(int i) const {
 }
 
 int TaskScheduler::next() const {
-  // Warm-up: every task gets a round first, in order.
-  for (size_t i = 0; i < tasks_.size(); ++i)
-    if (!tasks_[i].done && tasks_[i].best.empty()) return int(i);
+  // Warm-up: every task gets a round first, in order, those never tuned before the others.
+  for (bool before : {false, true})
+    for (size_t i = 0; i < tasks_.size(); ++i)
+      if (!tasks_[i].done && tasks_[i].best.empty() && tasks_[i].tuned_before == before)
+        return int(i);
   int pick = -1;
   double best_g = -1;
   for (size_t i = 0; i < tasks_.size(); ++i) {

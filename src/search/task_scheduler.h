@@ -27,6 +27,9 @@ class TaskScheduler {
   /// Records a round of task i: trials it measured and its best time after the round
   /// (seconds; infinity while nothing succeeded); `finished` when it stopped early.
   void update(int i, int trials, double best_seconds, bool finished);
+  /// Task i was tuned before (by another run): its warm-up turn comes after those of the
+  /// tasks never tuned, so small budgets spread over the runs reach every task.
+  void tuned_before(int i) { tasks_[size_t(i)].tuned_before = true; }
   /// Sum of weight x best time over the tasks (infinity while some task has none).
   double estimated_latency() const;
   /// The gradient the rule computes for task i (for tests and logs).
@@ -44,6 +47,7 @@ class TaskScheduler {
     std::vector<int> trials_at;  // total trials after each round
     int trials = 0;
     bool done = false;
+    bool tuned_before = false;
   };
   std::vector<Task> tasks_;
   SchedulerOptions opts_;

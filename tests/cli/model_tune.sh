@@ -113,6 +113,9 @@ check "rerunning a finished command says it is a new run" grep -q "finished; thi
 # --resume of a finished run spends no trial and says so (it validated silently before).
 "$TUNER" tune "$MODEL" --trials 16 --seed 4 --db "$tmp/t.db" --no-compile --validate 0 --resume 2 >"$tmp/r5.txt" 2>&1
 check "--resume of a finished run says its trials are spent" grep -q "^resuming run 2: 16 of 16 trials already spent" "$tmp/r5.txt"
+# --resume without --trials keeps the run's own budget (it took the default 2000; session 58).
+"$TUNER" tune "$MODEL" --seed 4 --db "$tmp/t.db" --no-compile --validate 0 --resume 2 >"$tmp/r6.txt" 2>&1
+check "--resume without --trials keeps the run's budget" grep -q "^resuming run 2: 16 of 16 trials already spent" "$tmp/r6.txt"
 # --resume of a run tuned for another target (or with other fusion) is refused: its records
 # and tasks are not this command's.
 "$TUNER" tune "$MODEL" --trials 16 --resume 1 --target "llvm -mcpu=skylake" --db "$tmp/t.db" \
@@ -150,6 +153,26 @@ j = json.load(open(sys.argv[1]))
 assert j["resumed"] is True and j["trials"] == 64 and int(sys.argv[2]) == 64, (j["resumed"], j["trials"], sys.argv[2])
 PY
 done
+
+# A signal after tuning (here while timing the choices inside the model) stops after that
+# step: exit 130, no artifact, the run interrupted, and the same command then only compiles
+# (the default action killed it, its run already "finished"; session 58).
+db=$tmp/late.db
+"$TUNER" tune "$MODEL" --trials 16 --seed 6 --db "$db" --validate 1 -o "$tmp/late.tuner" >/dev/null 2>"$tmp/late.err" &
+pid=$!
+for _ in $(seq 600); do grep -q "inside the model" "$tmp/late.err" && break; sleep 0.05; done
+kill -INT $pid
+wait $pid
+rc=$?
+check "a signal after tuning exits 130 ($rc)" test $rc -eq 130
+check "a signal after tuning writes no artifact" test ! -e "$tmp/late.tuner"
+check "a signal after tuning leaves the run interrupted" grep -q "interrupted" <("$TUNER" report --list --db "$db")
+"$TUNER" tune "$MODEL" --trials 16 --seed 6 --db "$db" --validate 1 -o "$tmp/late.tuner" --json >"$tmp/late.json" 2>/dev/null
+check "the rerun resumes it with no trial left and compiles" python3 - "$tmp/late.json" "$tmp/late.tuner" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+assert j["resumed"] is True and j["run"] == 1 and j["trials"] == 16 and os.path.exists(sys.argv[2]), j
+PY
 
 # A run another process of this machine is working on (its owner, a live `sleep` here) is not
 # resumed: two identical commands at once both took it and ran past its budget (found by an

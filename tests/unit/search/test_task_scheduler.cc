@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "search/task_scheduler.h"
 
@@ -25,6 +26,21 @@ TEST(TaskScheduler, WarmsUpRoundRobinThenFavoursWeightedPotential) {
   EXPECT_EQ(order[2], 2);
   EXPECT_GT(s.rounds(2), s.rounds(0) + s.rounds(1));
   EXPECT_GT(s.rounds(0), 1);  // the light tasks are not starved
+}
+
+// Tasks another run tuned warm up last: a budget too small for every task, spent again and
+// again, reaches them all (each new run warmed up tasks 0..4 of 9 and never the rest).
+TEST(TaskScheduler, TasksTunedBeforeWarmUpLast) {
+  TaskScheduler s({1, 1, 1, 1});
+  s.tuned_before(0);
+  s.tuned_before(2);
+  std::vector<int> order;
+  for (int round = 0; round < 4; ++round) {
+    int i = s.next();
+    order.push_back(i);
+    s.update(i, 8, 1e-3, false);
+  }
+  EXPECT_EQ(order, (std::vector<int>{1, 3, 0, 2}));
 }
 
 TEST(TaskScheduler, RecentImprovementBreaksTies) {

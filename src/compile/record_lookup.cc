@@ -24,8 +24,9 @@ db::Workload resolve_workload(db::Database& d, const std::string& what) {
   std::vector<db::Workload> hits;
   for (auto& w : d.workloads())
     if ((what.size() >= 4 && w.hash.rfind(what, 0) == 0) || w.op == what) hits.push_back(w);
-  USER_CHECK(!hits.empty()) << "no workload '" << what
-                            << "' in the database (`tuner db list` shows them)";
+  USER_CHECK(!hits.empty()) << "no workload '" << what << "' in the database"
+                            << (what.size() < 4 ? " (a hash prefix needs at least 4 digits)" : "")
+                            << " (`tuner db list` shows them)";
   std::vector<std::string> names;
   for (auto& w : hits) names.push_back(w.hash + " (" + w.op + " " + w.params + ")");
   USER_CHECK(hits.size() == 1) << "'" << what << "' matches " << hits.size()

@@ -65,7 +65,8 @@ std::pair<graph::Graph, graph::TaskSet> model_tasks(const rpc::ModelJob& m,
   graph::TaskSet ts = graph::extract_tasks(g, fo);
   // At submit, as for an op job: a task whose tensors cannot fit would fail on every worker.
   for (size_t i = 0; i < ts.tasks.size(); ++i)
-    ops::check_fits_in_memory(ts.tasks[i].dag.args(), fmt::format("task {} ({})'s tensors", i, ts.tasks[i].ops));
+    ops::check_fits_in_memory(ts.tasks[i].dag.args(),
+                              fmt::format("task {} ({})'s tensors", i, ts.tasks[i].ops));
   return {std::move(g), std::move(ts)};
 }
 

@@ -330,10 +330,6 @@ void cmd_export(const DbOptions& o) {
   try {
     write_file_atomically(o.output, [&](std::ostream& out) { n = db::export_jsonl(*d, out, eo); });
   } catch (const UserError& e) {
-    std::string m = e.what();
-    // Name the file (a full disk said only "writing the export failed").
-    if (!StopSignals::requested() && m.rfind("writing the export failed", 0) == 0)
-      USER_ERROR() << "cannot write " << o.output << " (disk full?); nothing was written";
     if (!StopSignals::requested()) with_hint(e);
     fmt::print(stderr, "interrupted: {} not written\n", o.output);
     throw CLI::RuntimeError(StopSignals::exit_status());

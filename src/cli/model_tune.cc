@@ -125,8 +125,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   uint64_t tasks_hash = 0;
   for (const auto& t : ts.tasks)
     tasks_hash = hash_combine(hash_combine(tasks_hash, t.dag.structural_hash()), uint64_t(t.weight));
-  Json run_args{{"target", target.str()}, {"trials", trials},          {"seed", a.seed},
-                {"fuse", fo.enabled},     {"tasks", fmt::format("{:016x}", tasks_hash)}};
+  Json run_args{{"target", target.str()}, {"trials", trials}, {"seed", a.seed},
+                {"fuse", fo.enabled}, {"tasks", fmt::format("{:016x}", tasks_hash)}};
   std::string what = "model " + std::filesystem::absolute(a.m.model).lexically_normal().string();
   int64_t run_id = 0;
   if (a.resume > 0) {
@@ -180,8 +180,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   ro.threads = a.threads;
   ro.cold_calls = a.cold;
   measure::LocalRunner runner(ro);
-  // The same command (model, target, budget, seed, tasks) continues an unfinished run (interrupted,
-  // or killed while running), counting the trials it already spent.
+  // The same command (model, target, budget, seed, tasks) continues an unfinished run
+  // (interrupted, or killed while running), counting the trials it already spent.
   if (a.resume <= 0) {
     int64_t finished = 0, busy = 0, changed = 0;
     for (const auto& r : db->runs()) {
@@ -373,7 +373,8 @@ void cmd_tune_model(const TuneModelArgs& a) {
   size_t rounds = 0;
   compile::CompileReport rep;
   Json final_progress = progress_json();
-  if (!a.no_compile) try {
+  // Each step only while no signal came after tuning.
+  auto compile_and_time = [&] {
     co.db_path = a.db;
     if (!stopped_tuning && a.validate > 0) {
       if (chatty)
@@ -389,31 +390,32 @@ void cmd_tune_model(const TuneModelArgs& a) {
                    r.lower_rank_wins, r.fallback_ms, r.chosen_ms,
                    r.best_ms);
     }
-    if (!stopped_late()) {
-      runtime::Artifact art = compile::compile_model(g, co, &rep);
-      try {
-        art.save(out);
-      } catch (const UserError& e) {  // a full disk: say where the tuning is
-        USER_ERROR() << e.what() << "; the tuning is in " << a.db << " (`tuner compile "
-                     << a.m.model << " --db " << a.db << " -o FILE` builds the model with it)";
-      }
-      compiled = true;
-      if (!stopped_late()) {
-        // Both again, in turn: the machine's load may have changed since the first measurement.
-        std::vector<runtime::Artifact> pair;
-        pair.push_back(std::move(untuned));
-        pair.push_back(std::move(art));
-        std::vector<TurnLatency> lat = measure_latencies(std::move(pair), a.threads);
-        before = lat[0].median;
-        after = lat[1].median;
-        speedup_range = ratio_range(lat[0], lat[1]);
-        rounds = lat[0].per_round.size();
-        // Both from this process: a resumed run's report compares like with like (the first
-        // process's untuned time against a later one's tuned time read 1.65x for 1.00x).
-        final_progress["latency_before_ms"] = before * 1e3;
-        final_progress["latency_after_ms"] = after * 1e3;
-      }
+    if (stopped_late()) return;
+    runtime::Artifact art = compile::compile_model(g, co, &rep);
+    try {
+      art.save(out);
+    } catch (const UserError& e) {  // a full disk: say where the tuning is
+      USER_ERROR() << e.what() << "; the tuning is in " << a.db << " (`tuner compile " << a.m.model
+                   << " --db " << a.db << " -o FILE` builds the model with it)";
     }
+    compiled = true;
+    if (stopped_late()) return;
+    // Both again, in turn: the machine's load may have changed since the first measurement.
+    std::vector<runtime::Artifact> pair;
+    pair.push_back(std::move(untuned));
+    pair.push_back(std::move(art));
+    std::vector<TurnLatency> lat = measure_latencies(std::move(pair), a.threads);
+    before = lat[0].median;
+    after = lat[1].median;
+    speedup_range = ratio_range(lat[0], lat[1]);
+    rounds = lat[0].per_round.size();
+    // Both from this process: a resumed run's report compares like with like (the first
+    // process's untuned time against a later one's tuned time read 1.65x for 1.00x).
+    final_progress["latency_before_ms"] = before * 1e3;
+    final_progress["latency_after_ms"] = after * 1e3;
+  };
+  try {
+    if (!a.no_compile) compile_and_time();
   } catch (...) {
     stop_signals.reset();
     record_failed_run(*db, run_id, final_progress);

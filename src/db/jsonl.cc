@@ -133,8 +133,7 @@ int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& optio
     out << record_to_line(w, r) << '\n';
     ++n;
   });
-  out.flush();
-  USER_CHECK(out.good()) << "writing the export failed";
+  out.flush();  // the caller checks its stream: it knows what it writes to
   return n;
 }
 

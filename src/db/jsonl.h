@@ -45,7 +45,7 @@ struct ExportOptions {
   bool skip_damaged = false;   // rows that do not decode are warned about, not an error
 };
 /// Writes every matching record, one line each; returns how many. A UserError when `stop`
-/// ended it.
+/// ended it. The caller checks `out` afterwards.
 int64_t export_jsonl(Database& db, std::ostream& out, const ExportOptions& options = {});
 
 struct BadLine {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "db/schema.h"
 #include "db/sqlite_conn.h"
@@ -179,16 +180,21 @@ void SqliteDatabase::raise(const sqlite::SqliteError& e) const {
 template <class F>
 auto SqliteDatabase::read(F&& f, bool snapshot) {
   std::lock_guard lock(read_mu_);
+  return read_on(*reader_, f, snapshot);
+}
+
+template <class F>
+auto SqliteDatabase::read_on(Connection& c, F&& f, bool snapshot) {
   try {
     return sqlite::retry_busy(path_, options_.busy_deadline_ms, [&] {
-      if (!snapshot) return f(*reader_);
-      sqlite::Transaction tx(*reader_, "BEGIN");
+      if (!snapshot) return f(c);
+      sqlite::Transaction tx(c, "BEGIN");
       auto guard = [&] { tx.commit(); };
-      if constexpr (std::is_void_v<decltype(f(*reader_))>) {
-        f(*reader_);
+      if constexpr (std::is_void_v<decltype(f(c))>) {
+        f(c);
         guard();
       } else {
-        auto r = f(*reader_);
+        auto r = f(c);
         guard();
         return r;
       }
@@ -229,18 +235,13 @@ auto SqliteDatabase::write(F&& f) {
 }
 
 void SqliteDatabase::read_apart(const std::function<void(Connection&)>& f) {
+  std::optional<Connection> own;
   try {
-    Connection own(path_, SQLITE_OPEN_READONLY, options_.busy_timeout_ms);
-    sqlite::retry_busy(path_, options_.busy_deadline_ms, [&] {
-      sqlite::Transaction tx(own, "BEGIN");
-      f(own);
-      tx.commit();
-    });
+    own.emplace(path_, SQLITE_OPEN_READONLY, options_.busy_timeout_ms);
   } catch (const sqlite::SqliteError& e) {
     raise(e);
-  } catch (const sqlite::BadRow& e) {
-    USER_ERROR() << "tuning database '" << path_ << "' is damaged: " << e.what();
   }
+  read_on(*own, f, /*snapshot=*/true);
 }
 
 void SqliteDatabase::with_reader(bool snapshot, const std::function<void(Connection&)>& f) {

@@ -99,6 +99,9 @@ class SqliteDatabase final : public Database {
   /// `snapshot`), retrying on busy; SQLite errors become UserErrors naming the file.
   template <class F>
   auto read(F&& f, bool snapshot = false);
+  /// read() on connection `c`.
+  template <class F>
+  auto read_on(sqlite::Connection& c, F&& f, bool snapshot);
   /// read(f, true) on a connection of its own, for a visit whose callback may take long (a
   /// server streaming an export to a slow client held the shared reader, and every other
   /// query of the server waited).

@@ -36,14 +36,15 @@ te::Tensor fold(const ConvertContext& c, Binary f, const std::string& last) {
   return acc;
 }
 
-Converter variadic(const char* op, Binary f) {
+Converter variadic(const char* op, Binary f, HalfInputs half = HalfInputs::kAsIs) {
   return {op,
           [f](const ConvertContext& c) {
             te::Tensor acc = fold(c, f, c.name());
             if (c.num_inputs() == 1) acc = ops::map_unary(acc, [](const Expr& v) { return v; }, c.name());
             return one(acc);
           },
-          {}};
+          {},
+          half};
 }
 
 std::vector<ConvertOutput> clip(const ConvertContext& c) {
@@ -434,9 +435,9 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                  },
                  {}});
   // Many float16 terms add up in float32, rounded once (60000 + 60000 - 60000 was inf).
-  Converter sum = variadic("Sum", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); });
-  sum.half = HalfInputs::kInFloat32;
-  out.push_back(sum);
+  out.push_back(variadic(
+      "Sum", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) { return ops::add(a, b, n); },
+      HalfInputs::kInFloat32));
   out.push_back({"Mean", mean, {}, HalfInputs::kInFloat32});
   out.push_back(binary("GreaterOrEqual", [](const te::Tensor& a, const te::Tensor& b, const std::string& n) {
     return ops::map_binary(a, b, [](const Expr& x, const Expr& y) { return x >= y; }, n);

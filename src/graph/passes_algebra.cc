@@ -38,6 +38,17 @@ bool all_neutral_zeros(const Value& v, bool negative) {
   return true;
 }
 
+// Whether a MaxPool may have a window wholly in the padding, whose max is of nothing: there
+// f(max) differs from the max of f. With each pad smaller than the kernel (the converter's
+// rule, and auto_pad SAME's) only ceil_mode and dilation make one.
+bool may_have_empty_windows(const Node& pool) {
+  if (auto it = pool.attrs.find("ceil_mode"); it != pool.attrs.end() && it->second.i != 0)
+    return true;
+  auto d = pool.attrs.find("dilations");
+  return d != pool.attrs.end() &&
+         std::any_of(d->second.ints.begin(), d->second.ints.end(), [](int64_t x) { return x != 1; });
+}
+
 // The node producing v when it is a live `op` node, else nullptr.
 Node* producer_op(Graph& g, int v, std::initializer_list<const char*> ops) {
   int p = v >= 0 ? g.values[size_t(v)].producer : -1;
@@ -233,35 +244,6 @@ int cancel_transposes(Graph& g) {
   return changed;
 }
 
-namespace {
-
-// Whether each MaxPool window covers at least one input element: a window wholly in the
-// padding takes the max of nothing, and f of that differs from the max of f over nothing.
-// Provably so without ceil_mode and dilation and with each pad smaller than its kernel (as
-// the converter requires; auto_pad SAME: with stride 1); otherwise assumed not.
-bool every_window_holds_an_element(const Node& pool) {
-  auto ints = [&](const char* name) {
-    auto it = pool.attrs.find(name);
-    return it == pool.attrs.end() ? std::vector<int64_t>{} : it->second.ints;
-  };
-  auto all_one = [](const std::vector<int64_t>& v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-  };
-  if (auto it = pool.attrs.find("ceil_mode"); it != pool.attrs.end() && it->second.i != 0)
-    return false;
-  if (!all_one(ints("dilations"))) return false;
-  std::vector<int64_t> kernel = ints("kernel_shape"), pads = ints("pads");
-  std::string auto_pad = "NOTSET";
-  if (auto it = pool.attrs.find("auto_pad"); it != pool.attrs.end()) auto_pad = it->second.s;
-  if (auto_pad == "VALID") return true;
-  if (auto_pad != "NOTSET") return all_one(ints("strides"));  // SAME: each side < kernel
-  for (size_t i = 0; i < pads.size(); ++i)
-    if (kernel.empty() || pads[i] >= kernel[i % kernel.size()]) return false;
-  return true;
-}
-
-}  // namespace
-
 int reorder_pool_activation(Graph& g) {
   int changed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -273,7 +255,7 @@ int reorder_pool_activation(Graph& g) {
     if ((pool.op != "MaxPool" && pool.op != "GlobalMaxPool") || pool.outputs.size() != 1 ||
         pool.inputs[0] != act.outputs[0])
       continue;
-    if (pool.op == "MaxPool" && !every_window_holds_an_element(pool)) continue;
+    if (pool.op == "MaxPool" && may_have_empty_windows(pool)) continue;
     swap_ops(g, act, pool, g.values[size_t(pool.outputs[0])].shape);
     ++changed;
   }

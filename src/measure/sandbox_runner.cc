@@ -155,8 +155,7 @@ MeasureResult SandboxRunner::request_once(const Json& req, double timeout_s, boo
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
       how += ": possibly out of memory (killed by the system)";
       *killed = true;
-    }
-    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
       s = MeasureStatus::RunTimeout;  // the child's own alarm fired first
     r = make_error(s, "the kernel crashed the measurement child: " + how);
   } else {
@@ -265,7 +264,8 @@ SandboxRunner::PreparedTask& SandboxRunner::prepare(const TaskData& task) {
     // This machine's failure (a memory limit too low for the task, a reference too slow for
     // it), not a candidate's: recorded against each one, it barred good schedules for good.
     if (!r.ok())
-      throw TaskError(fmt::format("cannot compute the reference outputs of task {}: {}", task.key, r.str()));
+      throw TaskError(
+          fmt::format("cannot compute the reference outputs of task {}: {}", task.key, r.str()));
   }
 
   guard.armed = false;

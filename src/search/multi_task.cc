@@ -46,8 +46,10 @@ MultiTuneProgress tune_tasks(const std::vector<TuneTask>& tasks, const std::vect
     // summary and the estimated model latency show them before the task's first turn, and a
     // turn counts as an improvement only when it beats that best.
     auto top = db.top_k(w->id, target, 1);
-    if (!top.empty()) p.best[i] = *top[0].median;
-    if (!top.empty()) sched.tuned_before(int(i));
+    if (!top.empty()) {
+      p.best[i] = *top[0].median;
+      sched.tuned_before(int(i));
+    }
     p.baseline[i] = searches[i].baseline = recorded_baseline(db, w->id, tasks[i]);
     // Trials this run already spent (an interrupted run, or a server restarted mid-job).
     if (opts.run_id) {

@@ -45,18 +45,9 @@ struct Builder {
     for (size_t i = 0; i < v.size(); ++i) t.set_int(int64_t(i), v[i]);
     return constant(std::move(t));
   }
+  /// A node with one output; its value id.
   int node(const std::string& op, std::vector<int> ins, std::map<std::string, Attr> attrs = {}) {
-    Value v;
-    v.name = op + std::to_string(g.values.size());
-    int out = g.add_value(v);
-    Node n;
-    n.op = op;
-    n.name = v.name;
-    n.inputs = std::move(ins);
-    n.outputs = {out};
-    n.attrs = std::move(attrs);
-    g.add_node(std::move(n));
-    return out;
+    return node_n(op, std::move(ins), 1, std::move(attrs))[0];
   }
   /// A node with `n_out` outputs; their value ids.
   std::vector<int> node_n(const std::string& op, std::vector<int> ins, size_t n_out,
@@ -65,8 +56,8 @@ struct Builder {
     n.op = op;
     n.name = op + std::to_string(g.values.size());
     for (size_t k = 0; k < n_out; ++k) {
-      Value v;
-      v.name = n.name + "_" + std::to_string(k);
+      Value v;  // one output: named as its node
+      v.name = n_out == 1 ? n.name : n.name + "_" + std::to_string(k);
       n.outputs.push_back(g.add_value(v));
     }
     n.inputs = std::move(ins);

@@ -45,6 +45,13 @@ struct Fault {
   const char* message;  // expected in the error
 };
 
+// The pid of the child of `runner` after it measured a good candidate of `task`.
+int child_after_one_run(LocalRunner& runner, const MeasureTask& task) {
+  EXPECT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
+  EXPECT_GT(runner.child_pid(), 0);
+  return runner.child_pid();
+}
+
 }  // namespace
 
 TEST(LocalRunner, FaultsAreTypedAndTheRunnerGoesOn) {
@@ -145,8 +152,7 @@ TEST(LocalRunner, ColdCallsAreTimedOneByOne) {
 TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
   LocalRunner runner(fast_options());
   MeasureTask task = test::task_of(test::add_dag());
-  ASSERT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
-  int pid = runner.child_pid();
+  int pid = child_after_one_run(runner, task);
   ASSERT_GT(pid, 0);
   kill(pid, SIGKILL);
   auto r = runner.run(task, {test::fixture("good")});
@@ -161,8 +167,7 @@ TEST(LocalRunner, ReplacesAChildKilledWhileIdle) {
 TEST(LocalRunner, ACandidateWhoseChildWasKilledFromOutsideIsMeasuredAgain) {
   LocalRunner runner(fast_options());
   MeasureTask task = test::task_of(test::add_dag());
-  ASSERT_TRUE(runner.run(task, {test::fixture("good")})[0].ok());
-  int pid = runner.child_pid();
+  int pid = child_after_one_run(runner, task);
   ASSERT_GT(pid, 0);
   std::thread killer([pid] {
     std::this_thread::sleep_for(std::chrono::milliseconds(60));  // mid-way: 30 ms per call

@@ -22,6 +22,7 @@
 #include "compile/schedule_choice.h"
 #include "costmodel/features.h"
 #include "db/sqlite_database.h"
+#include "db/timestamp.h"
 #include "graph/tasks.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
@@ -221,6 +222,15 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // The run's progress (see progress_json below) survives a resume: the report reads it.
   Json stored = resumed ? db->run(run_id)->progress : Json::object();
   if (!resumed) run_id = db->create_run(what, run_args);
+  // The spans of time processes worked on the run, this one's last: the report's durations
+  // and wall-time axes leave out the gaps between an interruption and its resume.
+  const int64_t session_start = db::now_ms();
+  auto sessions_now = [&] {
+    Json s = stored.contains("sessions") && stored["sessions"].is_array() ? stored["sessions"]
+                                                                           : Json::array();
+    s.push_back({session_start, db::now_ms()});
+    return s;
+  };
 
   std::vector<search::TuneTask> tasks;
   std::vector<double> weights;
@@ -277,6 +287,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
     p["trials"] = prog.spent;
     p["budget"] = trials;  // this process's: a resume may give another --trials
     p["owner"] = owner;
+    p["sessions"] = sessions_now();
     p["tasks"] = std::move(tj);
     if (!p.contains("latency_before_ms")) p["latency_before_ms"] = before * 1e3;
     return p;
@@ -418,11 +429,13 @@ void cmd_tune_model(const TuneModelArgs& a) {
     if (!a.no_compile) compile_and_time();
   } catch (...) {
     stop_signals.reset();
+    final_progress["sessions"] = sessions_now();
     record_failed_run(*db, run_id, final_progress);
     throw;
   }
   const bool interrupted = StopSignals::requested();
   const db::RunState end_state = interrupted ? db::RunState::Interrupted : db::RunState::Finished;
+  final_progress["sessions"] = sessions_now();  // compile and timing included
   db->update_run(run_id, end_state, final_progress);
   if (a.json) {
     Json tj = Json::array();

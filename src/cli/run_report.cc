@@ -42,6 +42,24 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
+double active_seconds(const RunReport& r, int64_t ms) {
+  auto secs = [](int64_t d) { return double(std::max<int64_t>(0, d)) * 1e-3; };
+  if (r.sessions.empty()) return secs(ms - r.run.started_ms);
+  int64_t before = 0;  // the sessions that ended before ms
+  for (size_t i = 0; i + 1 < r.sessions.size(); ++i) {
+    auto [start, end] = r.sessions[i];
+    if (ms < r.sessions[i + 1].first) return secs(before + std::clamp<int64_t>(ms - start, 0, end - start));
+    before += end - start;
+  }
+  return secs(before) + secs(ms - r.sessions.back().first);  // the last one runs on to ms
+}
+
+double run_seconds(const RunReport& r) {
+  if (!r.sessions.empty()) return active_seconds(r, r.sessions.back().second);
+  if (!r.run.finished_ms) return 0;
+  return double(std::max<int64_t>(0, *r.run.finished_ms - r.run.started_ms)) * 1e-3;
+}
+
 RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& db_path) {
   RunReport r;
   auto run = db.run(run_id);
@@ -53,6 +71,12 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
   r.model = p.value("model", r.run.what);
   r.latency_before_ms = p.value("latency_before_ms", 0.0);
   r.latency_after_ms = p.value("latency_after_ms", 0.0);
+  if (p.contains("sessions") && p["sessions"].is_array())
+    for (const auto& span : p["sessions"])
+      if (span.is_array() && span.size() == 2 && span[0].is_number_integer() &&
+          span[1].is_number_integer() && span[0] <= span[1])
+        r.sessions.emplace_back(span[0].get<int64_t>(), span[1].get<int64_t>());
+  std::sort(r.sessions.begin(), r.sessions.end());
 
   // The tasks as the run recorded them; records of other workloads (or every workload, for
   // runs of older tuners) become tasks of their own.
@@ -117,7 +141,7 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
   for (const Row& row : rows) {
     ReportTask& t = r.tasks[row.task];
     const db::Record& rec = row.rec;
-    double at = double(rec.created_ms - r.run.started_ms) * 1e-3;
+    double at = active_seconds(r, rec.created_ms);
     ++t.trials;
     ++r.trials;
     measured[row.task] += rec.build_seconds + rec.run_seconds;
@@ -151,7 +175,7 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
       double last = 0;
       for (auto it = rows.rbegin(); it != rows.rend(); ++it)
         if (it->task == i) {
-          last = double(it->rec.created_ms - r.run.started_ms) * 1e-3;
+          last = active_seconds(r, it->rec.created_ms);
           break;
         }
       t.curve.push_back({t.trials, last, t.best});
@@ -159,7 +183,7 @@ RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& d
   }
   if (!r.model_curve.empty() && r.model_curve.back().trial < r.trials)
     r.model_curve.push_back(
-        {r.trials, double(rows.back().rec.created_ms - r.run.started_ms) * 1e-3, model_best});
+        {r.trials, active_seconds(r, rows.back().rec.created_ms), model_best});
   return r;
 }
 
@@ -203,11 +227,6 @@ std::string card(std::string_view key, std::string_view value, std::string_view 
 std::string panel(const std::string& svg) { return "<div class=\"panel\">" + svg + "</div>\n"; }
 
 std::string label(const RunReport& r, size_t i) { return fmt::format("{} {}", i, r.tasks[i].name); }
-
-double run_seconds(const RunReport& r) {
-  int64_t end = r.run.finished_ms.value_or(r.run.started_ms);
-  return double(std::max<int64_t>(0, end - r.run.started_ms)) * 1e-3;
-}
 
 std::string model_section(const RunReport& r) {
   std::string out = "<h2 id=\"model\">Whole model</h2>\n";
@@ -366,7 +385,10 @@ std::string render_report_html(const RunReport& r) {
   std::string started = db::format_time(r.run.started_ms).substr(0, 19);
   started[10] = ' ';
   out += card("started", started + " UTC");
-  out += card("duration", r.run.finished_ms ? format_duration(run_seconds(r)) : "–");
+  double worked = run_seconds(r);
+  std::string duration = worked > 0 ? format_duration(worked) : "–";
+  if (r.sessions.size() > 1) duration += fmt::format(" in {} sittings", r.sessions.size());
+  out += card("duration", duration);
   out += card("estimated latency",
               est > 0 ? fmt::format("{} → {}", duration_text(est0), duration_text(est)) : "–");
   if (r.latency_before_ms > 0 && r.latency_after_ms > 0)
@@ -391,7 +413,7 @@ std::string render_report_html(const RunReport& r) {
   out += fmt::format(
       "<footer>Written by tuner {} from {} at {}. Times are medians of the measured repeats; "
       "wall times are when each measurement round was "
-      "stored.</footer>\n</main>\n</body>\n</html>\n",
+      "stored, less the time between an interruption and its resume.</footer>\n</main>\n</body>\n</html>\n",
       TUNER_VERSION_STRING, escape(r.db_path), db::format_time(db::now_ms()));
   return out;
 }

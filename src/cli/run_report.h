@@ -42,7 +42,18 @@ struct RunReport {
   std::vector<CurvePoint> model_curve;
   int trials = 0;
   double latency_before_ms = 0, latency_after_ms = 0;  // measured by `tuner tune`; 0 if not
+  /// The spans [start, end] (ms since the epoch) processes worked on the run, in order; empty
+  /// for runs of older tuners. Wall times leave out the gaps between them.
+  std::vector<std::pair<int64_t, int64_t>> sessions;
 };
+
+/// Seconds the run was worked on up to `ms` (a record's time): since its start, less the gaps
+/// between sessions.
+double active_seconds(const RunReport& r, int64_t ms);
+
+/// How long the run was worked on: its sessions' sum, else its start to its end (0 while
+/// running).
+double run_seconds(const RunReport& r);
 
 /// Gathers the report of run `run_id`; throws a UserError when there is no such run.
 RunReport load_run_report(db::Database& db, int64_t run_id, const std::string& db_path);

@@ -194,6 +194,31 @@ TEST(RunReport, TheBudgetIsTheLastProcesss) {
   EXPECT_THAT(html, Not(HasSubstr("7 / 10")));
 }
 
+// A run interrupted and resumed later: its wall times and duration are the time worked on
+// it (a resume a day later drew a day-long flat line and read "24h00m").
+TEST(RunReport, WallTimeLeavesOutTheGapBeforeAResume) {
+  Fixture f;
+  Json p = f.db.run(f.run)->progress;
+  int64_t t0 = f.db.run(f.run)->started_ms;
+  // Worked 0-2.2 s, resumed at 3.4 s (after a gap of 1.2 s) until 62.4 s.
+  p["sessions"] = Json::array({Json::array({t0, t0 + 2200}), Json::array({t0 + 3400, t0 + 62400})});
+  f.db.update_run(f.run, db::RunState::Finished, p);
+  RunReport r = load_run_report(f.db, f.run, "t.db");
+  ASSERT_EQ(r.sessions.size(), 2u);
+  const ReportTask& t0r = r.tasks[0];
+  ASSERT_EQ(t0r.curve.size(), 3u);
+  EXPECT_DOUBLE_EQ(t0r.curve[0].seconds, 1.0);  // in the first session
+  EXPECT_DOUBLE_EQ(t0r.curve[2].seconds, 2.3);  // 0.1 s into the second, at 3.5 s
+  EXPECT_DOUBLE_EQ(active_seconds(r, t0 + 3000), 2.2);  // in the gap: where the first ended
+  EXPECT_DOUBLE_EQ(run_seconds(r), 61.2);
+  EXPECT_THAT(render_report_html(r), HasSubstr("1m01s in 2 sittings"));
+  // Without sessions (older runs), from the start to the end.
+  p.erase("sessions");
+  f.db.update_run(f.run, db::RunState::Finished, p);
+  RunReport old = load_run_report(f.db, f.run, "t.db");
+  EXPECT_DOUBLE_EQ(old.tasks[0].curve[2].seconds, 3.5);
+}
+
 TEST(RunReport, RunWithoutRecords) {
   db::MemoryDatabase db;
   int64_t run = db.create_run("model x", Json::object());

@@ -11,9 +11,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
-#include <set>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -61,6 +62,17 @@ Target Target::parse(const std::string& s) {
   std::string kind;
   is >> kind;
   USER_CHECK(!kind.empty()) << "empty target string (expected e.g. 'llvm' or 'cuda -arch=sm_90')";
+  // Names users reach for first get the spelling that means them.
+  static const std::string kArm = "\"llvm -mtriple=aarch64-linux-gnu\", with -mcpu=... for the core",
+                           kHost = "\"llvm\" (this host's CPU)",
+                           kGpu = "\"cuda\", with -arch=sm_XX for the GPU";
+  static const std::map<std::string, std::string> kAliases = {
+      {"arm", kArm},   {"arm64", kArm},   {"aarch64", kArm}, {"x86", kHost},
+      {"x86_64", kHost}, {"cpu", kHost},  {"host", kHost},   {"native", kHost},
+      {"LLVM", kHost}, {"gpu", kGpu},     {"nvidia", kGpu},  {"CUDA", kGpu}};
+  if (auto a = kAliases.find(kind); a != kAliases.end())
+    USER_ERROR() << "unknown target kind '" << kind << "' in '" << s
+                 << "' (expected llvm or cuda); for " << kind << " write " << a->second;
   USER_CHECK(kind == "llvm" || kind == "cuda")
       << "unknown target kind '" << kind << "' in '" << s << "' (expected llvm or cuda)";
   Target t;

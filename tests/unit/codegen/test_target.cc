@@ -101,6 +101,11 @@ TEST(Target, BadStringsNameTheProblem) {
     return std::string("(no error)");
   };
   EXPECT_NE(message("vulkan").find("unknown target kind 'vulkan'"), std::string::npos);
+  // The names people try first say what to write instead.
+  EXPECT_NE(message("arm").find("for arm write \"llvm -mtriple=aarch64-linux-gnu\""), std::string::npos)
+      << message("arm");
+  EXPECT_NE(message("gpu").find("for gpu write \"cuda\""), std::string::npos) << message("gpu");
+  EXPECT_NE(message("x86_64 -mcpu=znver4").find("write \"llvm\""), std::string::npos);
   EXPECT_NE(message("llvm -mfoo=1").find("unknown option '-mfoo'"), std::string::npos);
   EXPECT_NE(message("llvm -mcpu=pentium99").find("unknown CPU 'pentium99'"), std::string::npos);
   EXPECT_NE(message("llvm -mtriple=nonsense-x-y").find("nonsense"), std::string::npos);

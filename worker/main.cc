@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <thread>
 
 #include "measure/measure_option.h"
@@ -12,6 +13,7 @@
 #include "support/address_space.h"
 #include "support/cli_main.h"
 #include "support/error.h"
+#include "support/thread_count.h"
 #include "worker/cuda_device.h"
 #include "worker/worker.h"
 
@@ -30,8 +32,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-parallel", o.max_parallel, "measurements at once")->capture_default_str()
       ->check(number_in(1, kMaxThreads));
   app.add_option("--device-key", o.device_key, "this board's name (default: host name)");
-  measure::add_threads_option(&app, &o.runner.threads, "threads of a measured kernel")
-      ->capture_default_str();
+  o.runner.threads = 0;  // 0: this board's cores, below
+  measure::add_threads_option(&app, &o.runner.threads,
+                              "threads of a measured kernel (default: TUNER_NUM_THREADS or the "
+                              "cores, shared among --max-parallel measurements)");
   app.add_option("--memory-limit-mb", o.runner.memory_limit_mb,
                  "address-space limit of the measurement child")->capture_default_str()
       ->check(number_in(0, 1e9));
@@ -45,6 +49,7 @@ int main(int argc, char** argv) {
       ->check(number_in(0.01, 86400));
   return run_command_line(app, argc, argv, [&] {
     sigset_t set = block_stop_signals();
+    if (o.runner.threads == 0) o.runner.threads = std::max(1, default_num_threads() / o.max_parallel);
     server::check_address(o.server, "--server");
     // The kind here (no LLVM in the worker); the server checks the rest when it registers,
     // but an unreachable server would leave a misspelt target retrying for ever.

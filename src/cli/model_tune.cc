@@ -37,6 +37,7 @@
 #include "support/hash.h"
 #include "support/json.h"
 #include "support/stop_signal.h"
+#include "support/thread_count.h"
 
 namespace tuner::cli {
 
@@ -53,7 +54,7 @@ struct TuneModelArgs {
   bool trials_given = false;  // --trials was on the command line
   int batch = 64;
   int early_stop = 200;
-  int threads = 2;
+  int threads = 0;  // 0: default_num_threads()
   int validate = 3;
   uint64_t seed = 0;
   bool no_compile = false, quiet = false, json = false;
@@ -532,8 +533,7 @@ void add_model_tune_command(CLI::App& app) {
   cmd->add_option("--resume", a->resume,
                   "continue tuning run RUN (default: the same command's unfinished run, if any)")
       ->transform(number_in(1, 1e15));
-  measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels")
-      ->capture_default_str();
+  measure::add_threads_option(cmd, &a->threads, "threads of the measured kernels (default: TUNER_NUM_THREADS or all cores, as `tuner run`)");
   cmd->add_option("--batch", a->batch, "candidates per measurement round")
       ->transform(number_in(1, search::kMaxBatch))
       ->capture_default_str();
@@ -558,6 +558,8 @@ void add_model_tune_command(CLI::App& app) {
                      {"--threads", "--db", "--cost-model", "--measure", "--validate"});
   cmd->callback([a, cmd] {
     a->trials_given = cmd->count("--trials") > 0;
+    // Tuned as the model will run: `tuner run` and the C API take every core by default.
+    if (a->threads == 0) a->threads = default_num_threads();
     cmd_tune_model(*a);
     // Interrupted: its summary printed; 128 + the signal.
     if (StopSignals::requested()) throw CLI::RuntimeError(StopSignals::exit_status());

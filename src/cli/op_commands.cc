@@ -155,7 +155,7 @@ void cmd_run_emulated(const Prepared& p, const OpArgs& a) {
   task.expected = p.def->reference(p.params, task.inputs);
   measure::LocalRunnerOptions ro;
   ro.launcher = launcher;
-  ro.threads = a.threads > 0 ? a.threads : runtime::default_num_threads();
+  ro.threads = a.threads > 0 ? a.threads : default_num_threads();
   ro.repeats = a.repeat > 0 ? a.repeat : 3;
   ro.min_repeat_ms = 1;  // timings under emulation only need to exist
   ro.timeout_s = 600;
@@ -198,7 +198,7 @@ void cmd_run(const OpArgs& a) {
   for (auto& t : inputs) args.push_back(t.raw());
   for (auto& t : outputs) args.push_back(t.raw());
 
-  runtime::ThreadPool pool(a.threads > 0 ? a.threads : runtime::default_num_threads());
+  runtime::ThreadPool pool(a.threads > 0 ? a.threads : default_num_threads());
   TunerEnv env = pool.env();
   auto call = [&] {
     int32_t rc = kernel(args.data(), env);

@@ -26,6 +26,7 @@
 #include "support/error.h"
 #include "support/json.h"
 #include "support/stop_signal.h"
+#include "support/thread_count.h"
 
 namespace tuner::cli {
 
@@ -42,7 +43,7 @@ struct TuneArgs {
   int trials = 1000;
   int batch = 64;
   int early_stop = 400;
-  int threads = 2;
+  int threads = 0;  // 0: default_num_threads()
   int population = search::SearchOptions{}.population;
   uint64_t seed = 0;
   bool json = false;
@@ -225,8 +226,7 @@ void add_op_tune_command(CLI::App* op) {
   tune->add_option("--seed", a.seed, "seed of all randomness")
       ->check(uint64_number())
       ->capture_default_str();
-  measure::add_threads_option(tune, &a.threads, "threads of the measured kernels")
-      ->capture_default_str();
+  measure::add_threads_option(tune, &a.threads, "threads of the measured kernels (default: TUNER_NUM_THREADS or all cores, as `tuner run`)");
   tune->add_option("--db", a.db, "tuning database")->capture_default_str();
   tune->add_option("--cost-model", a.cost_model, "xgb or random")
       ->check(CLI::IsMember({"xgb", "random"}))
@@ -245,6 +245,7 @@ void add_op_tune_command(CLI::App* op) {
       tune, a.remote,
       {"--threads", "--db", "--cost-model", "--measure", "--population", "--curve", "--verbose"});
   tune->callback([] {
+    if (a.threads == 0) a.threads = default_num_threads();
     cmd_tune(a);
     // Interrupted: its summary printed; 128 + the signal.
     if (StopSignals::requested()) throw CLI::RuntimeError(StopSignals::exit_status());

@@ -13,6 +13,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/memory_plan.h"
 #include "support/error.h"
+#include "support/thread_count.h"
 
 namespace tuner::runtime {
 

@@ -33,13 +33,6 @@ inline void cpu_relax() {
 
 }  // namespace
 
-int default_num_threads() {
-  if (const char* s = std::getenv("TUNER_NUM_THREADS"); s && *s)  // empty: unset
-    return parse_thread_count(s, "TUNER_NUM_THREADS");
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? std::min(int(n), kMaxThreads) : 1;
-}
-
 ThreadPool::ThreadPool(int num_threads)
     : num_threads_(num_threads < 1 ? 1 : check_thread_count(num_threads, "thread pool")),
       ranges_(std::make_unique<Range[]>(size_t(num_threads_))) {

@@ -64,8 +64,4 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
 };
 
-/// Number of threads to use by default: TUNER_NUM_THREADS (a UserError unless 1..kMaxThreads),
-/// else the machine's cores.
-int default_num_threads();
-
 }  // namespace tuner::runtime

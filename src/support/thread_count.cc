@@ -2,7 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <thread>
 
 #include "support/error.h"
 
@@ -25,6 +28,13 @@ int parse_thread_count(std::string_view text, std::string_view what) {
   USER_CHECK(ec == std::errc() && end == text.data() + text.size())
       << what << ": '" << text << "' is not a whole number of threads";
   return check_thread_count(n, what);
+}
+
+int default_num_threads() {
+  if (const char* s = std::getenv("TUNER_NUM_THREADS"); s && *s)  // empty: unset
+    return parse_thread_count(s, "TUNER_NUM_THREADS");
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? std::min(int(n), kMaxThreads) : 1;
 }
 
 }  // namespace tuner

@@ -20,4 +20,8 @@ int check_thread_count(long long n, std::string_view what);
 /// Parses `text` (a whole number) as a thread count; a UserError naming `what` if it is not one.
 int parse_thread_count(std::string_view text, std::string_view what);
 
+/// Number of threads to use by default: TUNER_NUM_THREADS (a UserError unless 1..kMaxThreads),
+/// else the machine's cores.
+int default_num_threads();
+
 }  // namespace tuner

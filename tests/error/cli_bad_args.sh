@@ -39,6 +39,9 @@ TUNER_NUM_THREADS=100000 expect_error "^error: TUNER_NUM_THREADS: .*\(got 100000
   op run matmul m=4 n=4 k=4 --db ''
 TUNER_NUM_THREADS=two expect_error "^error: TUNER_NUM_THREADS: 'two' is not a whole number" \
   op run matmul m=4 n=4 k=4 --db ''
+# Tuning measures with as many threads as the model will run with: TUNER_NUM_THREADS too.
+TUNER_NUM_THREADS=two expect_error "^error: TUNER_NUM_THREADS: 'two' is not a whole number" tune x.onnx
+TUNER_NUM_THREADS=0 expect_error "^error: TUNER_NUM_THREADS: .*\(got 0\)" op tune matmul m=4 n=4 k=4 --db ''
 expect_error "^error: --repeat: '0' is not a number from 1 to" run x.tuner --repeat 0
 # A whole number in another spelling is that number (CLI11 said "Could not convert: --repeat =
 # 1e3"); the command then gets as far as the missing artifact.

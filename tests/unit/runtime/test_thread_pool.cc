@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/thread_pool.h"
+#include "support/thread_count.h"
 
 namespace tuner::runtime {
 namespace {
@@ -91,11 +92,11 @@ TEST(ThreadPool, AnEmptyThreadCountVariableIsUnset) {
   const char* old = std::getenv("TUNER_NUM_THREADS");
   std::string saved = old ? old : "";
   unsetenv("TUNER_NUM_THREADS");
-  int unset = tuner::runtime::default_num_threads();
+  int unset = tuner::default_num_threads();
   setenv("TUNER_NUM_THREADS", "", 1);
-  EXPECT_EQ(tuner::runtime::default_num_threads(), unset);
+  EXPECT_EQ(tuner::default_num_threads(), unset);
   setenv("TUNER_NUM_THREADS", "1", 1);
-  EXPECT_EQ(tuner::runtime::default_num_threads(), 1);
+  EXPECT_EQ(tuner::default_num_threads(), 1);
   if (old) setenv("TUNER_NUM_THREADS", saved.c_str(), 1);
   else unsetenv("TUNER_NUM_THREADS");
 }

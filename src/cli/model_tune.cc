@@ -226,12 +226,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   // The spans of time processes worked on the run, this one's last: the report's durations
   // and wall-time axes leave out the gaps between an interruption and its resume.
   const int64_t session_start = db::now_ms();
-  auto sessions_now = [&] {
-    Json s = stored.contains("sessions") && stored["sessions"].is_array() ? stored["sessions"]
-                                                                           : Json::array();
-    s.push_back({session_start, db::now_ms()});
-    return s;
-  };
+  auto sessions_now = [&] { return run_sessions(stored, session_start); };
 
   std::vector<search::TuneTask> tasks;
   std::vector<double> weights;

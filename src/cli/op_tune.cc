@@ -16,6 +16,7 @@
 #include "costmodel/random_model.h"
 #include "costmodel/xgb_model.h"
 #include "db/sqlite_database.h"
+#include "db/timestamp.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
 #include "measure/measure_option.h"
@@ -52,11 +53,12 @@ struct TuneArgs {
   RemoteOptions remote;
 };
 
-std::string status_line(const search::TuneProgress& p) {
+// `before`: trials a resumed run had spent, so the count is the run's.
+std::string status_line(const search::TuneProgress& p, int before) {
   std::string errs;
   for (auto& [k, v] : p.errors) errs += fmt::format(" {}={}", k, v);
-  return fmt::format("trials {}/{}  best {}  {:.1f} GFLOP/s  {:.1f} trials/s  errors:{}", p.trials,
-                     p.budget,
+  return fmt::format("trials {}/{}  best {}  {:.1f} GFLOP/s  {:.1f} trials/s  errors:{}",
+                     before + p.trials, before + p.budget,
                      p.best_seconds > 0 ? format_ms(p.best_seconds) + " ms" : "-",
                      p.best_gflops, p.trials_per_second(), errs.empty() ? " none" : errs);
 }
@@ -108,15 +110,45 @@ void cmd_tune(const TuneArgs& a) {
   measure::LocalRunner runner(ro);
   search::TuneTask task{w.dag, w.def->name, w.params.str(), w.target,
                         w.def->make_inputs(w.params, w.dag, a.seed)};
-  int64_t run_id = db->create_run("op " + w.def->name + " " + w.params.str(),
-                                  Json{{"target", w.target.str()}, {"trials", a.trials}, {"seed", a.seed}});
+  // The same command continues its unfinished run (interrupted, or killed) with the trials
+  // left, as `tuner tune` does; a finished one is tuned further by a new run. Records already
+  // measured are never measured again either way (the search knows every one).
+  const std::string what = "op " + w.def->name + " " + w.params.str();
+  const Json run_args{{"target", w.target.str()}, {"trials", a.trials}, {"seed", a.seed}};
+  int64_t run_id = 0;
+  int resumed = 0;
+  Json stored = Json::object();  // a resumed run's progress
+  for (const auto& r : db->runs())
+    if (r.what == what && r.args == run_args && r.state != db::RunState::Finished &&
+        !process_alive(r.progress.value("owner", Json()))) {
+      run_id = r.id;
+      stored = r.progress;
+      db::RecordFilter f;
+      f.run_id = run_id;
+      resumed = int(std::min<int64_t>(db->count_records(f), a.trials));
+      break;
+    }
+  if (!run_id) run_id = db->create_run(what, run_args);
+  const int64_t session_start = db::now_ms();
+  // What the run keeps: its trials, owner and sessions.
+  auto progress_json = [&](int trials) {
+    return Json{{"trials", trials}, {"owner", this_process()}, {"sessions", run_sessions(stored, session_start)}};
+  };
   opts.run_id = run_id;
+  opts.trials = a.trials - resumed;
+  const bool progress = !a.json && !a.quiet;
+  if (resumed == a.trials) {  // killed after its last round, before it was marked finished
+    db->update_run(run_id, db::RunState::Finished, progress_json(resumed));
+    fmt::print(stderr, "run {} of this command had spent its {} trials; marked finished (run the "
+               "command again to tune further)\n", run_id, a.trials);
+    return;
+  }
+  if (resumed > 0 && progress)
+    fmt::print(stderr, "resuming run {}: {} of {} trials already spent\n", run_id, resumed, a.trials);
   // The run's progress after every round, with its owner: a killed run shows its trials, and
   // `report --list` tells it from one still running.
-  const Json owner = this_process();
-  db->update_run(run_id, db::RunState::Running, Json{{"trials", 0}, {"owner", owner}});
+  db->update_run(run_id, db::RunState::Running, progress_json(resumed));
 
-  const bool progress = !a.json && !a.quiet;
   bool tty = isatty(2) && progress;
   double flops = w.dag.flops();
   double last_print = 0;
@@ -126,32 +158,33 @@ void cmd_tune(const TuneArgs& a) {
   // Ctrl-C or SIGTERM: the round ends, and what it measured stays.
   std::optional<StopSignals> stop_signals(std::in_place);
   search::TuneResult res;
-  int spent = 0;  // for a run that fails
+  int spent = resumed;  // for a run that fails
   try {
     res = search::tune_task(task, opts, *db, builder, runner, *model,
                             [&](const search::TuneProgress& p) {
-                              spent = p.trials;
-                              db->update_run(run_id, db::RunState::Running,
-                                             Json{{"trials", p.trials}, {"owner", owner}});
+                              spent = resumed + p.trials;
+                              db->update_run(run_id, db::RunState::Running, progress_json(spent));
                               if (!progress) return;
                               if (tty) {
-                                fmt::print(stderr, "\r\033[K{}", status_line(p));
+                                fmt::print(stderr, "\r\033[K{}", status_line(p, resumed));
                               } else if (p.elapsed_seconds - last_print >= 10 || p.trials == p.budget) {
-                                fmt::print(stderr, "{}\n", status_line(p));
+                                fmt::print(stderr, "{}\n", status_line(p, resumed));
                                 last_print = p.elapsed_seconds;
                               }
                             },
                             StopSignals::requested);
   } catch (const std::exception& e) {
     stop_signals.reset();
-    record_failed_run(*db, run_id, Json{{"trials", spent}, {"error", e.what()}});
+    Json failed = progress_json(spent);
+    failed["error"] = e.what();
+    record_failed_run(*db, run_id, failed);
     throw;
   }
   stop_signals.reset();
   const auto& p = res.progress;
   const bool interrupted = StopSignals::requested();
   db->update_run(run_id, interrupted ? db::RunState::Interrupted : db::RunState::Finished,
-                 Json{{"trials", p.trials}});
+                 progress_json(resumed + p.trials));
   // Keep the trained model (`tuner costmodel eval` reads it).
   if (xgb_model && xgb_model->trained())
     db->save_cost_model({w.target.str(), costmodel::kFeatureVersion, "xgboost", xgb_model->save(),
@@ -170,7 +203,8 @@ void cmd_tune(const TuneArgs& a) {
     Json errors = Json::object();
     for (auto& [k, v] : p.errors) errors[k] = v;
     fmt::print("{}\n", Json{{"op", w.def->name}, {"params", w.params.str()}, {"workload", w.dag.hash_hex()},
-                            {"target", w.target.str()}, {"trials", p.trials}, {"best_latency_ms", ms_or_null(p.best_seconds)},
+                            {"target", w.target.str()}, {"run", run_id}, {"trials", p.trials},
+                            {"resumed_trials", resumed}, {"best_latency_ms", ms_or_null(p.best_seconds)},
                             {"best_gflops", p.best_seconds > 0 ? Json(p.best_gflops) : Json()},
                             {"trials_per_second", p.trials_per_second()},
                             {"baseline_latency_ms", ms_or_null(p.baseline_seconds)}, {"exhausted", res.exhausted},
@@ -183,13 +217,16 @@ void cmd_tune(const TuneArgs& a) {
     return;
   }
   if (tty) fmt::print(stderr, "\n");
-  const char* why_ended = interrupted           ? " (interrupted)"
+  const char* why_ended = interrupted           ? " (interrupted: the same command resumes it)"
                           : res.early_stopped ? " (stopped early: no improvement)"
                           : res.exhausted     ? " (the search space is exhausted: every schedule it "
                                                 "holds is measured in the database)"
                                               : "";
   fmt::print("{} {}: {} trials in {:.1f} s ({:.1f} trials/s){}\n", w.def->name, w.params.str(),
              p.trials, p.elapsed_seconds, p.trials_per_second(), why_ended);
+  if (resumed > 0)
+    fmt::print("  run {}: {} of {} trials, {} of them by an earlier process\n", run_id,
+               resumed + p.trials, a.trials, resumed);
   if (p.best_seconds > 0)
     fmt::print("  best {} ms, {:.2f} GFLOP/s\n", format_ms(p.best_seconds), p.best_gflops);
   if (p.baseline_seconds > 0 && p.best_seconds > 0)

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "db/timestamp.h"
+
 namespace tuner::cli {
 
 namespace {
@@ -50,6 +52,15 @@ bool process_alive(const Json& owner) {
   if (*host != host_name() || p <= 0) return false;
   long long s = start_time(p);
   return s >= 0 && s == start->get<long long>();
+}
+
+Json run_sessions(const Json& stored_progress, int64_t started_ms) {
+  Json s = stored_progress.is_object() && stored_progress.contains("sessions") &&
+                   stored_progress["sessions"].is_array()
+               ? stored_progress["sessions"]
+               : Json::array();
+  s.push_back({started_ms, db::now_ms()});
+  return s;
 }
 
 }  // namespace tuner::cli

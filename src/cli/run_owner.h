@@ -16,4 +16,8 @@ Json this_process();
 /// anything malformed.
 bool process_alive(const Json& owner);
 
+/// A run's `sessions` (the spans [start, end] in ms processes worked on it, which the report's
+/// wall times keep to) from its stored progress, with this process's, since `started_ms`, last.
+Json run_sessions(const Json& stored_progress, int64_t started_ms);
+
 }  // namespace tuner::cli

@@ -71,5 +71,34 @@ check "a mismatch is reported" grep -q "differs from the reference" "$tmp/bad.tx
 check "op tune --quiet prints its summary" grep -q "4 trials in" "$tmp/op_quiet.out"
 check "op tune --quiet prints no progress" test ! -s "$tmp/op_quiet.err"
 
+# op tune interrupted, then the same command: it resumes its run with the trials left, and no
+# schedule is measured twice (a rerun spent a whole new budget in a new run).
+op=(op tune matmul m=64 n=64 k=64 --trials 120 --batch 4 --early-stop 0 --seed 2 --db "$tmp/res.db")
+"$TUNER" "${op[@]}" >"$tmp/res1.out" 2>&1 &
+pid=$!
+for _ in $(seq 300); do  # until a few rounds are in (at most 60 s)
+  "$TUNER" report --list --db "$tmp/res.db" 2>/dev/null | grep -qE "^ +1 +running .* +([89]|[1-9][0-9]+)  op matmul" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.2
+done
+kill -INT "$pid"
+wait "$pid"
+check "op tune stopped by SIGINT exits 130" test $? -eq 130
+check "the interrupted op tune says the same command resumes it" grep -q "(interrupted: the same command resumes it)" "$tmp/res1.out"
+"$TUNER" "${op[@]}" >"$tmp/res2.out" 2>&1
+check "the rerun exits 0" test $? -eq 0
+check "the rerun resumes run 1" grep -qE "^resuming run 1: [0-9]+ of 120 trials already spent" "$tmp/res2.out"
+check "the rerun counts the run's trials" grep -qE "^  run 1: 120 of 120 trials, [0-9]+ of them by an earlier process" "$tmp/res2.out"
+"$TUNER" db export --db "$tmp/res.db" -o "$tmp/res.jsonl" >/dev/null 2>&1
+check "the database holds 120 records, none measured twice" python3 - "$tmp/res.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]  # the database's: run 1's
+traces = {json.dumps(r["trace"], sort_keys=True) for r in recs}
+assert len(recs) == 120 and len(traces) == 120, (len(recs), len(traces))
+PY
+"$TUNER" report --list --db "$tmp/res.db" >"$tmp/res_list.txt" 2>&1
+check "one run, finished with 120 trials" grep -qE "^ +1  finished .* +120  op matmul" "$tmp/res_list.txt"
+check "no second run" bash -c "! grep -qE '^ +2 ' '$tmp/res_list.txt'"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -48,7 +48,10 @@ const std::map<std::string, OpCases>& op_cases() {
                   // Rows split among threads (schedule::split_rows_among_threads).
                   {"n=2", "c=4", "h=30", "w=9", "k=12", "kh=1", "kw=1", "bias=1"},
                   {"c=4", "h=28", "w=12", "k=16", "pad=1", "wblock=8"},
-                  {"c=16", "h=56", "w=24", "k=32", "stride=2", "pad=1", "wblock=8"}}},
+                  {"c=16", "h=56", "w=24", "k=32", "stride=2", "pad=1", "wblock=8"},
+                  // Widths no tile divides: a shorter last tile with 32 registers (13 = 7 + 6).
+                  {"c=8", "h=13", "w=13", "k=32", "pad=1", "bias=1", "wblock=32"},
+                  {"c=4", "h=5", "w=27", "k=16", "pad=1", "wblock=16"}}},
       {"depthwise_conv2d", {{"c=8", "h=15", "w=15", "stride=2", "pad=1"},
                             {"c=3", "h=7", "w=9", "multiplier=2"}, {"c=1", "h=5", "w=5", "bias=1"},
                             // Partial last vector blocks: 56 = 3 x 16 + 8, 20 = 16 + 4.

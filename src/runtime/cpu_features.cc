@@ -31,6 +31,13 @@ bool os_saves(int bit) {
 }
 
 bool apx() { return leaf7_1(3, 21) && os_saves(19); }
+
+// Bit `bit` of ECX of CPUID leaf 0x80000001 (AMD's extensions: TBM is bit 21).
+bool ext_leaf1_ecx(int bit) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return false;
+  return (c >> bit) & 1;
+}
 bool amx() { return __builtin_cpu_supports("amx-tile"); }  // the OS enables the tile state
 
 // __builtin_cpu_supports takes a literal, hence one lambda per feature. Every instruction-set
@@ -45,6 +52,11 @@ const std::vector<std::pair<std::string, bool (*)()>>& table() {
       TUNER_CPU_FEATURE("ssse3", "ssse3"),
       TUNER_CPU_FEATURE("sse4.1", "sse4.1"),
       TUNER_CPU_FEATURE("sse4.2", "sse4.2"),
+      // AMD's own (Bulldozer to Excavator): LLVM emits FMA4 multiply-adds for -mcpu=bdver*.
+      TUNER_CPU_FEATURE("sse4a", "sse4a"),
+      TUNER_CPU_FEATURE("fma4", "fma4"),
+      TUNER_CPU_FEATURE("xop", "xop"),
+      {"tbm", [] { return ext_leaf1_ecx(21); }},
       TUNER_CPU_FEATURE("popcnt", "popcnt"),
       TUNER_CPU_FEATURE("lzcnt", "lzcnt"),
       TUNER_CPU_FEATURE("movbe", "movbe"),

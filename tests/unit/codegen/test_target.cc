@@ -61,12 +61,16 @@ TEST(Target, EnabledFeaturesFollowTheCpuAndMattr) {
 TEST(Target, TheCliAndTheRuntimeCheckTheSameCpuFeatures) {
   const auto& checked = tuner::runtime::checkable_cpu_features();
 #if defined(__x86_64__)
-  for (const char* f : {"avx2", "avx512f", "avx512fp16", "amx-tile", "amx-fp16", "egpr", "avxvnniint8"})
+  for (const char* f : {"avx2", "avx512f", "avx512fp16", "amx-tile", "amx-fp16", "egpr", "avxvnniint8", "fma4", "xop"})
     EXPECT_NE(std::find(checked.begin(), checked.end(), f), checked.end()) << f;
+  // AMD Bulldozer code multiplies with FMA4 (it loaded anywhere and died of SIGILL).
+  std::vector<std::string> bd = Target::parse("llvm -mcpu=bdver1").enabled_features(checked);
+  for (const char* f : {"fma4", "xop", "sse4a"})
+    EXPECT_NE(std::find(bd.begin(), bd.end(), f), bd.end()) << f;
 #endif
   for (const char* f : {"pku", "mwaitx", "rdpru", "wbnoinvd", "invpcid"})
     EXPECT_EQ(std::find(checked.begin(), checked.end(), f), checked.end()) << f;
-  for (const char* cpu : {"skylake-avx512", "znver3", "sapphirerapids", "graniterapids"}) {
+  for (const char* cpu : {"skylake-avx512", "znver3", "sapphirerapids", "graniterapids", "bdver1", "bdver4"}) {
     Target t = Target::parse(std::string("llvm -mcpu=") + cpu);
     for (const std::string& f : t.host_lacks())
       EXPECT_NE(std::find(checked.begin(), checked.end(), f), checked.end()) << cpu << ": " << f;

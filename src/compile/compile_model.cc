@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "codegen/build.h"
@@ -82,16 +83,37 @@ class PlanBuilder {
  private:
   // Indices a model input feeds are checked when the model runs (constant ones were checked
   // at import): out of range they are errors in ONNX, and the kernels would clamp them.
+  // An input reaching the indices through ops that keep its values (Reshape, a widening
+  // Cast: input_ids as int32 cast to int64) is checked too: those indices were clamped.
   void add_index_check(const graph::Node& n) {
     if (n.dead || n.inputs.size() < 2) return;
-    auto in = std::find(g_.inputs.begin(), g_.inputs.end(), n.inputs[1]);
+    int v = n.inputs[1];
+    while (v >= 0 && g_.values[size_t(v)].producer >= 0) {
+      const graph::Node& p = g_.nodes[size_t(g_.values[size_t(v)].producer)];
+      if (p.dead || p.inputs.empty() || !keeps_values(p)) return;
+      v = p.inputs[0];
+    }
+    auto in = std::find(g_.inputs.begin(), g_.inputs.end(), v);
     if (in == g_.inputs.end()) return;
+    te::DataType t = g_.values[size_t(v)].dtype;
+    if (t != te::DataType::i32() && t != te::DataType::i64()) return;  // what the check reads
     runtime::IndexCheck c;
     c.limits = graph::index_limits(g_, n);
     if (c.limits.empty()) return;
     c.input = int(in - g_.inputs.begin());
     c.op = graph::describe(n);
     art_.plan.index_checks.push_back(std::move(c));
+  }
+
+  // Whether every value of node p's output is a value of its first input.
+  bool keeps_values(const graph::Node& p) const {
+    static const std::set<std::string> kMoves = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                                 "Identity", "Transpose", "Expand"};
+    if (kMoves.count(p.op)) return true;
+    if (p.op != "Cast") return false;
+    te::DataType from = g_.values[size_t(p.inputs[0])].dtype, to = g_.values[size_t(p.outputs[0])].dtype;
+    return (from == te::DataType::i32() || from == te::DataType::i64()) &&
+           (to == te::DataType::i64() || to == from);
   }
 
   int add_buffer(const graph::Value& v, runtime::Storage s, int64_t offset) {

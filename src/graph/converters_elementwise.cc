@@ -269,8 +269,10 @@ std::vector<ConvertOutput> identity(const ConvertContext& c) {
 }
 
 std::vector<ConvertOutput> dropout(const ConvertContext& c) {
-  if (c.has_input(2) && c.constant(2, "training_mode").get(0) != 0)
-    c.fail("training mode (random dropout) is not supported");
+  // Training mode with ratio 0 drops nothing (torchvision's swin_t exports 24 such nodes).
+  bool training = c.has_input(2) && c.constant(2, "training_mode").get(0) != 0;
+  if (training && !(c.has_input(1) && c.constant(1, "ratio").get(0) == 0))
+    c.fail("training mode (random dropout) is not supported, except with ratio 0");
   // Inference: the identity, and an all-true mask when the model asks for it.
   std::vector<ConvertOutput> out = identity(c);
   if (c.node().outputs.size() > 1) {

@@ -196,13 +196,13 @@ namespace {
 using Coord = ResizeAttrs::Coord;
 
 // The input coordinate (float32) of output index `o` along an axis of `in` elements resized
-// with `scale`, following ONNX Resize; `valid` gets the in-range condition of
-// tf_crop_and_resize. The output length in the formulas is scale x in, as in ONNX's reference
-// and its node tests; ONNX Runtime and PyTorch use the rounded length instead, which differs
-// when scale x in is not whole (5 elements at scale 0.5 give 2, at align_corners coordinates
-// 0 and 2.67 here, 0 and 4 there).
-Expr resize_coordinate(const Var& o, int64_t in, double scale, const ResizeAttrs& a, size_t axis,
-                       std::vector<Expr>& valid) {
+// with `scale` to `out`, following ONNX Resize; `valid` gets the in-range condition of
+// tf_crop_and_resize. align_corners divides by the output length `out` - 1, as ONNX Runtime
+// and PyTorch do (F.interpolate(scale_factor=2.5, align_corners=True) was 0.9 off PyTorch);
+// ONNX's reference and two of its node tests take scale x in, which differs when that is not
+// whole (5 elements at scale 0.5: coordinates 0 and 4 here, 0 and 2.67 there).
+Expr resize_coordinate(const Var& o, int64_t in, int64_t out, double scale, const ResizeAttrs& a,
+                       size_t axis, std::vector<Expr>& valid) {
   te::DataType f = te::DataType::f32();
   auto c = [&](double v) { return te::make_const(f, v); };
   Expr x = te::cast(f, o);
@@ -211,8 +211,7 @@ Expr resize_coordinate(const Var& o, int64_t in, double scale, const ResizeAttrs
     case Coord::HalfPixel: return (x + c(0.5)) / c(scale) - c(0.5);
     case Coord::PytorchHalfPixel:
       return out_width <= 1 ? c(0) : (x + c(0.5)) / c(scale) - c(0.5);
-    case Coord::AlignCorners:
-      return out_width == 1 ? c(0) : x * c(double(in - 1)) / c(out_width - 1);
+    case Coord::AlignCorners: return out == 1 ? c(0) : x * c(double(in - 1)) / c(double(out - 1));
     case Coord::Asymmetric: return x / c(scale);
     case Coord::TfHalfPixelForNN: return (x + c(0.5)) / c(scale);
     case Coord::TfCropAndResize: {
@@ -269,7 +268,7 @@ te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
             taps[d] = {ax[d]};  // not resized
             continue;
           }
-          Expr xf = resize_coordinate(ax[d], in[d], a.scales[d], a, d, valid);
+          Expr xf = resize_coordinate(ax[d], in[d], out[d], a.scales[d], a, d, valid);
           if (a.mode == ResizeAttrs::Mode::Nearest) {
             Expr r;
             switch (a.nearest) {

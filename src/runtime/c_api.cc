@@ -12,6 +12,7 @@ struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
   // Inputs given by tuner_model_set_input: the others hold zeros, which a caller never meant.
   std::vector<bool> input_set;
+  std::vector<bool> input_refused;  // its last set failed: it is unset, not "never set"
   // Whether the last run completed: before one, the outputs hold zeros, not results.
   bool ran = false;
   // Set while a call that reads or writes the model's buffers is in progress: a second
@@ -100,6 +101,7 @@ int tuner_model_load(const char* path, int num_threads, TunerModel** out) {
     m->exec = std::make_unique<tuner::runtime::Executor>(tuner::runtime::Artifact::load(path),
                                                          num_threads);
     m->input_set.assign(m->exec->num_inputs(), false);
+    m->input_refused.assign(m->exec->num_inputs(), false);
     *out = m.release();
   });
 }
@@ -135,9 +137,13 @@ int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t byt
     Exclusive hold(model);
     size_t k = index(i, model->exec->num_inputs(), "input");
     need(data, "the input data");
-    model->input_set[k] = false;  // a refused set (indices checked after the copy) leaves it unset
+    // A refused set (a wrong size, indices checked after the copy) leaves it unset: a caller
+    // that missed the -1 must not run on stale data.
+    model->input_set[k] = false;
+    model->input_refused[k] = true;
     model->exec->set_input(k, data, bytes);
     model->input_set[k] = true;
+    model->input_refused[k] = false;
   });
 }
 
@@ -149,8 +155,9 @@ int tuner_model_run(TunerModel* model) {
     for (size_t k = 0; k < model->input_set.size(); ++k)
       if (!model->input_set[k])
         throw tuner::UserError("input '" + model->exec->input_desc(k).name + "' (input " +
-                                    std::to_string(k) +
-                                    ") was never set: call tuner_model_set_input first");
+                               std::to_string(k) + ") " +
+                               (model->input_refused[k] ? "is unset: its last tuner_model_set_input failed"
+                                                        : "was never set: call tuner_model_set_input first"));
     model->exec->run();
     model->ran = true;
   });

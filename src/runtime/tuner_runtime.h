@@ -35,7 +35,8 @@ int tuner_model_input_info(const TunerModel* model, int i, const char** name, co
 /** The same for output i. */
 int tuner_model_output_info(const TunerModel* model, int i, const char** name,
                             const char** dtype, int* ndim, const int64_t** shape);
-/** Copies input i from data (bytes must be the input's exact size). */
+/** Copies input i from data (bytes must be the input's exact size); a failed call leaves input i
+ * unset, so a run fails rather than use stale data. */
 int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t bytes);
 /** Runs the model once; -1 naming the first input that tuner_model_set_input never set. */
 int tuner_model_run(TunerModel* model);

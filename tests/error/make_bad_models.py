@@ -263,6 +263,14 @@ save_tensor(np.array([0, 4, -5, 2], np.int64), "ids_ok.pb", "ids")
 save_tensor(table[[0, 4, 0, 2]], "ids_ok_y.pb", "y")
 save_tensor(np.array([0, 5, 1, 1], np.int64), "ids_big.pb", "ids")
 save_tensor(np.array([1, 1, -6, 1], np.int64), "ids_neg.pb", "ids")
+# The same lookup of int32 ids cast to int64 and reshaped (they were clamped, unchecked).
+save(model([helper.make_node("Cast", ["ids"], ["ids64"], to=TensorProto.INT64),
+            helper.make_node("Reshape", ["ids64", "shape"], ["ids2"]),
+            helper.make_node("Gather", ["table", "ids2"], ["y"], name="embed_cast")],
+           [tensor_info("ids", [4], TensorProto.INT32)], [tensor_info("y", [2, 2, 3])],
+           [numpy_helper.from_array(table, "table"),
+            numpy_helper.from_array(np.array([2, 2], np.int64), "shape")]), "gather_cast_input.onnx")
+save_tensor(np.array([0, 7, 1, 1], np.int32), "ids32_big.pb", "ids")
 save(model([helper.make_node("GatherND", ["table", "pos"], ["y"], name="pick")],
            [tensor_info("pos", [2, 2], TensorProto.INT64)], [tensor_info("y", [2])],
            [numpy_helper.from_array(table[:4], "table")]), "gathernd_input.onnx")

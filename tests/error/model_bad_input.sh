@@ -204,6 +204,10 @@ expect "input 'ids' holds 5 at element 1, out of range for Gather 'embed' \(indi
   run "$tmp/gather.tuner" --input "$m/ids_big.pb"
 expect "input 'ids' holds -6 at element 2, out of range for Gather 'embed'" run "$tmp/gather.tuner" \
   --input "$m/ids_neg.pb"
+expect_ok "Gather of a model input cast and reshaped compiles" compile "$m/gather_cast_input.onnx" \
+  --db "" -o "$tmp/gather_cast.tuner"
+expect "input 'ids' holds 7 at element 1, out of range for Gather 'embed_cast' \(indices from -5 to 4\)" \
+  run "$tmp/gather_cast.tuner" --input "$m/ids32_big.pb"
 expect_ok "GatherND of a model input compiles" compile "$m/gathernd_input.onnx" --db "" -o "$tmp/gnd.tuner"
 expect "input 'pos' holds 3 at element 3, out of range for GatherND 'pick' \(indices from -3 to 2\)" \
   run "$tmp/gnd.tuner" --input "$m/pos_bad.pb"

@@ -34,6 +34,68 @@ TEST(GraphModels, ReduceMeanAndMinWithAxesAttributes) {
   EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 2}));
 }
 
+// Dropout in training mode drops nothing with ratio 0, as PyTorch exports nn.Dropout(p=0.0)
+// (torchvision's swin_t has 24): the identity; another ratio is refused (random dropout).
+TEST(GraphModels, DropoutInTrainingModeWithRatioZeroIsTheIdentity) {
+  for (float ratio : {0.0f, 0.5f}) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3});
+    b.output("y", {2, 3});
+    onnx::TensorProto* r = b.model().mutable_graph()->add_initializer();
+    r->set_name("ratio");
+    r->set_data_type(onnx::TensorProto::FLOAT);
+    r->add_float_data(ratio);
+    onnx::TensorProto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name("training");
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    b.node("Dropout", {"x", "ratio", "training"}, {"y"});
+    if (ratio != 0) {
+      try {
+        b.import();
+        ADD_FAILURE() << "imported";
+      } catch (const UserError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("except with ratio 0")) << e.what();
+      }
+      continue;
+    }
+    graph::Graph g = b.import();
+    EXPECT_EQ(values(graph::evaluate_graph(g, {iota({2, 3})})[0]), values(iota({2, 3})));
+    EXPECT_EQ(values(run_compiled(g, {iota({2, 3})})[0]), values(iota({2, 3})));
+  }
+}
+
+// align_corners maps output index o to o x (in - 1) / (out - 1) over the output length, as ONNX
+// Runtime and PyTorch do: 3 columns at scale 2.5 give 7, and column 1 reads 1/3 of the way
+// (ONNX's reference divides by 2.5 x 3 - 1 = 6.5: 0.3077, 0.9 off PyTorch over a model).
+TEST(GraphModels, ResizeAlignCornersDividesByTheOutputLength) {
+  for (const char* mode : {"linear", "nearest"}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 1, 2, 3});
+    b.output("y", {1, 1, 5, 7});
+    b.float_initializer("scales", {1, 1, 2.5f, 2.5f});
+    auto& n = b.node("Resize", {"x", "", "scales"}, {"y"});
+    set_string(n, "mode", mode);
+    set_string(n, "coordinate_transformation_mode", "align_corners");
+    graph::Graph g = b.import();
+    HostTensor x = iota({1, 1, 2, 3});  // rows 0 1 2 and 3 4 5
+    for (const char* how : {"interpreted", "compiled"}) {
+      std::vector<double> y =
+          values(std::string(how) == "compiled" ? run_compiled(g, {x})[0] : graph::evaluate_graph(g, {x})[0]);
+      ASSERT_EQ(y.size(), 35u);
+      if (std::string(mode) == "linear") {
+        EXPECT_NEAR(y[1], 1.0 / 3, 1e-6) << how;
+        EXPECT_NEAR(y[3], 1.0, 1e-6) << how;                  // column 3 of 7: the middle
+        EXPECT_NEAR(y[7 + 1], 0.75 + 1.0 / 3, 1e-6) << how;   // row 1 of 5: a quarter down
+      } else {
+        EXPECT_EQ(y[2], 1) << how;  // 2 x 2 / 6 = 0.67 rounds to 1 (0.62 also did)
+        EXPECT_EQ(y[5], 2) << how;  // 5 x 2 / 6 = 1.67 rounds to 2 (1.54: 2)
+      }
+      EXPECT_EQ(y[34], 5) << how;  // the corners stay the corners
+    }
+  }
+}
+
 // A NaN is the extreme of its row (ReduceMax propagates it), so ArgMax and ArgMin give the
 // first NaN's index, as numpy does; rows without NaN are unaffected.
 TEST(GraphModels, ArgMaxAndArgMinPickTheFirstNaN) {

@@ -254,6 +254,8 @@ TEST(CApi, RunNeedsEveryInputSet) {
   }
   EXPECT_EQ(tuner_model_set_input(m, 0, x, 8), -1);  // a refused set unsets an input set before
   EXPECT_EQ(tuner_model_run(m), -1);
+  EXPECT_EQ(std::string(tuner_last_error()),
+            "input 'x\\x1b' (input 0) is unset: its last tuner_model_set_input failed");
   EXPECT_EQ(tuner_model_get_output(m, 0, &none, &none_bytes), -1);  // the last run failed
   tuner_model_free(m);
 }

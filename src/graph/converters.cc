@@ -15,6 +15,7 @@ ConvertContext::ConvertContext(const Graph& g, const Node& n, std::vector<te::Te
 
 const te::Tensor& ConvertContext::input(size_t i) const {
   if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
+  if (empty_constant(i)) fail("input " + std::to_string(i) + " is empty (empty tensors are not supported)");
   INTERNAL_CHECK(i < inputs_.size() && inputs_[i] != nullptr)
       << describe(node_) << ": no te tensor for input " << i;
   return inputs_[i];

@@ -39,6 +39,10 @@ class ConvertContext {
   const te::Tensor& input(size_t i) const;
   /// The graph value of input i.
   const Value& input_value(size_t i) const;
+  /// Whether input i is a constant of no elements (folded shape arithmetic: Concat skips it).
+  bool empty_constant(size_t i) const {
+    return has_input(i) && input_value(i).is_constant() && input_value(i).num_elements() == 0;
+  }
   /// The data of constant input i; a UserError naming the node when it is not constant.
   const ops::HostTensor& constant(size_t i, const char* what) const;
   /// Constant input i as integers (shape, axes, pads, ...).

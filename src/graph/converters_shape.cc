@@ -91,7 +91,9 @@ std::vector<ConvertOutput> unsqueeze(const ConvertContext& c) {
 
 std::vector<ConvertOutput> concat(const ConvertContext& c) {
   std::vector<te::Tensor> xs;
-  for (size_t i = 0; i < c.num_inputs(); ++i) xs.push_back(c.input(i));
+  for (size_t i = 0; i < c.num_inputs(); ++i)
+    if (!c.empty_constant(i)) xs.push_back(c.input(i));  // adds nothing
+  if (xs.empty()) return {ops::HostTensor({0}, c.input_value(0).dtype)};
   return one(ops::concat(xs, c.attr("axis").i, c.name()));
 }
 
@@ -137,8 +139,14 @@ std::vector<ConvertOutput> slice(const ConvertContext& c) {
   std::vector<int64_t> axes, steps;
   if (c.has_input(3)) axes = c.constant_ints(3, "axes");
   if (c.has_input(4)) steps = c.constant_ints(4, "steps");
-  return one(ops::slice(x, c.constant_ints(1, "starts"), c.constant_ints(2, "ends"), axes, steps,
-                        c.name()));
+  std::vector<int64_t> starts = c.constant_ints(1, "starts"), ends = c.constant_ints(2, "ends");
+  // Shape arithmetic may slice a constant shape to nothing (x.shape[2:] of a matrix, which a
+  // Concat then drops; swin_t): an empty constant, which only Concat takes.
+  if (c.input_value(0).is_constant() && x.ndim() == 1) {
+    auto dims = ops::resolve_slice(x.shape(), starts, ends, axes, steps, c.name(), true);
+    if (dims[0].extent == 0) return {ops::HostTensor({0}, x.dtype())};
+  }
+  return one(ops::slice(x, starts, ends, axes, steps, c.name()));
 }
 
 // Constant indices are checked here: ONNX makes an out-of-range index an error, and the

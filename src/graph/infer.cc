@@ -16,6 +16,7 @@ std::vector<te::Tensor> input_placeholders(const Graph& g, const Node& n) {
     if (n.inputs[i] < 0) continue;
     if (std::count(c->constant_inputs.begin(), c->constant_inputs.end(), int(i))) continue;
     const Value& v = g.values[n.inputs[i]];
+    if (v.is_constant() && v.num_elements() == 0) continue;  // no tensor: see empty_constant
     // Named after the model's tensor, as the converters' messages name their operands; quoted,
     // so no name a converter gives its stages can equal it (a DAG's names are unique).
     std::string name = v.name.empty() ? "in" + std::to_string(i) : "'" + v.name + "'";

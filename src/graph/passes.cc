@@ -188,7 +188,7 @@ int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers) {
   int64_t block = 0, most = 0;
   for (int64_t vectors : {2, 1}) {
     if (k % (vectors * lanes) != 0) continue;
-    int64_t acc = vectors * (out_w > 0 ? schedule::fallback_tile_pixels(out_w, vectors, registers) : 1);
+    int64_t acc = vectors * (out_w > 0 ? schedule::fallback_tile_rows_with_tail(out_w, vectors, registers) : 1);
     if (acc > most) {
       block = vectors * lanes;
       most = acc;

@@ -313,7 +313,8 @@ void check_resize(const Shape& in, const Shape& out, const ResizeAttrs& a, const
 std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& starts,
                                     const std::vector<int64_t>& ends,
                                     const std::vector<int64_t>& axes,
-                                    const std::vector<int64_t>& steps, const std::string& op) {
+                                    const std::vector<int64_t>& steps, const std::string& op,
+                                    bool allow_empty) {
   int ndim = int(s.size());
   USER_CHECK(starts.size() == ends.size() && starts.size() <= s.size())
       << op << ": starts " << list_string(starts) << " and ends " << list_string(ends)
@@ -346,7 +347,7 @@ std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& 
       end = std::clamp<int64_t>(end, -1, dim - 1);
       extent = start > end ? ceil_div(start - end, -step) : 0;
     }
-    USER_CHECK(extent > 0) << op << ": slice of axis " << d << " (size " << dim << ") from "
+    USER_CHECK(extent > 0 || allow_empty) << op << ": slice of axis " << d << " (size " << dim << ") from "
                            << starts[i] << " to " << ends[i] << " step " << step
                            << " is empty (empty tensors are not supported)";
     out[d] = {start, step, extent};

@@ -128,11 +128,13 @@ struct SliceDim {
   int64_t start = 0, step = 1, extent = 0;
 };
 /// Resolves ONNX/numpy slice arguments (negative indices wrap, out-of-range clamps; axes
-/// empty = 0..len-1; steps empty = all 1, one step = used for every sliced axis).
+/// empty = 0..len-1; steps empty = all 1, one step = used for every sliced axis). An empty
+/// slice is a UserError unless `allow_empty` (then its extent is 0).
 std::vector<SliceDim> resolve_slice(const Shape& s, const std::vector<int64_t>& starts,
                                     const std::vector<int64_t>& ends,
                                     const std::vector<int64_t>& axes,
-                                    const std::vector<int64_t>& steps, const std::string& op);
+                                    const std::vector<int64_t>& steps, const std::string& op,
+                                    bool allow_empty = false);
 /// data.shape[:axis] + indices.shape + data.shape[axis+1:].
 Shape gather_shape(const Shape& data, const Shape& indices, int axis);
 

@@ -476,15 +476,15 @@ int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers) {
   return largest_divisor_leq(extent, std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors)));
 }
 
-int64_t fallback_tile_pixels(int64_t width, int64_t vectors, int registers) {
-  int64_t exact = fallback_tile_rows(width, vectors, registers);
+int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int registers) {
+  int64_t exact = fallback_tile_rows(extent, vectors, registers);
   // With 32 registers, two pixels more per tile are worth a shorter last tile (a loop body of
   // its own, partition_tails). Intel Rocket Lake, squeezenet1_1's 64->256 3x3 at 13x13 (1
   // pixel per tile before): 0.90 -> 0.29 ms, at 27x27 1.65 -> 1.32, 55x55 6.0 -> 5.7. Not
   // measured on AVX2 (16 registers), which keeps exact divisors.
   if (registers < 32) return exact;
   int64_t cap = std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors));
-  int64_t tiles = (width + cap - 1) / cap, even = (width + tiles - 1) / tiles;
+  int64_t tiles = (extent + cap - 1) / cap, even = (extent + tiles - 1) / tiles;
   return even >= exact + 2 ? even : exact;
 }
 
@@ -531,8 +531,8 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   if (tc == lanes && two_vector_row_extent(rop, cols_ext, lanes, registers)) tc = 2 * lanes;
   t.cols = tc;
   // Rows: as many as keep the accumulators within the registers.
-  t.rows = wblock ? fallback_tile_pixels(rows_ext, (tc + lanes - 1) / lanes, registers)
-                 : fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
+  t.rows = wblock || !conv ? fallback_tile_rows_with_tail(rows_ext, (tc + lanes - 1) / lanes, registers)
+                          : fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
   // A depthwise rows tile spans the whole output row: its padded block is then filled by
   // whole input rows (cut at the border by hoist_store_guards, the middle a vector
   // copy), with no overlap between column tiles. AMD Zen 1, mobilenet_v2 in the model:

@@ -40,10 +40,10 @@ int64_t fallback_accumulators(int registers);
 /// The fallback's tile rows over an axis of `extent` whose rows hold `vectors` vectors each:
 /// the largest divisor of `extent` up to 8 that keeps within fallback_accumulators.
 int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers);
-/// The pixels of a packed conv's register tile over rows `width` pixels wide: the tile rows as
-/// above, unless no length near the budget divides the width (13, 27, 55, 111): then tiles of
-/// the width split evenly, the last one shorter.
-int64_t fallback_tile_pixels(int64_t width, int64_t vectors, int registers);
+/// The tile rows of a packed conv's pixels or a matrix product's rows: as above, unless no
+/// length near the budget divides the extent (13, 27, 55, 197): then even tiles, the last one
+/// shorter.
+int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int registers);
 
 /// The fallback's tile for a packed 1x1 conv over a small output plane (AVX2): channel
 /// blocks over blocks of whole rows, accumulated in memory. channel_blocks 0: not such a conv.

@@ -96,6 +96,37 @@ TEST(GraphModels, ResizeAlignCornersDividesByTheOutputLength) {
   }
 }
 
+// Shape arithmetic that slices a shape to nothing and concatenates it (x.shape + x.shape[2:]
+// of a matrix; torchvision's swin_t): the empty part folds away ("empty tensors are not
+// supported" refused the model). An empty tensor anywhere else is still refused by name.
+TEST(GraphModels, AnEmptySliceOfAShapeFoldsIntoItsConcat) {
+  for (bool into_add : {false, true}) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3});
+    b.output("y", {2, 3});
+    b.initializer("st", {1}, {2});
+    b.initializer("en", {1}, {INT64_MAX});
+    b.initializer("ax", {1}, {0});
+    b.node("Shape", {"x"}, {"s"});
+    b.node("Slice", {"s", "st", "en", "ax"}, {"e"});
+    if (into_add) {
+      b.node("Add", {"s", "e"}, {"s2"});
+      b.node("Reshape", {"x", "s2"}, {"y"});
+      try {
+        b.import();
+        ADD_FAILURE() << "imported";
+      } catch (const UserError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("is empty (empty tensors are not supported)")) << e.what();
+      }
+      continue;
+    }
+    set_int(b.node("Concat", {"s", "e"}, {"s2"}), "axis", 0);
+    b.node("Reshape", {"x", "s2"}, {"y"});
+    graph::Graph g = b.import();
+    EXPECT_EQ(values(run_compiled(g, {iota({2, 3})})[0]), values(iota({2, 3})));
+  }
+}
+
 // A NaN is the extreme of its row (ReduceMax propagates it), so ArgMax and ArgMin give the
 // first NaN's index, as numpy does; rows without NaN are unaffected.
 TEST(GraphModels, ArgMaxAndArgMinPickTheFirstNaN) {

@@ -81,15 +81,15 @@ TEST(Fallback, RegisterTilesFitTheRegisters) {
 // even tiles and a shorter last one with 32 registers (13 took 1 pixel per tile, 3x slower);
 // exact divisors otherwise, and always with 16 registers.
 TEST(Fallback, PixelTilesOfWidthsWithoutAGoodDivisor) {
-  using schedule::fallback_tile_pixels;
-  EXPECT_EQ(fallback_tile_pixels(13, 1, 32), 7);   // 7 + 6
-  EXPECT_EQ(fallback_tile_pixels(27, 2, 32), 7);   // 7 + 7 + 7 + 6 (a divisor: 3)
-  EXPECT_EQ(fallback_tile_pixels(55, 1, 32), 8);   // 6 x 8 + 7 (a divisor: 5)
-  EXPECT_EQ(fallback_tile_pixels(111, 2, 32), 8);  // a divisor: 3
-  for (int64_t w : {7, 14, 28, 56, 112}) EXPECT_EQ(fallback_tile_pixels(w, 2, 32), schedule::fallback_tile_rows(w, 2, 32)) << w;
-  EXPECT_EQ(fallback_tile_pixels(147, 1, 32), 7);  // 147 = 21 x 7: within two of 8
-  EXPECT_EQ(fallback_tile_pixels(13, 1, 16), 1);
-  EXPECT_EQ(fallback_tile_pixels(13, 2, 16), 1);
+  using schedule::fallback_tile_rows_with_tail;
+  EXPECT_EQ(fallback_tile_rows_with_tail(13, 1, 32), 7);   // 7 + 6
+  EXPECT_EQ(fallback_tile_rows_with_tail(27, 2, 32), 7);   // 7 + 7 + 7 + 6 (a divisor: 3)
+  EXPECT_EQ(fallback_tile_rows_with_tail(55, 1, 32), 8);   // 6 x 8 + 7 (a divisor: 5)
+  EXPECT_EQ(fallback_tile_rows_with_tail(111, 2, 32), 8);  // a divisor: 3
+  for (int64_t w : {7, 14, 28, 56, 112}) EXPECT_EQ(fallback_tile_rows_with_tail(w, 2, 32), schedule::fallback_tile_rows(w, 2, 32)) << w;
+  EXPECT_EQ(fallback_tile_rows_with_tail(147, 1, 32), 7);  // 147 = 21 x 7: within two of 8
+  EXPECT_EQ(fallback_tile_rows_with_tail(13, 1, 16), 1);
+  EXPECT_EQ(fallback_tile_rows_with_tail(13, 2, 16), 1);
 }
 
 // With 16 registers a packed 1x1 conv over short rows (7 or 14 pixels) spans two weight

@@ -478,10 +478,11 @@ int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers) {
 
 int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int registers) {
   int64_t exact = fallback_tile_rows(extent, vectors, registers);
-  // With 32 registers, two pixels more per tile are worth a shorter last tile (a loop body of
+  // With 32 registers, two rows more per tile are worth a shorter last tile (a loop body of
   // its own, partition_tails). Intel Rocket Lake, squeezenet1_1's 64->256 3x3 at 13x13 (1
-  // pixel per tile before): 0.90 -> 0.29 ms, at 27x27 1.65 -> 1.32, 55x55 6.0 -> 5.7. Not
-  // measured on AVX2 (16 registers), which keeps exact divisors.
+  // pixel per tile before): 0.90 -> 0.29 ms, at 27x27 1.65 -> 1.32, 55x55 6.0 -> 5.7; ViT's
+  // 197x768 x 768x3072 27.5 -> 5.5 ms. Not measured on AVX2 (16 registers), which keeps exact
+  // divisors.
   if (registers < 32) return exact;
   int64_t cap = std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors));
   int64_t tiles = (extent + cap - 1) / cap, even = (extent + tiles - 1) / tiles;

@@ -30,7 +30,9 @@ const std::map<std::string, OpCases>& op_cases() {
       {"matmul", {{"m=67", "n=129", "k=95"}, {"m=1", "n=1000", "k=512"}, {"m=64", "n=40", "k=9"},
                   {"m=5", "n=7", "k=3", "batch=3"}, {"m=8", "n=33", "k=16", "transpose_b=1"},
                   // B packed into column panels (pack_matmul_weights).
-                  {"m=9", "n=64", "k=40", "wblock=32"}, {"m=5", "n=48", "k=7", "batch=3", "batch_b=none", "wblock=16"}}},
+                  {"m=9", "n=64", "k=40", "wblock=32"}, {"m=5", "n=48", "k=7", "batch=3", "batch_b=none", "wblock=16"},
+                  // Rows no tile divides (ViT's 197 tokens): even tiles, a shorter last one.
+                  {"m=197", "n=64", "k=24", "wblock=32"}}},
       {"dense", {{"m=1", "n=1000", "k=512"}, {"m=3", "n=40", "k=64", "bias=0"}, {"m=7", "n=33", "k=65", "bias=0"},
                  {"m=16", "n=16", "k=1"}}},
       {"conv2d", {{"c=3", "h=17", "w=19", "k=5", "stride=2", "pad=1"},

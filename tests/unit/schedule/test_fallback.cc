@@ -77,15 +77,17 @@ TEST(Fallback, RegisterTilesFitTheRegisters) {
   EXPECT_EQ(schedule::fallback_accumulators(32), 16);
 }
 
-// A packed conv's pixels per tile: where no length near the budget (8) divides the width,
+// A packed conv's pixels, or a matrix product's rows, per tile: where no length near the
+// budget (8) divides the extent,
 // even tiles and a shorter last one with 32 registers (13 took 1 pixel per tile, 3x slower);
 // exact divisors otherwise, and always with 16 registers.
-TEST(Fallback, PixelTilesOfWidthsWithoutAGoodDivisor) {
+TEST(Fallback, TileRowsOfExtentsWithoutAGoodDivisor) {
   using schedule::fallback_tile_rows_with_tail;
   EXPECT_EQ(fallback_tile_rows_with_tail(13, 1, 32), 7);   // 7 + 6
   EXPECT_EQ(fallback_tile_rows_with_tail(27, 2, 32), 7);   // 7 + 7 + 7 + 6 (a divisor: 3)
   EXPECT_EQ(fallback_tile_rows_with_tail(55, 1, 32), 8);   // 6 x 8 + 7 (a divisor: 5)
   EXPECT_EQ(fallback_tile_rows_with_tail(111, 2, 32), 8);  // a divisor: 3
+  EXPECT_EQ(fallback_tile_rows_with_tail(197, 2, 32), 8);  // ViT's tokens: prime (1 row per tile ran 5x slower)
   for (int64_t w : {7, 14, 28, 56, 112}) EXPECT_EQ(fallback_tile_rows_with_tail(w, 2, 32), schedule::fallback_tile_rows(w, 2, 32)) << w;
   EXPECT_EQ(fallback_tile_rows_with_tail(147, 1, 32), 7);  // 147 = 21 x 7: within two of 8
   EXPECT_EQ(fallback_tile_rows_with_tail(13, 1, 16), 1);

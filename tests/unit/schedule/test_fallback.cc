@@ -50,6 +50,8 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(12, 16), 12);
   EXPECT_EQ(vector_width(7, 16), 7);
   EXPECT_EQ(vector_width(18, 16), 9);  // a last block of 2 lanes: not worth a vector
+  EXPECT_EQ(vector_width(73, 16), 16);  // 4 x 16 + 9: no divisor but 1 (it ran lane by lane)
+  EXPECT_EQ(vector_width(57, 16), 16);  // 3 x 16 + 9: better than 3 lanes
   EXPECT_EQ(vector_width(48, 16), 32);  // three vectors: tiles of two, the last block one
   // 4 rows of tiles for 2 threads: the column blocks join the parallel loop, whose body
   // partition_tails picks by its variable, so the partial last block stays.

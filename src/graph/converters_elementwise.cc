@@ -318,6 +318,8 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(unary("Neg", [](const te::Tensor& x, const std::string& n) { return ops::neg(x, n); }));
   out.push_back(unary("Abs", [](const te::Tensor& x, const std::string& n) { return ops::abs(x, n); }));
   out.push_back(unary("HardSwish", [](const te::Tensor& x, const std::string& n) { return ops::hardswish(x, n); }));
+  // Mul(x, Sigmoid(x)) as one op (graph/passes.h, fuse_silu).
+  out.push_back(unary("tuner.Silu", [](const te::Tensor& x, const std::string& n) { return ops::silu(x, n); }));
   out.push_back({"LeakyRelu",
                  [](const ConvertContext& c) {
                    return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));

@@ -31,6 +31,10 @@ int cancel_transposes(Graph& g);
 /// A monotonic activation read only by a MaxPool runs after the pool instead, on the
 /// smaller tensor: max(f(a), f(b)) = f(max(a, b)) for non-decreasing f.
 int reorder_pool_activation(Graph& g);
+/// Mul(x, Sigmoid(x)), the Sigmoid read by nothing else, becomes one tuner.Silu(x): fusion
+/// then takes it into the op producing x (its two reads of x kept the pair a kernel of its
+/// own: efficientnet_b0 has 48, 30 % of its time).
+int fuse_silu(Graph& g);
 /// A two-operand Einsum that is a batched matrix product (graph/einsum.h) becomes MatMul,
 /// with Transpose nodes where an operand's or the output's order differs: the matmul
 /// schedules and passes (weight packing) then apply; 3-4x faster than the generic reduction

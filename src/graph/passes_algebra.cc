@@ -262,6 +262,28 @@ int reorder_pool_activation(Graph& g) {
   return changed;
 }
 
+int fuse_silu(Graph& g) {
+  int changed = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& mul = g.nodes[i];
+    if (mul.dead || mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1) continue;
+    for (int k = 0; k < 2; ++k) {
+      int x = mul.inputs[size_t(k)], s = mul.inputs[size_t(1 - k)];
+      int p = g.values[size_t(s)].producer;
+      if (x < 0 || p < 0 || sole_consumer(g, s) != int(i)) continue;
+      Node& sig = g.nodes[size_t(p)];
+      if (sig.dead || sig.op != "Sigmoid" || sig.inputs.size() != 1 || sig.inputs[0] != x) continue;
+      sig.dead = true;
+      g.values[size_t(s)].producer = -1;
+      mul.op = "tuner.Silu";
+      mul.inputs = {x};
+      ++changed;
+      break;
+    }
+  }
+  return changed;
+}
+
 namespace {
 
 struct NotAMatmul {};

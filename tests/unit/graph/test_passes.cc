@@ -173,6 +173,26 @@ TEST(Passes, TransposePairsCompose) {
   EXPECT_EQ(ops_of(g2), (Ops{"Transpose", "Relu", "Exp"})) << g2.str();
 }
 
+// x * sigmoid(x) (SiLU, in either operand order) is one op, which fusion takes into the conv
+// producing x; a Sigmoid read elsewhere too, or of another value, stays.
+TEST(Passes, MulOfASigmoidOfItsOperandIsOneSilu) {
+  Builder b;
+  int x = b.input({1, 8, 4, 4});
+  int c = b.node("Conv", {x, b.weight({8, 8, 1, 1})});
+  int m1 = b.node("Mul", {c, b.node("Sigmoid", {c})});
+  int m2 = b.node("Mul", {b.node("Sigmoid", {m1}), m1});
+  Graph g = optimize_and_check(b.raw({m2}));
+  EXPECT_EQ(ops_of(g), (Ops{"Conv", "tuner.Silu", "tuner.Silu"})) << g.str();
+
+  Builder b2;
+  int y = b2.input({2, 3}), z = b2.input({2, 3});
+  int s = b2.node("Sigmoid", {y});
+  int k1 = b2.node("Mul", {y, s});
+  int k2 = b2.node("Mul", {z, b2.node("Sigmoid", {y})});
+  Graph g2 = optimize_and_check(b2.raw({k1, k2, s}));  // s is an output too
+  EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "Mul", "Mul"})) << g2.str();  // one Sigmoid after CSE
+}
+
 TEST(Passes, MonotonicActivationMovesAfterMaxPool) {
   Builder b;
   int x = b.input({1, 4, 8, 8});

@@ -129,6 +129,16 @@ Plan Plan::from_json(const Json& j) {
     for (int id : p.outputs) check_id(id);
     for (const auto& s : p.steps)
       for (int id : s.args) check_id(id);
+    // What the executor relies on beyond ids (a hand-edited plan with a valid checksum crashed
+    // it): inputs and outputs are buffers of their kind, a copy is of two equal buffers.
+    for (int id : p.inputs)
+      USER_CHECK(p.buffers[size_t(id)].storage == Storage::Input) << "an input of the model plan is not an input buffer";
+    for (int id : p.outputs)
+      USER_CHECK(p.buffers[size_t(id)].storage == Storage::Output) << "an output of the model plan is not an output buffer";
+    for (const auto& s : p.steps)
+      if (s.kernel == "@copy")
+        USER_CHECK(s.args.size() == 2 && p.buffers[size_t(s.args[0])].bytes == p.buffers[size_t(s.args[1])].bytes)
+            << "a copy step of the model plan does not copy one buffer into another of its size";
     for (const auto& c : j.value("index_checks", Json::array())) {
       IndexCheck ic;
       ic.input = c.at("input").get<int>();

@@ -88,7 +88,11 @@ Executor::Executor(Artifact a, int num_threads) : art_(std::move(a)) {
   size_t io = 0;  // model inputs and outputs placed so far
   for (const BufferDesc& b : p.buffers) {
     switch (b.storage) {
-      case Storage::Weight: ptrs_.push_back(static_cast<char*>(weights) + b.offset); break;
+      case Storage::Weight:
+        USER_CHECK(b.offset + b.bytes <= int64_t(art_.weights.size()))
+            << "buffer '" << b.name << "' lies outside the weights";
+        ptrs_.push_back(static_cast<char*>(weights) + b.offset);
+        break;
       case Storage::Arena:
         USER_CHECK(b.offset + b.bytes <= p.arena_bytes)
             << "buffer '" << b.name << "' lies outside the arena";

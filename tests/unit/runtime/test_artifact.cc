@@ -55,6 +55,42 @@ TEST(Artifact, RoundTrip) {
   EXPECT_EQ(b.weights, sample().weights);
 }
 
+// A plan whose checksum holds but whose contents the executor cannot trust is refused, naming
+// the problem (hand-edited plans crashed the process or wrote into the weights).
+TEST(Artifact, InconsistentPlansAreUserErrors) {
+  auto refused = [](const Artifact& a) {
+    try {
+      Plan::from_json(a.plan.to_json());
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  Artifact a = sample();
+  a.plan.inputs = {1};  // the weight buffer
+  EXPECT_EQ(refused(a), "an input of the model plan is not an input buffer");
+  a = sample();
+  a.plan.outputs = {0};
+  EXPECT_EQ(refused(a), "an output of the model plan is not an output buffer");
+  a = sample();
+  a.plan.steps.push_back({"@copy", {1}, "copy", -1});
+  EXPECT_EQ(refused(a), "a copy step of the model plan does not copy one buffer into another of its size");
+  a.plan.steps.back().args = {1, 2};  // 12 bytes into 24
+  EXPECT_EQ(refused(a), "a copy step of the model plan does not copy one buffer into another of its size");
+  // A weight beyond the weights section: refused when loaded to run.
+  a = sample();
+  a.plan.cpu_features = {};
+  a.plan.steps = {{"copy6", {0, 2}, "Copy", 0}};
+  a.shared_object = read_bytes(TUNER_COPY_KERNEL_SO);
+  a.plan.buffers[1].offset = 8;
+  try {
+    Executor e(a, 1);
+    ADD_FAILURE() << "loaded";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "buffer 'w' lies outside the weights");
+  }
+}
+
 TEST(Artifact, DamagedFilesAreUserErrors) {
   std::string p = temp_path("tuner_artifact_bad.tuner");
   sample().save(p);

@@ -59,6 +59,24 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(28, 4), 16);
 }
 
+// A matrix product over a packed B runs B's panels outside the row tiles, when there are
+// panels enough for the threads: each thread's row tiles then reuse one panel from L2 instead
+// of sweeping all of B per row tile (bert's 128x768 x 768x3072 2.9 -> 1.6 ms).
+TEST(Fallback, PackedMatmulsRunPanelsOutsideRowTiles) {
+  auto& def = ops::find_op("matmul");
+  auto outermost = [&](const std::string& n) {
+    auto dag = def.build(ops::parse_params(def, {"m=64", "n=" + n, "k=32", "wblock=32"}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    fo.vector_registers = 32;
+    auto s = schedule::fallback_schedule(dag, fo);
+    const schedule::Stage& st = s.state().stage("matmul");
+    return st.iters[size_t(st.leaves[0])].name;
+  };
+  EXPECT_EQ(outermost("768"), "j.0");  // 24 panels
+  EXPECT_EQ(outermost("64"), "i.0");   // 2 panels: rows among the threads, as before
+}
+
 // A register tile's accumulators fit the target's registers with room for its operands:
 // 16 of AVX-512's 32, 12 of AVX2's 16 (16 spilled there: conv 64->64 3x3 at 56x56 2x slower).
 TEST(Fallback, RegisterTilesFitTheRegisters) {

@@ -21,6 +21,12 @@ bool should_auto_inline(const State& st, const std::string& stage);
 /// hold `stage` in its loops (the epilogue of a matmul/conv); empty when there is none.
 std::string epilogue_of(const State& st, const std::string& stage);
 
+/// Whether stage `reader` (a tile's outer stage) reads `stage` only at its own indices, also
+/// through the stages inlined into it, and `stage` is read by nothing else. Only then may a
+/// tile split its axes unevenly: bound inference through a reshape's index arithmetic took
+/// the whole product per tile (swin_t's attention scores, 2000x).
+bool read_in_place(const State& st, const std::string& reader, const std::string& stage);
+
 /// A conv whose threads should split the output rows rather than the output channels: one
 /// without groups, at least 28 rows high, with more output pixels than multiply-adds per
 /// pixel (activations outweigh weights). The thread pool gives thread t the t-th share of a

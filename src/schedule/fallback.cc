@@ -148,7 +148,8 @@ class Fallback {
     auto [outer, local] = tile_stages(name);
     te::Tensor wop = s_.state().stage(outer).op;
     int nax = int(wop->axes.size());
-    ReductionTile t = fallback_tile(*rop, *wop, o_.vector_lanes, o_.vector_registers);
+    ReductionTile t = fallback_tile(*rop, *wop, o_.vector_lanes, o_.vector_registers,
+                                    read_in_place(s_.state(), outer, local));
     int row_axis = t.row_axis, col_axis = t.col_axis;
     int64_t tr = t.rows, tc = t.cols;
 
@@ -498,7 +499,8 @@ int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int regist
   return even >= exact + 2 ? even : exact;
 }
 
-ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers) {
+ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers,
+                            bool uneven) {
   ReductionTile t;
   bool conv = rop.tag == "conv2d" || rop.tag == "pool";
   // A conv over a packed weight vectorizes over output channels (one contiguous weight
@@ -542,12 +544,14 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // vectors and an odd last block (73 = 4 x 16 + 9), not one lane at a time. Intel Rocket
   // Lake, inception_v3's 1x1 conv 64->80 at 73x73 2.24 -> 0.25 ms; at 57x57 0.50 -> 0.18
   // (AVX2 code on the same host: 1.98 -> 0.33 and 0.46 -> 0.22).
-  else if (!wblock && 2 * tc < lanes && cols_ext > lanes) tc = lanes;
+  // Convs only: a matrix product's uneven column split under a reshaping epilogue (swin_t's
+  // attention scores, 49 columns) left bound inference the whole product per tile (30x).
+  else if (conv && uneven && !wblock && 2 * tc < lanes && cols_ext > lanes) tc = lanes;
   if (tc == lanes && two_vector_row_extent(rop, cols_ext, lanes, registers)) tc = 2 * lanes;
   t.cols = tc;
   // Rows: as many as keep the accumulators within the registers.
-  t.rows = wblock || !conv ? fallback_tile_rows_with_tail(rows_ext, (tc + lanes - 1) / lanes, registers)
-                          : fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
+  t.rows = uneven && (wblock || !conv) ? fallback_tile_rows_with_tail(rows_ext, (tc + lanes - 1) / lanes, registers)
+                                       : fallback_tile_rows(rows_ext, (tc + lanes - 1) / lanes, registers);
   // A depthwise rows tile spans the whole output row: its padded block is then filled by
   // whole input rows (cut at the border by hoist_store_guards, the middle a vector
   // copy), with no overlap between column tiles. AMD Zen 1, mobilenet_v2 in the model:

@@ -32,7 +32,10 @@ struct ReductionTile {
   /// The reduction loops (a depthwise conv's taps) are unrolled around the tile.
   bool unroll_taps = false;
 };
-ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers);
+/// `uneven`: whether a tile may split an axis unevenly (a shorter last tile), as
+/// read_in_place says of the tile's stages.
+ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNode& wop, int lanes, int registers,
+                            bool uneven = true);
 
 /// Vector accumulators the fallback's register tiles hold with `registers` vector registers:
 /// half of 32, all but 4 of 16 (the tile's operands need the rest).

@@ -25,7 +25,9 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   oax = lax;
   // The fallback's tile (SpaceOptions::like_fallback): the choices below take it.
   std::optional<schedule::ReductionTile> fb;
-  if (o.like_fallback) fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes, o.vector_registers);
+  if (o.like_fallback)
+    fb = schedule::fallback_tile(op, *s.state().stage(outer).op, o.vector_lanes, o.vector_registers,
+                                 schedule::read_in_place(s.state(), outer, stage));
   bool spans_row = fb && fb->col_span > fb->cols;  // a depthwise tile over the whole row
   // A packed 1x1 conv over a small plane: the fallback's tile is channel blocks (S3) over
   // blocks of whole rows (S2), the pixels inside the reduction's outer part (R0).

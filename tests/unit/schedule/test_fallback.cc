@@ -5,7 +5,10 @@
 #include <sstream>
 #include <vector>
 
+#include "ops/elementwise.h"
+#include "ops/nn.h"
 #include "ops/registry.h"
+#include "ops/transform.h"
 #include "schedule/fallback.h"
 #include "schedule/lower.h"
 
@@ -75,6 +78,30 @@ TEST(Fallback, PackedMatmulsRunPanelsOutsideRowTiles) {
   };
   EXPECT_EQ(outermost("768"), "j.0");  // 24 panels
   EXPECT_EQ(outermost("64"), "i.0");   // 2 panels: rows among the threads, as before
+}
+
+// A matrix product of 197 rows takes tiles of 8 and a shorter last one when its epilogue reads
+// it in place; under a reshape (swin_t's attention scores) exact tiles, since bound inference
+// through the reshape's index arithmetic took the whole product per tile (2000x slower).
+TEST(Fallback, UnevenTilesOnlyWhereTheEpilogueReadsInPlace) {
+  te::Tensor a = te::placeholder({197, 32}, te::DataType::f32(), "a");
+  te::Tensor b = te::placeholder({32, 48}, te::DataType::f32(), "b");
+  te::Tensor bias = te::placeholder({48}, te::DataType::f32(), "bias");
+  auto row_split = [](const te::ComputeDAG& dag) {
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    fo.vector_registers = 32;
+    auto s = schedule::fallback_schedule(dag, fo);
+    for (const auto& st : s.state().stages())
+      if (st.op->tag == "matmul")
+        for (int id : st.leaves)
+          if (st.iters[size_t(id)].name == "i.1") return st.iters[size_t(id)].extent;
+    return int64_t(-1);
+  };
+  te::Tensor mm = ops::matmul(a, b);
+  EXPECT_EQ(row_split(te::ComputeDAG({a, b, bias}, {ops::add(mm, bias)})), 8);
+  te::Tensor r = ops::reshape(ops::add(mm, bias, "add0"), {1, 197, 6, 8}, "r0");
+  EXPECT_EQ(row_split(te::ComputeDAG({a, b, bias}, {ops::reshape(ops::add(r, r, "add1"), {197, 48}, "r1")})), 1);
 }
 
 // A register tile's accumulators fit the target's registers with room for its operands:

@@ -105,10 +105,10 @@ class PlanBuilder {
     art_.plan.index_checks.push_back(std::move(c));
   }
 
-  // Whether every value of node p's output is a value of its first input.
+  // Whether node p's output holds its first input's values in the same order (the checks'
+  // limits are by element position: GatherND's per index component).
   bool keeps_values(const graph::Node& p) const {
-    static const std::set<std::string> kMoves = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                                 "Identity", "Transpose", "Expand"};
+    static const std::set<std::string> kMoves = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
     if (kMoves.count(p.op)) return true;
     if (p.op != "Cast") return false;
     te::DataType from = g_.values[size_t(p.inputs[0])].dtype, to = g_.values[size_t(p.outputs[0])].dtype;

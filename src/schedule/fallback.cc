@@ -544,9 +544,9 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // vectors and an odd last block (73 = 4 x 16 + 9), not one lane at a time. Intel Rocket
   // Lake, inception_v3's 1x1 conv 64->80 at 73x73 2.24 -> 0.25 ms; at 57x57 0.50 -> 0.18
   // (AVX2 code on the same host: 1.98 -> 0.33 and 0.46 -> 0.22).
-  // Convs only: a matrix product's uneven column split under a reshaping epilogue (swin_t's
-  // attention scores, 49 columns) left bound inference the whole product per tile (30x).
-  else if (conv && uneven && !wblock && 2 * tc < lanes && cols_ext > lanes) tc = lanes;
+  // ViT's attention scores, 197 columns: 12 x 16 + 5. (Only `uneven`: under a reshaping
+  // epilogue, swin_t's 49 columns, bound inference took the whole product per tile, 30x.)
+  else if (uneven && !wblock && 2 * tc < lanes && cols_ext > lanes) tc = lanes;
   if (tc == lanes && two_vector_row_extent(rop, cols_ext, lanes, registers)) tc = 2 * lanes;
   t.cols = tc;
   // Rows: as many as keep the accumulators within the registers.

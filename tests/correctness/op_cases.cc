@@ -32,7 +32,9 @@ const std::map<std::string, OpCases>& op_cases() {
                   // B packed into column panels (pack_matmul_weights).
                   {"m=9", "n=64", "k=40", "wblock=32"}, {"m=5", "n=48", "k=7", "batch=3", "batch_b=none", "wblock=16"},
                   // Rows no tile divides (ViT's 197 tokens): even tiles, a shorter last one.
-                  {"m=197", "n=64", "k=24", "wblock=32"}}},
+                  {"m=197", "n=64", "k=24", "wblock=32"},
+                  // Columns no divisor fills half a vector of: whole vectors and 5 lanes.
+                  {"m=4", "n=197", "k=8"}}},
       {"dense", {{"m=1", "n=1000", "k=512"}, {"m=3", "n=40", "k=64", "bias=0"}, {"m=7", "n=33", "k=65", "bias=0"},
                  {"m=16", "n=16", "k=1"}}},
       {"conv2d", {{"c=3", "h=17", "w=19", "k=5", "stride=2", "pad=1"},

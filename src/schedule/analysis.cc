@@ -109,38 +109,27 @@ std::string epilogue_of(const State& st, const std::string& stage) {
 
 namespace {
 
-// Whether op reads `target` only at op's own axis variables, directly or through inlined stages.
-bool reads_at_own_indices(const State& st, const te::OperationNode& op, const std::string& target) {
-  bool ok = true;
+// Whether op's value depends on `target` (directly or through stages inlined into op); `ok`
+// turns false when a read on the way is not at the reader's own indices.
+bool reaches_in_place(const State& st, const te::OperationNode& op, const std::string& target, bool& ok) {
+  bool reaches = false;
   post_order_visit(op.body, [&](const te::Expr& e) {
     auto* r = e.as<te::TensorReadNode>();
-    if (!ok || !r || !st.has_stage(r->tensor->name)) return;
+    if (!r || !st.has_stage(r->tensor->name)) return;
     const Stage& p = st.stage(r->tensor->name);
-    bool to_target = r->tensor->name == target;
-    if (!to_target && p.loc != Location::Inline) return;
-    if (!to_target && !reads_at_own_indices(st, *p.op, target)) {
-      ok = false;
-      return;
-    }
-    // The read of the target, or of a stage on the way to it, must be at op's own indices.
-    bool reads_target = to_target;
-    if (!to_target)
-      post_order_visit(p.op->body, [&](const te::Expr& x) {
-        auto* q = x.as<te::TensorReadNode>();
-        reads_target |= q && q->tensor->name == target;
-      });
-    if (!reads_target && !to_target) return;
-    if (r->indices.size() != op.axes.size()) {
-      ok = false;
-      return;
-    }
-    for (size_t d = 0; d < r->indices.size(); ++d) {
+    bool via = r->tensor->name == target ||
+               (p.loc == Location::Inline && reaches_in_place(st, *p.op, target, ok));
+    if (!via) return;
+    reaches = true;
+    bool own = r->indices.size() == op.axes.size();
+    for (size_t d = 0; own && d < r->indices.size(); ++d) {
       auto* zero = r->indices[d].as<te::IntImmNode>();  // a dimension of 1 read at 0
-      ok = ok && (r->indices[d].get() == op.axes[d].var.get() ||
-                  (op.axes[d].extent == 1 && zero && zero->value == 0));
+      own = r->indices[d].get() == op.axes[d].var.get() ||
+            (op.axes[d].extent == 1 && zero && zero->value == 0);
     }
+    ok = ok && own;
   });
-  return ok;
+  return reaches;
 }
 
 }  // namespace
@@ -148,7 +137,8 @@ bool reads_at_own_indices(const State& st, const te::OperationNode& op, const st
 bool read_in_place(const State& st, const std::string& reader, const std::string& stage) {
   if (reader == stage) return true;
   if (st.consumers(stage).size() != 1) return false;
-  return reads_at_own_indices(st, *st.stage(reader).op, stage);
+  bool ok = true;
+  return reaches_in_place(st, *st.stage(reader).op, stage, ok) && ok;
 }
 
 std::set<std::string> tiled_epilogues(const State& st, const std::function<bool(const Stage&)>& tiled) {

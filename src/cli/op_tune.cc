@@ -130,9 +130,10 @@ void cmd_tune(const TuneArgs& a) {
     }
   if (!run_id) run_id = db->create_run(what, run_args);
   const int64_t session_start = db::now_ms();
+  const Json owner = this_process();
   // What the run keeps: its trials, owner and sessions.
   auto progress_json = [&](int trials) {
-    return Json{{"trials", trials}, {"owner", this_process()}, {"sessions", run_sessions(stored, session_start)}};
+    return Json{{"trials", trials}, {"owner", owner}, {"sessions", run_sessions(stored, session_start)}};
   };
   opts.run_id = run_id;
   opts.trials = a.trials - resumed;

@@ -70,11 +70,10 @@ Target Target::parse(const std::string& s) {
       {"arm", kArm},   {"arm64", kArm},   {"aarch64", kArm}, {"x86", kHost},
       {"x86_64", kHost}, {"cpu", kHost},  {"host", kHost},   {"native", kHost},
       {"LLVM", kHost}, {"gpu", kGpu},     {"nvidia", kGpu},  {"CUDA", kGpu}};
-  if (auto a = kAliases.find(kind); a != kAliases.end())
-    USER_ERROR() << "unknown target kind '" << kind << "' in '" << s
-                 << "' (expected llvm or cuda); for " << kind << " write " << a->second;
+  auto alias = kAliases.find(kind);
   USER_CHECK(kind == "llvm" || kind == "cuda")
-      << "unknown target kind '" << kind << "' in '" << s << "' (expected llvm or cuda)";
+      << "unknown target kind '" << kind << "' in '" << s << "' (expected llvm or cuda)"
+      << (alias != kAliases.end() ? "; for " + kind + " write " + alias->second : "");
   Target t;
   t.kind = kind;
   std::string tok;

@@ -10,9 +10,10 @@
 
 struct TunerModel {
   std::unique_ptr<tuner::runtime::Executor> exec;
-  // Inputs given by tuner_model_set_input: the others hold zeros, which a caller never meant.
-  std::vector<bool> input_set;
-  std::vector<bool> input_refused;  // its last set failed: it is unset, not "never set"
+  // Per input, whether tuner_model_set_input gave it: unset inputs hold zeros (never set) or
+  // a refused set's leftovers (its last set failed), which a caller never meant.
+  enum class Input { Never, Set, Refused };
+  std::vector<Input> inputs;
   // Whether the last run completed: before one, the outputs hold zeros, not results.
   bool ran = false;
   // Set while a call that reads or writes the model's buffers is in progress: a second
@@ -100,8 +101,7 @@ int tuner_model_load(const char* path, int num_threads, TunerModel** out) {
     auto m = std::make_unique<TunerModel>();
     m->exec = std::make_unique<tuner::runtime::Executor>(tuner::runtime::Artifact::load(path),
                                                          num_threads);
-    m->input_set.assign(m->exec->num_inputs(), false);
-    m->input_refused.assign(m->exec->num_inputs(), false);
+    m->inputs.assign(m->exec->num_inputs(), TunerModel::Input::Never);
     *out = m.release();
   });
 }
@@ -139,11 +139,9 @@ int tuner_model_set_input(TunerModel* model, int i, const void* data, size_t byt
     need(data, "the input data");
     // A refused set (a wrong size, indices checked after the copy) leaves it unset: a caller
     // that missed the -1 must not run on stale data.
-    model->input_set[k] = false;
-    model->input_refused[k] = true;
+    model->inputs[k] = TunerModel::Input::Refused;
     model->exec->set_input(k, data, bytes);
-    model->input_set[k] = true;
-    model->input_refused[k] = false;
+    model->inputs[k] = TunerModel::Input::Set;
   });
 }
 
@@ -152,11 +150,11 @@ int tuner_model_run(TunerModel* model) {
     need(model, "the model");
     Exclusive hold(model);
     model->ran = false;  // a failed or refused run leaves no results either
-    for (size_t k = 0; k < model->input_set.size(); ++k)
-      if (!model->input_set[k])
+    for (size_t k = 0; k < model->inputs.size(); ++k)
+      if (model->inputs[k] != TunerModel::Input::Set)
         throw tuner::UserError("input '" + model->exec->input_desc(k).name + "' (input " +
                                std::to_string(k) + ") " +
-                               (model->input_refused[k] ? "is unset: its last tuner_model_set_input failed"
+                               (model->inputs[k] == TunerModel::Input::Refused ? "is unset: its last tuner_model_set_input failed"
                                                         : "was never set: call tuner_model_set_input first"));
     model->exec->run();
     model->ran = true;

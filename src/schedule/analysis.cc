@@ -1,8 +1,5 @@
 #include "schedule/analysis.h"
 
-#include <set>
-#include <vector>
-
 #include "te/functor.h"
 
 namespace tuner::schedule {

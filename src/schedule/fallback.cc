@@ -482,8 +482,17 @@ int64_t fallback_accumulators(int registers) {
   return registers >= 32 ? registers / 2 : std::max(1, registers - 4);
 }
 
+namespace {
+
+// Rows a register tile of `vectors` vectors per row may hold: at most 8, within the accumulators.
+int64_t tile_rows_budget(int64_t vectors, int registers) {
+  return std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors));
+}
+
+}  // namespace
+
 int64_t fallback_tile_rows(int64_t extent, int64_t vectors, int registers) {
-  return largest_divisor_leq(extent, std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors)));
+  return largest_divisor_leq(extent, tile_rows_budget(vectors, registers));
 }
 
 int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int registers) {
@@ -494,7 +503,7 @@ int64_t fallback_tile_rows_with_tail(int64_t extent, int64_t vectors, int regist
   // 197x768 x 768x3072 27.5 -> 5.5 ms. Not measured on AVX2 (16 registers), which keeps exact
   // divisors.
   if (registers < 32) return exact;
-  int64_t cap = std::max<int64_t>(1, std::min<int64_t>(8, fallback_accumulators(registers) / vectors));
+  int64_t cap = tile_rows_budget(vectors, registers);
   int64_t tiles = (extent + cap - 1) / cap, even = (extent + tiles - 1) / tiles;
   return even >= exact + 2 ? even : exact;
 }

@@ -14,6 +14,7 @@
 #include "graph/evaluate.h"
 #include "graph/onnx_import.h"
 #include "onnx/node_harness.h"
+#include "support/error.h"
 
 namespace tuner::onnx_tests {
 
@@ -59,6 +60,15 @@ class ModelBuilder {
     return *n;
   }
   onnx::ModelProto& model() { return m_; }
+  /// The UserError importing the model raises, or "(imported)" when there is none.
+  std::string import_error() {
+    try {
+      import();
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "(imported)";
+  }
   /// Writes the model into a fresh temporary folder and imports it.
   graph::Graph import() {
     fs::path dir = fs::temp_directory_path() / ("tuner-graph-model-" + std::to_string(getpid()));

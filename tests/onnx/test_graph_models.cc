@@ -51,12 +51,7 @@ TEST(GraphModels, DropoutInTrainingModeWithRatioZeroIsTheIdentity) {
     t->add_int32_data(1);
     b.node("Dropout", {"x", "ratio", "training"}, {"y"});
     if (ratio != 0) {
-      try {
-        b.import();
-        ADD_FAILURE() << "imported";
-      } catch (const UserError& e) {
-        EXPECT_THAT(e.what(), ::testing::HasSubstr("except with ratio 0")) << e.what();
-      }
+      EXPECT_THAT(b.import_error(), ::testing::HasSubstr("except with ratio 0"));
       continue;
     }
     graph::Graph g = b.import();
@@ -112,12 +107,7 @@ TEST(GraphModels, AnEmptySliceOfAShapeFoldsIntoItsConcat) {
     if (into_add) {
       b.node("Add", {"s", "e"}, {"s2"});
       b.node("Reshape", {"x", "s2"}, {"y"});
-      try {
-        b.import();
-        ADD_FAILURE() << "imported";
-      } catch (const UserError& e) {
-        EXPECT_THAT(e.what(), ::testing::HasSubstr("is empty (empty tensors are not supported)")) << e.what();
-      }
+      EXPECT_THAT(b.import_error(), ::testing::HasSubstr("is empty (empty tensors are not supported)"));
       continue;
     }
     set_int(b.node("Concat", {"s", "e"}, {"s2"}), "axis", 0);
@@ -553,13 +543,9 @@ TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {
   b.float_initializer("roi", {});
   b.float_initializer("scales", {1, 1, 2});
   set_string(b.node("Resize", {"x", "roi", "scales"}, {"y"}), "mode", "bicubic");
-  try {
-    b.import();
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("unknown mode 'bicubic'"));
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-  }
+  std::string error = b.import_error();
+  EXPECT_THAT(error, ::testing::HasSubstr("unknown mode 'bicubic'"));
+  EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ LoweredFunc lower(const State& state, const std::string& name, const LowerOption
   step("unroll_loops", unroll_loops(body, opts.max_unroll_extent));
   step("vectorize_loops", vectorize_loops(body, opts.max_vector_lanes));
   step("legalize_parallel", legalize_parallel(body));
+  step("clip_guarded_reduction_loops", clip_guarded_reduction_loops(body));
   step("version_guarded_reductions", version_guarded_reductions(body));
   step("hoist_store_guards", hoist_store_guards(body));
   step("simplify", te::simplify(body));

@@ -90,8 +90,7 @@ class ModReplacer : public IRMutator {
 std::optional<int64_t> upper_bound_of(const Expr& cond, const VarNode* v) {
   auto b = linear_bound(cond, v);
   if (!b || b->lower) return std::nullopt;
-  const int64_t* k = as_const_int(simplify(b->bound));
-  return k ? std::optional<int64_t>(*k) : std::nullopt;
+  return const_int_value(simplify(b->bound));
 }
 
 // A loop whose whole body is `if (v < k && rest) S` runs over [min, k) with `if (rest) S`.

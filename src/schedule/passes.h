@@ -37,6 +37,11 @@ te::Stmt hoist_store_guards(const te::Stmt& s);
 /// nest) nest reading x unguarded else nest`, decided once per execution of the nest.
 te::Stmt version_guarded_reductions(const te::Stmt& s);
 
+/// A serial loop each of whose stores adds a value that a test linear in the loop's
+/// variable zeroes when it fails (`acc += if_then_else(tests, in[...], 0) * w`, a border
+/// tap) runs only over the range where the loosest such test holds.
+te::Stmt clip_guarded_reduction_loops(const te::Stmt& s);
+
 /// Only the outermost parallel loop of a nest runs in parallel; inner ones become serial.
 te::Stmt legalize_parallel(const te::Stmt& s);
 

@@ -182,8 +182,7 @@ class ReductionVersioner : public IRMutator {
   // other tests (the rows'), and the loads next to a border keep their column test.
   void drop_infeasible(std::vector<Expr>& tests) const {
     std::erase_if(tests, [&](const Expr& t) {  // and those that never hold at all
-      const int64_t* k = as_const_int(simplify(t, ranges_));
-      return k && *k == 0;
+      return const_int_value(simplify(t, ranges_)) == 0;
     });
     for (const VarNode* v : outer_) {
       const IntBound& range = ranges_.at(v);
@@ -194,9 +193,7 @@ class ReductionVersioner : public IRMutator {
       if (!on_v) continue;
       bool feasible = false;
       for (int64_t x = range.lo; x <= range.hi && !feasible; ++x) {
-        const int64_t* k =
-            as_const_int(simplify(substitute(on_v, {{v, make_int(x, v->type)}}), ranges_));
-        feasible = !k || *k != 0;
+        feasible = const_int_value(simplify(substitute(on_v, {{v, make_int(x, v->type)}}), ranges_)) != 0;
       }
       if (!feasible) std::erase_if(tests, [&](const Expr& t) { return uses_var(t, v); });
     }

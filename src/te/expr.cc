@@ -149,6 +149,11 @@ const int64_t* as_const_int(const Expr& e) {
   return nullptr;
 }
 
+std::optional<int64_t> const_int_value(const Expr& e) {
+  const int64_t* k = as_const_int(e);
+  return k ? std::optional<int64_t>(*k) : std::nullopt;
+}
+
 bool is_const(const Expr& e, double v) {
   if (!e) return false;
   if (auto* i = e.as<IntImmNode>()) return double(i->value) == v;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -386,6 +387,8 @@ Expr max(Expr a, Expr b);
 
 /// The integer value of an IntImm (or a Broadcast of one), if it is one.
 const int64_t* as_const_int(const Expr& e);
+/// The same by value: for a temporary (`as_const_int(simplify(x))` points into freed memory).
+std::optional<int64_t> const_int_value(const Expr& e);
 /// True when e is an integer or float constant equal to v.
 bool is_const(const Expr& e, double v);
 

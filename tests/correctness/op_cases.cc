@@ -57,12 +57,18 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"c=8", "h=13", "w=13", "k=32", "pad=1", "bias=1", "wblock=32"},
                   {"c=4", "h=5", "w=27", "k=16", "pad=1", "wblock=16"},
                   // Rows no divisor fills half a vector: whole vectors and an odd last block.
-                  {"c=4", "h=3", "w=73", "k=8", "kh=1", "kw=1", "bias=1"}}},
+                  {"c=4", "h=3", "w=73", "k=8", "kh=1", "kw=1", "bias=1"},
+                  // Dilated taps reading only padding on some rows, or on all (the centre
+                  // tap alone): clip_guarded_reduction_loops skips them.
+                  {"c=8", "h=9", "w=10", "k=16", "pad=6", "dilation=6", "bias=1", "wblock=16"},
+                  {"c=8", "h=6", "w=6", "k=16", "pad=7", "dilation=7", "wblock=16"},
+                  {"c=4", "h=5", "w=7", "k=4", "pad=4", "dilation=4", "bias=1"}}},
       {"depthwise_conv2d", {{"c=8", "h=15", "w=15", "stride=2", "pad=1"},
                             {"c=3", "h=7", "w=9", "multiplier=2"}, {"c=1", "h=5", "w=5", "bias=1"},
                             // Partial last vector blocks: 56 = 3 x 16 + 8, 20 = 16 + 4.
                             {"c=16", "h=112", "w=112", "stride=2", "pad=1", "bias=1"},
-                            {"c=16", "h=20", "w=20", "pad=1"}, {"c=4", "h=5", "w=37", "pad=1"}}},
+                            {"c=16", "h=20", "w=20", "pad=1"}, {"c=4", "h=5", "w=37", "pad=1"},
+                            {"c=16", "h=9", "w=9", "pad=5", "dilation=5"}}},
       {"max_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
                       {"c=16", "h=60", "w=60", "kernel=3", "stride=1", "pad=1"},
                       {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1"},

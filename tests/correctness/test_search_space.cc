@@ -62,6 +62,12 @@ TEST(SearchSpace, Conv2dRowsSplitAmongThreads) {
   check_space(c, 10);
   check_space(OpCase("conv2d", {"c=4", "h=30", "w=12", "k=16", "pad=1", "wblock=8"}), 8);
 }
+// Dilated taps that read only padding on border rows: clip_guarded_reduction_loops skips
+// them in whatever nest a schedule makes.
+TEST(SearchSpace, Conv2dDilatedPastTheBorder) {
+  check_space(OpCase("conv2d", {"c=8", "h=9", "w=11", "k=16", "pad=5", "dilation=5", "wblock=16"}), 12);
+  check_space(OpCase("conv2d", {"c=4", "h=6", "w=6", "k=8", "pad=7", "dilation=7", "bias=1"}), 8);
+}
 TEST(SearchSpace, Conv2dPackedWeight) {
   auto traces = check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=32", "pad=1", "wblock=16"}), 10);
   // Both ways of storing the tile were drawn: channels in vectors, or rows.

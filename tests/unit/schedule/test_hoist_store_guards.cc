@@ -65,8 +65,7 @@ TEST(HoistStoreGuards, LongRowsAreCutWhereTheGuardsHold) {
   // The copied range [lo, lo + n) for k = 0 (columns -1 ... 38: m in [1, 40)), 1 (15 ... 54:
   // [0, 35)) and 4 (63 ...: empty).
   auto at = [&](const Expr& e, int64_t k) {
-    const int64_t* v = as_const_int(simplify(substitute(e, {{f.k.get(), make_int(k)}})));
-    return v ? *v : -1;
+    return const_int_value(simplify(substitute(e, {{f.k.get(), make_int(k)}}))).value_or(-1);
   };
   auto* mid = parts->seq[1].as<ForNode>();
   EXPECT_EQ(at(mid->min, 0), 1);
@@ -113,8 +112,7 @@ TEST(HoistStoreGuards, SeveralStoresAreCutWhereAllOfTheirGuardsHold) {
   // Parity 0 reads column -1 at m = 0, parity 1 column 50 at m = 25: the copies are [1, 25)
   // in a row that passes the row test, none in one that fails it (k = 0).
   auto at = [&](const Expr& e, int64_t kv) {
-    const int64_t* v = as_const_int(simplify(substitute(e, {{k.get(), make_int(kv)}})));
-    return v ? *v : -1;
+    return const_int_value(simplify(substitute(e, {{k.get(), make_int(kv)}}))).value_or(-1);
   };
   auto* mid = parts->seq[1].as<ForNode>();
   EXPECT_EQ(at(mid->min, 1), 1);

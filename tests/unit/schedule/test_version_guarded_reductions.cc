@@ -55,8 +55,8 @@ TEST(VersionGuardedReductions, InteriorTilesReadWithoutGuards) {
   EXPECT_EQ(count_guarded_loads(ite->else_case), 1);  // the border tiles keep their tests
   // Columns 4t - 1 ... 4t + 1 lie in [0, 30) for t = 1 ... 7 only.
   for (int64_t t = 0; t < 8; ++t) {
-    const int64_t* v = as_const_int(simplify(substitute(ite->cond, {{c.t.get(), make_int(t)}})));
-    ASSERT_NE(v, nullptr) << t;
+    std::optional<int64_t> v = const_int_value(simplify(substitute(ite->cond, {{c.t.get(), make_int(t)}})));
+    ASSERT_TRUE(v) << t;
     EXPECT_EQ(*v != 0, t >= 1) << t;
   }
 }
@@ -127,8 +127,8 @@ TEST(VersionGuardedReductions, ColumnTestsNoTileHoldsStayInTheCopy) {
   EXPECT_NE(copy.find("< 3"), std::string::npos) << copy;
   EXPECT_EQ(count_guarded_loads(ite->then_case), 1);
   for (int64_t yv = 0; yv < 4; ++yv) {
-    const int64_t* k = as_const_int(simplify(substitute(ite->cond, {{y.get(), make_int(yv)}})));
-    ASSERT_NE(k, nullptr);
+    std::optional<int64_t> k = const_int_value(simplify(substitute(ite->cond, {{y.get(), make_int(yv)}})));
+    ASSERT_TRUE(k);
     EXPECT_EQ(*k != 0, yv >= 1) << yv;
   }
 }

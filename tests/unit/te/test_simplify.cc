@@ -131,8 +131,7 @@ TEST(ReduceIdentity, IntegerLimitsAreExact) {
 TEST(LinearBound, SolvesForTheVariable) {
   Var v("v"), k("k");
   auto value = [](const std::optional<VarBound>& b) {
-    const int64_t* c = b ? as_const_int(simplify(b->bound)) : nullptr;
-    return c ? *c : -999;
+    return b ? const_int_value(simplify(b->bound)).value_or(-999) : -999;
   };
   auto lt = linear_bound(v * make_int(2) + make_int(3) < make_int(10), v.get());  // 2v < 7
   ASSERT_TRUE(lt.has_value());

@@ -1,5 +1,6 @@
 #include "ops/transform.h"
 
+#include <algorithm>
 #include <array>
 
 #include "ops/op_util.h"
@@ -249,80 +250,132 @@ std::array<Expr, 4> cubic_weights(const Expr& t, double a) {
 
 }  // namespace
 
-te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
-                  const std::string& name) {
-  const Shape& in = x.shape();
-  check_resize(in, out, a, name);
-  if (a.mode != ResizeAttrs::Mode::Nearest) detail::check_float(x, name);
+namespace {
+
+// The input indices one output index `o` of axis d reads (one, two for linear, four for
+// cubic) and their weights (none for one index); `valid` gets tf_crop_and_resize's range test.
+struct AxisTaps {
+  std::vector<Expr> index, weight;
+};
+
+AxisTaps axis_taps(const Var& o, size_t d, int64_t in, int64_t out, const ResizeAttrs& a,
+                   std::vector<Expr>& valid) {
   te::DataType f = te::DataType::f32(), i64 = te::DataType::i64();
-  auto half = te::make_const(f, 0.5);
+  if (in == out && a.scales[d] == 1.0 && a.coord != Coord::TfCropAndResize) return {{o}, {}};
+  Expr xf = resize_coordinate(o, in, out, a.scales[d], a, d, valid);
+  if (a.mode == ResizeAttrs::Mode::Nearest) {
+    Expr half = te::make_const(f, 0.5), r;
+    switch (a.nearest) {
+      case ResizeAttrs::Round::PreferFloor: r = ceil_f(xf - half); break;
+      case ResizeAttrs::Round::PreferCeil: r = floor_f(xf + half); break;
+      case ResizeAttrs::Round::Floor: r = floor_f(xf); break;
+      case ResizeAttrs::Round::Ceil: r = ceil_f(xf); break;
+    }
+    return {{clamp_index(te::cast(i64, r), in)}, {}};
+  }
+  Expr fl = floor_f(xf);
+  Expr i0 = te::cast(i64, fl), t = xf - fl;
+  if (a.mode == ResizeAttrs::Mode::Linear)
+    return {{clamp_index(i0, in), clamp_index(i0 + Expr(1), in)}, {te::make_const(f, 1.0) - t, t}};
+  AxisTaps taps;
+  std::array<Expr, 4> w = cubic_weights(t, a.cubic_a);
+  Expr sum;
+  for (int k = 0; k < 4; ++k) {
+    Expr i = i0 + Expr(k - 1);
+    taps.index.push_back(clamp_index(i, in));  // outside: the edge value
+    if (a.exclude_outside) {  // outside: weight 0, the rest renormalized
+      Expr inside = te::logical_and(i >= Expr(0), i < Expr(in));
+      w[size_t(k)] = te::select(inside, w[size_t(k)], te::make_const(f, 0));
+      sum = sum ? sum + w[size_t(k)] : w[size_t(k)];
+    }
+  }
+  for (int k = 0; k < 4; ++k) taps.weight.push_back(sum ? w[size_t(k)] / sum : w[size_t(k)]);
+  return taps;
+}
+
+// The resize of `x` to `out` along the given axes at once: the sum over every combination
+// of the axes' taps, each read weighted by the product of its per-axis weights.
+te::Tensor resize_axes(const te::Tensor& x, const Shape& out, const std::vector<size_t>& axes,
+                       const ResizeAttrs& a, const std::string& name, const std::string& tag) {
+  te::DataType f = te::DataType::f32();
+  const Shape& in = x.shape();
   return te::compute(
       out,
       [&](const std::vector<Var>& ax) {
         std::vector<Expr> valid;
-        // Per axis: the input indices read (one, two for linear, four for cubic) and their
-        // weights (none for one index).
-        std::vector<std::vector<Expr>> taps(in.size()), weights(in.size());
-        for (size_t d = 0; d < in.size(); ++d) {
-          if (in[d] == out[d] && a.scales[d] == 1.0 && a.coord != Coord::TfCropAndResize) {
-            taps[d] = {ax[d]};  // not resized
-            continue;
-          }
-          Expr xf = resize_coordinate(ax[d], in[d], out[d], a.scales[d], a, d, valid);
-          if (a.mode == ResizeAttrs::Mode::Nearest) {
-            Expr r;
-            switch (a.nearest) {
-              case ResizeAttrs::Round::PreferFloor: r = ceil_f(xf - half); break;
-              case ResizeAttrs::Round::PreferCeil: r = floor_f(xf + half); break;
-              case ResizeAttrs::Round::Floor: r = floor_f(xf); break;
-              case ResizeAttrs::Round::Ceil: r = ceil_f(xf); break;
-            }
-            taps[d] = {clamp_index(te::cast(i64, r), in[d])};
-            continue;
-          }
-          Expr fl = floor_f(xf);
-          Expr i0 = te::cast(i64, fl), t = xf - fl;
-          if (a.mode == ResizeAttrs::Mode::Linear) {
-            taps[d] = {clamp_index(i0, in[d]), clamp_index(i0 + Expr(1), in[d])};
-            weights[d] = {te::make_const(f, 1.0) - t, t};
-            continue;
-          }
-          std::array<Expr, 4> w = cubic_weights(t, a.cubic_a);
-          Expr sum;
-          for (int k = 0; k < 4; ++k) {
-            Expr i = i0 + Expr(k - 1);
-            taps[d].push_back(clamp_index(i, in[d]));  // outside: the edge value
-            if (a.exclude_outside) {  // outside: weight 0, the rest renormalized
-              Expr inside = te::logical_and(i >= Expr(0), i < Expr(in[d]));
-              w[size_t(k)] = te::select(inside, w[size_t(k)], te::make_const(f, 0));
-              sum = sum ? sum + w[size_t(k)] : w[size_t(k)];
-            }
-          }
-          for (int k = 0; k < 4; ++k) weights[d].push_back(sum ? w[size_t(k)] / sum : w[size_t(k)]);
-        }
-        // Sum over every combination of the axes' taps, each read weighted by the product of
-        // its per-axis weights.
+        std::vector<AxisTaps> taps(in.size());
+        for (size_t d = 0; d < in.size(); ++d)
+          taps[d] = std::find(axes.begin(), axes.end(), d) == axes.end()
+                        ? AxisTaps{{ax[d]}, {}}
+                        : axis_taps(ax[d], d, in[d], out[d], a, valid);
         Expr value;
         std::vector<size_t> pick(in.size(), 0);
         for (;;) {
           std::vector<Expr> idx;
           Expr w;
           for (size_t d = 0; d < in.size(); ++d) {
-            idx.push_back(taps[d][pick[d]]);
-            if (!weights[d].empty()) w = w ? w * weights[d][pick[d]] : weights[d][pick[d]];
+            idx.push_back(taps[d].index[pick[d]]);
+            if (!taps[d].weight.empty()) w = w ? w * taps[d].weight[pick[d]] : taps[d].weight[pick[d]];
           }
           Expr v = x(idx);
           if (w) v = v * (x.dtype() == f ? w : te::cast(x.dtype(), w));
           value = value ? value + v : v;
           size_t d = 0;
-          while (d < in.size() && ++pick[d] == taps[d].size()) pick[d++] = 0;
+          while (d < in.size() && ++pick[d] == taps[d].index.size()) pick[d++] = 0;
           if (d == in.size()) break;
         }
         if (Expr ok = detail::all_of(valid))
           value = te::select(ok, value, te::make_const(x.dtype(), a.extrapolation_value));
         return value;
       },
-      name);
+      name, tag);
+}
+
+}  // namespace
+
+te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
+                  const std::string& name) {
+  const Shape& in = x.shape();
+  check_resize(in, out, a, name);
+  if (a.mode != ResizeAttrs::Mode::Nearest) detail::check_float(x, name);
+  std::vector<size_t> axes;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (in[d] != out[d] || a.scales[d] != 1.0 || a.coord == Coord::TfCropAndResize) axes.push_back(d);
+  // Linear and cubic weights are products of per-axis weights: one pass per axis reads 2 or 4
+  // taps instead of 4 or 16 per output, and a pass over a row axis reads whole rows of the
+  // previous pass. Intel Sapphire Rapids, bilinear 21x28x28 -> 224x224 2.07 -> 0.43 ms (ONNX
+  // Runtime 1.09), bicubic 3x112x112 -> 224x224 0.94 -> 0.24. Not float16 (the passes between
+  // would round), nor tf_crop_and_resize (its extrapolated points are the value itself, not a
+  // blend).
+  bool separable = a.mode != ResizeAttrs::Mode::Nearest && a.coord != Coord::TfCropAndResize &&
+                   x.dtype() == te::DataType::f32() && axes.size() > 1;
+  if (!separable) return resize_axes(x, out, axes, a, name, "injective");
+  // The passes in the order of least work, a pass over the innermost axis counted 4x: its
+  // taps differ along the vector, so it gathers (an upsample resizes it first, while the
+  // image is small; a 2x downsample last: 64x112x112 -> 56x56 bilinear, W first 0.55 ms, H first 0.38, both
+  // at once 0.38).
+  auto work = [&](const std::vector<size_t>& order) {
+    Shape s = in;
+    double w = 0;
+    for (size_t d : order) {
+      s[d] = out[d];
+      w += double(te::num_elements(s)) * (d + 1 == in.size() ? 4 : 1);
+    }
+    return w;
+  };
+  std::vector<size_t> order = axes;
+  while (std::next_permutation(axes.begin(), axes.end()))
+    if (work(axes) < work(order)) order = axes;
+  axes = order;
+  te::Tensor t = x;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    Shape s = t.shape();
+    s[axes[i]] = out[axes[i]];
+    bool last = i + 1 == axes.size();
+    t = resize_axes(t, s, {axes[i]}, a, last ? name : name + "_axis" + std::to_string(axes[i]),
+                    last ? "injective" : "resize_pass");
+  }
+  return t;
 }
 
 }  // namespace tuner::ops

@@ -1,5 +1,6 @@
 // Data-movement operators: transpose, reshape, concat, pad, slice, gather, expand, tile,
-// resize. All are "injective" except pad (tag "pad").
+// resize. All are "injective" except pad (tag "pad") and a separable resize's passes before
+// its last (tag "resize_pass": computed once, not inlined).
 #pragma once
 
 #include <string>

@@ -73,7 +73,10 @@ bool calls_transcendental(const te::Expr& body) {
 }  // namespace
 
 bool should_auto_inline(const State& st, const std::string& stage) {
-  if (!st.can_inline(stage) || st.stage(stage).op->tag == "pad") return false;
+  const std::string& tag = st.stage(stage).op->tag;
+  // A separable resize's passes but the last are computed once: inlined, each element of a
+  // 2x upsample's first pass would be recomputed by the 4 outputs reading it.
+  if (!st.can_inline(stage) || tag == "pad" || tag == "resize_pass") return false;
   auto cons = st.consumers(stage);
   for (auto& c : cons)
     if (is_tiled_reduction(st.stage(c))) return false;

@@ -1,5 +1,9 @@
 #include <gmock/gmock.h>
 
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
 #include "op_cases.h"
 #include "ops/transform.h"
 #include "support/error.h"
@@ -197,6 +201,46 @@ TEST(Transform, ResizeBilinearIsSeparable) {
   EXPECT_THROW(resize(te::placeholder({4}, te::DataType::i32(), "i"), {8},
                       resize_attrs(M::Linear, C::HalfPixel, {2.0})),
                UserError);
+}
+
+// Linear and cubic resizes of several axes run one pass per axis: the shrinking axis first
+// (tag resize_pass, computed once), and the values are the bilinear blend of 4 taps.
+TEST(Transform, ResizeRunsOnePassPerAxis) {
+  using M = ResizeAttrs::Mode;
+  using C = ResizeAttrs::Coord;
+  Rng rng(5);
+  HostTensor d = HostTensor::random({1, 1, 3, 4}, te::DataType::f32(), rng);
+  te::Tensor x = f32({1, 1, 3, 4}, "x");
+  te::Tensor y = resize(x, {1, 1, 7, 2}, resize_attrs(M::Linear, C::HalfPixel, {1, 1, 7.0 / 3, 0.5}), "r");
+  std::vector<te::Tensor> in = y->inputs();
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in[0]->tag, "resize_pass");
+  EXPECT_EQ(in[0]->shape, (std::vector<int64_t>{1, 1, 3, 2}));  // W shrunk first
+  EXPECT_EQ(y->tag, "injective");
+  // The blend of the four taps around each half-pixel coordinate, in doubles.
+  std::vector<double> src = values(d), got = values(run1(x, y, d));
+  ASSERT_EQ(got.size(), 14u);
+  auto taps = [](int64_t o, double scale, int64_t n) {
+    double c = std::clamp((double(o) + 0.5) / scale - 0.5, 0.0, double(n - 1));
+    int64_t i0 = int64_t(std::floor(c));
+    return std::tuple{i0, std::min(i0 + 1, n - 1), c - double(i0)};
+  };
+  for (int64_t oh = 0; oh < 7; ++oh)
+    for (int64_t ow = 0; ow < 2; ++ow) {
+      auto [h0, h1, th] = taps(oh, 7.0 / 3, 3);
+      auto [w0, w1, tw] = taps(ow, 0.5, 4);
+      auto at = [&](int64_t h, int64_t w) { return src[size_t(h * 4 + w)]; };
+      double want = (1 - th) * ((1 - tw) * at(h0, w0) + tw * at(h0, w1)) +
+                    th * ((1 - tw) * at(h1, w0) + tw * at(h1, w1));
+      EXPECT_NEAR(got[size_t(oh * 2 + ow)], want, 1e-5) << oh << " " << ow;
+    }
+  // A downsample gathers last, on the smaller image: H first.
+  te::Tensor x8 = f32({1, 1, 8, 8}, "x8");
+  te::Tensor down = resize(x8, {1, 1, 4, 4}, resize_attrs(M::Linear, C::HalfPixel, {1, 1, 0.5, 0.5}), "d");
+  EXPECT_EQ(down->inputs()[0]->shape, (std::vector<int64_t>{1, 1, 4, 8}));
+  // Nearest reads one element: one pass.
+  te::Tensor n = resize(x, {1, 1, 6, 8}, resize_attrs(M::Nearest, C::Asymmetric, {1, 1, 2, 2}), "n");
+  EXPECT_EQ(n->inputs()[0]->name, "x");
 }
 
 }  // namespace tuner::ops::testing

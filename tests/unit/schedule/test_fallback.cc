@@ -420,3 +420,20 @@ TEST(Fallback, ExpReadTwiceIsComputedOnce) {
   EXPECT_NE(s.state().stage("softmax_exp").loc, schedule::Location::Inline);
   EXPECT_EQ(s.state().consumers("softmax_exp").size(), 2u);
 }
+
+// A separable resize's first pass stays a stage of its own (inlined, a 2x upsample would
+// compute each of its elements again for the 4 outputs reading it), vectorized and parallel.
+TEST(Fallback, ResizePassesAreComputedOnce) {
+  te::Tensor x = te::placeholder({1, 8, 14, 14}, te::DataType::f32(), "x");
+  ops::ResizeAttrs a;
+  a.mode = ops::ResizeAttrs::Mode::Linear;
+  a.scales = {1, 1, 8, 8};
+  te::Tensor y = ops::resize(x, {1, 8, 112, 112}, a, "up");
+  auto s = schedule::fallback_schedule(te::ComputeDAG({x}, {y}), schedule::FallbackOptions{});
+  ASSERT_TRUE(s.state().has_stage("up_axis3"));
+  const auto& pass = s.state().stage("up_axis3");
+  EXPECT_EQ(pass.loc, schedule::Location::Root);
+  bool parallel = false;
+  for (int id : pass.leaves) parallel |= pass.iters[size_t(id)].ann == schedule::Annotation::Parallel;
+  EXPECT_TRUE(parallel);
+}

@@ -22,13 +22,13 @@ int main(int argc, char** argv) {
   CLI::App app{"tuner: an autotuning tensor-operator compiler"};
   app.set_version_flag("--version", std::string("tuner ") + TUNER_VERSION);
   app.require_subcommand(1);
-  bool verbose = false, quiet = false;
-  app.add_flag("-v,--verbose", verbose, "more output");
-  app.add_flag("-q,--quiet", quiet, "less output");
-  app.parse_complete_callback([&] {
-    if (verbose) tuner::log_level() = tuner::LogLevel::Debug;
-    if (quiet) tuner::log_level() = tuner::LogLevel::Quiet;
-  });
+  // -v and -q also after the subcommand (`tuner compile m.onnx -q`): set when parsed, before
+  // the subcommand's callback runs; a subcommand's own --quiet (tune) is matched first.
+  app.fallthrough();
+  app.add_flag_callback("-v,--verbose", [] { tuner::log_level() = tuner::LogLevel::Debug; }, "more output")
+      ->trigger_on_parse();
+  app.add_flag_callback("-q,--quiet", [] { tuner::log_level() = tuner::LogLevel::Quiet; }, "less output")
+      ->trigger_on_parse();
   tuner::cli::add_model_tune_command(app);
   tuner::cli::add_report_command(app);
   tuner::cli::add_model_commands(app);

@@ -39,6 +39,9 @@ check "--print-passes shows BatchNorm folded" grep -q "=== after fold_batch_norm
 check "--dump writes DAG, trace, lowered IR and LLVM IR" \
   test -s "$tmp/dump/task0.dag.txt" -a -s "$tmp/dump/task0.trace.json" -a -s "$tmp/dump/task0.lowered.txt" -a -s "$tmp/dump/model.ll"
 check "compile reports planned memory" grep -q "planned into" "$tmp/compile.txt"
+# The global -v also after the subcommand: each task's line.
+"$TUNER" compile "$MODEL" --db "" -o "$tmp/m2.tuner" -v >"$tmp/compile_v.txt" 2>&1
+check "-v after the subcommand lists the tasks" grep -q "^task   0 " "$tmp/compile_v.txt"
 
 "$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$DATA/output_0.pb" --repeat 5 --json >"$tmp/run.json"
 check "run --json: ok, errors and latency" python3 - "$tmp/run.json" <<'PY'

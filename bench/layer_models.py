@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Single-layer ONNX models against ONNX Runtime: dilated convs (DeepLab's ASPP) and Resize
+(segmentation heads), untuned, each compiled by Tuner and timed in alternating rounds.
+
+    python3 -m pip install onnxruntime      # the peer (not needed by the tests)
+    python3 bench/layer_models.py [--out /tmp/layer_models] [--rounds 4] [--only NAME ...]
+
+Writes NAME/model.onnx and NAME/test_data_set_0/ (input, ONNX Runtime's output) under --out,
+compiles each with an empty database (fallback schedules) and runs bench/artifacts_vs_ort.py.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F = TensorProto.FLOAT
+
+
+def save(out, name, nodes, x_shape, y_shape, inits):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", F, x_shape)],
+                          [helper.make_tensor_value_info("y", F, y_shape)], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(d, "model.onnx"))
+    x = np.random.RandomState(0).randn(*x_shape).astype(np.float32)
+    y = ort.InferenceSession(os.path.join(d, "model.onnx"), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    for f, t, n in [("input_0.pb", x, "x"), ("output_0.pb", y, "y")]:
+        with open(os.path.join(d, "test_data_set_0", f), "wb") as fh:
+            fh.write(numpy_helper.from_array(t, n).SerializeToString())
+    return d
+
+
+def models(out):
+    rs = np.random.RandomState(1)
+    made = {}
+    for d in [1, 2, 12, 24, 36]:  # 3x3, 512 -> 256 at 28x28 (DeepLab's ASPP at a 224 input)
+        w = numpy_helper.from_array((rs.randn(256, 512, 3, 3) * 0.02).astype(np.float32), "w")
+        conv = helper.make_node("Conv", ["x", "w"], ["y"], pads=[d] * 4, dilations=[d, d], kernel_shape=[3, 3])
+        made[f"dilated{d}"] = lambda n, conv=conv, w=w: save(out, n, [conv], [1, 512, 28, 28], [1, 256, 28, 28], [w])
+
+    def resize(mode, ctm, x_shape, y_shape, pre=()):
+        sizes = numpy_helper.from_array(np.array(y_shape, np.int64), "sizes")
+        roi = numpy_helper.from_array(np.array([], np.float32), "roi")
+        scales = numpy_helper.from_array(np.array([], np.float32), "scales")
+        src = pre[0].output[0] if pre else "x"
+        node = helper.make_node("Resize", [src, "roi", "scales", "sizes"], ["y"], mode=mode,
+                                coordinate_transformation_mode=ctm)
+        extra = [pre[1]] if pre else []
+        return lambda n: save(out, n, list(pre[:1]) + [node], x_shape, y_shape, [sizes, roi, scales] + extra)
+
+    made["bilinear8x"] = resize("linear", "half_pixel", [1, 21, 28, 28], [1, 21, 224, 224])
+    made["bilinear8x_align_corners"] = resize("linear", "align_corners", [1, 21, 28, 28], [1, 21, 224, 224])
+    made["nearest8x"] = resize("nearest", "asymmetric", [1, 21, 28, 28], [1, 21, 224, 224])
+    made["bicubic2x"] = resize("cubic", "half_pixel", [1, 3, 112, 112], [1, 3, 224, 224])
+    made["bilinear_down2x"] = resize("linear", "pytorch_half_pixel", [1, 64, 112, 112], [1, 64, 56, 56])
+    w = numpy_helper.from_array((rs.randn(21, 128, 1, 1) * 0.05).astype(np.float32), "w")
+    head = helper.make_node("Conv", ["x", "w"], ["c"])
+    made["conv1x1_bilinear8x"] = resize("linear", "half_pixel", [1, 128, 28, 28], [1, 21, 224, 224], (head, w))
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/layer_models")
+    ap.add_argument("--tuner", default=os.path.join(os.path.dirname(HERE), "build", "tuner"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--only", nargs="*")
+    a = ap.parse_args()
+    empty_db = os.path.join(a.out, "empty.db")  # never created: every task takes its fallback
+    for name, make in models(a.out).items():
+        if a.only and name not in a.only:
+            continue
+        d = make(name)
+        art = os.path.join(d, "model.tuner")
+        subprocess.run([a.tuner, "compile", os.path.join(d, "model.onnx"), "-o", art, "--db", empty_db, "--quiet"],
+                       check=True)
+        print(f"== {name}", flush=True)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "artifacts_vs_ort.py"), d, art, "--tuner", a.tuner,
+                            "--threads", str(a.threads), "--rounds", str(a.rounds), "--repeat", "30"],
+                           capture_output=True, text=True)
+        print("\n".join(r.stdout.strip().splitlines()[-2:]), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -3,7 +3,8 @@
 (segmentation heads), untuned, each compiled by Tuner and timed in alternating rounds.
 
     python3 -m pip install onnxruntime      # the peer (not needed by the tests)
-    python3 bench/layer_models.py [--out /tmp/layer_models] [--rounds 4] [--only NAME ...]
+    python3 bench/layer_models.py [--out /tmp/layer_models] [--rounds 4] [--only NAME ...] \
+        [--baseline OTHER_TUNER]   # also an artifact compiled by another build, same rounds
 
 Writes NAME/model.onnx and NAME/test_data_set_0/ (input, ONNX Runtime's output) under --out,
 compiles each with an empty database (fallback schedules) and runs bench/artifacts_vs_ort.py.
@@ -72,20 +73,25 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--baseline", help="another tuner binary: its artifact is timed in the same rounds")
     a = ap.parse_args()
     empty_db = os.path.join(a.out, "empty.db")  # never created: every task takes its fallback
     for name, make in models(a.out).items():
         if a.only and name not in a.only:
             continue
         d = make(name)
-        art = os.path.join(d, "model.tuner")
-        subprocess.run([a.tuner, "compile", os.path.join(d, "model.onnx"), "-o", art, "--db", empty_db, "--quiet"],
-                       check=True)
+        arts = []
+        for label, tuner in [("baseline", a.baseline), ("model", a.tuner)]:
+            if not tuner:
+                continue
+            arts.append(os.path.join(d, label + ".tuner"))
+            subprocess.run([tuner, "compile", os.path.join(d, "model.onnx"), "-o", arts[-1], "--db", empty_db],
+                           check=True, capture_output=True)
         print(f"== {name}", flush=True)
-        r = subprocess.run([sys.executable, os.path.join(HERE, "artifacts_vs_ort.py"), d, art, "--tuner", a.tuner,
+        r = subprocess.run([sys.executable, os.path.join(HERE, "artifacts_vs_ort.py"), d, *arts, "--tuner", a.tuner,
                             "--threads", str(a.threads), "--rounds", str(a.rounds), "--repeat", "30"],
                            capture_output=True, text=True)
-        print("\n".join(r.stdout.strip().splitlines()[-2:]), flush=True)
+        print("\n".join(r.stdout.strip().splitlines()[-1 - len(arts):]), flush=True)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,6 @@ using namespace te;
 
 namespace {
 
-bool contains(const std::vector<Expr>& v, const Expr& e) {
-  return std::any_of(v.begin(), v.end(), [&](const Expr& x) { return deep_equal(x, e); });
-}
-
 // Appends tests of which any that fails makes `e` zero (a product with an operand guarded
 // to zero; both operands of a sum guarded alike).
 void zero_unless(const Expr& e, std::vector<Expr>& out) {
@@ -39,7 +35,7 @@ void zero_unless(const Expr& e, std::vector<Expr>& out) {
     zero_unless(a->a, left);
     zero_unless(a->b, right);
     for (const Expr& t : left)
-      if (contains(right, t)) out.push_back(t);
+      if (contains_equal(right, t)) out.push_back(t);
   }
 }
 

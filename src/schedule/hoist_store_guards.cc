@@ -65,8 +65,7 @@ class StoreGuardHoister : public IRMutator {
       conjuncts(g.value->args[0], tests);
       for (const Expr& c : tests) {
         if (!uses_var(c, v)) {  // the stores share their row tests: each once
-          auto same = [&](const Expr& e) { return deep_equal(e, c); };
-          if (std::none_of(invariants.begin(), invariants.end(), same)) invariants.push_back(c);
+          if (!contains_equal(invariants, c)) invariants.push_back(c);
           continue;
         }
         auto b = linear_bound(c, v);

@@ -40,12 +40,6 @@ class InnerRanges : public IRVisitor {
   RangeMap all_;  // outer and inner
 };
 
-bool contains(const std::vector<Expr>& v, const Expr& e) {
-  for (const Expr& x : v)
-    if (deep_equal(x, e)) return true;
-  return false;
-}
-
 // True when `e` reads no memory and cannot trap: the test moves out of the nest, where it
 // runs unguarded (`i < n && idx[i] >= 0` must not read idx[n]).
 bool is_arithmetic(const Expr& e) {
@@ -99,7 +93,7 @@ class PassedTestRemover : public IRMutator {
     Expr left;
     for (const Expr& c : tests) {
       std::optional<Expr> t = test_over_nest(c, nest_);
-      if (!t || !contains(passed_, simplify(*t))) left = left ? logical_and(left, c) : c;
+      if (!t || !contains_equal(passed_, simplify(*t))) left = left ? logical_and(left, c) : c;
     }
     if (!left) return call->args[1];
     return if_then_else(left, call->args[1], call->args[2]);
@@ -162,7 +156,7 @@ class ReductionVersioner : public IRMutator {
       for (const Expr& c : cs)
         if (std::optional<Expr> t = test_over_nest(c, nest)) {
           Expr simple = simplify(*t);
-          if (!contains(tests, simple)) tests.push_back(simple);
+          if (!contains_equal(tests, simple)) tests.push_back(simple);
         }
     });
     drop_infeasible(tests);

@@ -131,6 +131,10 @@ IntBound const_int_bound(const Expr& e, const RangeMap& ranges) {
   return BoundAnalyzer(ranges)(e);
 }
 
+bool contains_equal(const std::vector<Expr>& v, const Expr& e) {
+  return std::any_of(v.begin(), v.end(), [&](const Expr& x) { return deep_equal(x, e); });
+}
+
 bool deep_equal(const Expr& a, const Expr& b) {
   if (a.same_as(b)) return true;
   if (!a || !b || a.kind() != b.kind() || a.type() != b.type()) return false;

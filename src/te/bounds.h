@@ -36,6 +36,8 @@ IntBound loop_var_range(const ForNode* loop, const RangeMap& ranges);
 
 /// Structural equality with variables compared by identity.
 bool deep_equal(const Expr& a, const Expr& b);
+/// Whether some element of v is deep_equal to e.
+bool contains_equal(const std::vector<Expr>& v, const Expr& e);
 
 /// e == sum(coef_i * atom_i) + constant, where atoms are the non-linear parts (variables,
 /// divisions, ...). Only for scalar integer expressions.

@@ -98,10 +98,12 @@ void run_compile(const CompileArgs& a) {
   art.save(out);
   double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("compiled {} for {}: {} kernels from {} tasks ({} tuned, {} fallback) in {:.1f} s\n",
-             g.name, o.target.str(), rep.groups, rep.tasks, rep.tasks_from_db,
-             rep.tasks - rep.tasks_from_db, secs);
-  if (!o.db_path.empty() && rep.tasks > 0 && !rep.db_found)
+  bool quiet = log_level() == LogLevel::Quiet;  // `tuner -q compile`: warnings and errors only
+  if (!quiet)
+    fmt::print("compiled {} for {}: {} kernels from {} tasks ({} tuned, {} fallback) in {:.1f} s\n",
+               g.name, o.target.str(), rep.groups, rep.tasks, rep.tasks_from_db,
+               rep.tasks - rep.tasks_from_db, secs);
+  if (!quiet && !o.db_path.empty() && rep.tasks > 0 && !rep.db_found)
     fmt::print(stderr,
                "note: no tuning database at {}: every task uses its fallback schedule "
                "(`tuner tune` makes one)\n",
@@ -117,6 +119,7 @@ void run_compile(const CompileArgs& a) {
                "this Tuner's (an older Tuner tuned them; `tuner -v compile` lists them): they may be "
                "slower than it; tuning the model again with {} (any --trials) times them against it\n",
                rep.tasks_other_fallback, o.db_path);
+  if (quiet) return;
   fmt::print("memory: weights {}, intermediates {} planned into {} (peak)\n",
              human_bytes(rep.weight_bytes), human_bytes(rep.unplanned_bytes),
              human_bytes(rep.arena_bytes));

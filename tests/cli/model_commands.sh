@@ -42,6 +42,8 @@ check "compile reports planned memory" grep -q "planned into" "$tmp/compile.txt"
 # The global -v also after the subcommand: each task's line.
 "$TUNER" compile "$MODEL" --db "" -o "$tmp/m2.tuner" -v >"$tmp/compile_v.txt" 2>&1
 check "-v after the subcommand lists the tasks" grep -q "^task   0 " "$tmp/compile_v.txt"
+"$TUNER" compile "$MODEL" --db "$tmp/none.db" -o "$tmp/m3.tuner" -q >"$tmp/compile_q.txt" 2>&1
+check "-q compiles without a word" test -s "$tmp/m3.tuner" -a ! -s "$tmp/compile_q.txt"
 
 "$TUNER" run "$tmp/m.tuner" --input "$DATA/input_0.pb" --compare "$DATA/output_0.pb" --repeat 5 --json >"$tmp/run.json"
 check "run --json: ok, errors and latency" python3 - "$tmp/run.json" <<'PY'

@@ -216,6 +216,10 @@ TEST(Transform, ResizeRunsOnePassPerAxis) {
   ASSERT_EQ(in.size(), 1u);
   EXPECT_EQ(in[0]->tag, "resize_pass");
   EXPECT_EQ(in[0]->shape, (std::vector<int64_t>{1, 1, 3, 2}));  // W shrunk first
+  // The innermost pass reads its taps' indices and weights from tables over its output.
+  int tables = 0;
+  for (const te::Tensor& t : in[0]->inputs()) tables += t->shape == std::vector<int64_t>{2} && t->tag == "resize_pass";
+  EXPECT_EQ(tables, 4);
   EXPECT_EQ(y->tag, "injective");
   // The blend of the four taps around each half-pixel coordinate, in doubles.
   std::vector<double> src = values(d), got = values(run1(x, y, d));

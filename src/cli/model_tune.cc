@@ -547,7 +547,7 @@ void add_model_tune_command(CLI::App& app) {
       ->capture_default_str()
       ->transform(number_in(0, 1000));
   cmd->add_flag("--no-compile", a->no_compile, "only tune; do not compile the model");
-  cmd->add_flag("--quiet", a->quiet, "no progress lines");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress lines");
   cmd->add_flag("--json", a->json, "print one JSON object at the end");
   add_remote_options(cmd, a->remote,
                      {"--threads", "--db", "--cost-model", "--measure", "--validate"});

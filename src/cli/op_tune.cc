@@ -276,9 +276,9 @@ void add_op_tune_command(CLI::App* op) {
       ->capture_default_str();
   tune->add_option("--curve", a.curve_csv, "write the tuning curve (best GFLOP/s by trial) as CSV")
       ->check(nonempty_path());
-  tune->add_flag("--quiet", a.quiet, "no progress lines: only the final summary");
+  tune->add_flag("-q,--quiet", a.quiet, "no progress lines: only the final summary");
   tune->add_flag("--json", a.json, "print one JSON object at the end");
-  tune->add_flag("--verbose", a.verbose, "print cost-model metrics at each retrain");
+  tune->add_flag("-v,--verbose", a.verbose, "print cost-model metrics at each retrain");
   add_remote_options(
       tune, a.remote,
       {"--threads", "--db", "--cost-model", "--measure", "--population", "--curve", "--verbose"});

@@ -336,23 +336,21 @@ te::Tensor resize_axes(const te::Tensor& x, const Shape& out, const std::vector<
 te::Tensor resize_axis_tabled(const te::Tensor& x, const Shape& out, size_t d, const ResizeAttrs& a,
                               const std::string& name, const std::string& tag) {
   const Shape& in = x.shape();
+  size_t taps = a.mode == ResizeAttrs::Mode::Linear ? 2 : 4;  // linear or cubic only
   std::vector<te::Tensor> index, weight;
-  for (size_t k = 0;; ++k) {
-    size_t n = 0;
+  for (size_t k = 0; k < taps; ++k) {
     auto table = [&](bool w) {
       return te::compute(
           {out[d]},
           [&](const std::vector<Var>& ax) {
-            std::vector<Expr> valid;
+            std::vector<Expr> valid;  // none: not tf_crop_and_resize
             AxisTaps t = axis_taps(ax[0], d, in[d], out[d], a, valid);
-            n = t.index.size();
             return w ? t.weight[k] : t.index[k];
           },
           name + (w ? "_w" : "_i") + std::to_string(k), "resize_pass");
     };
     index.push_back(table(false));
     weight.push_back(table(true));
-    if (k + 1 == n) break;
   }
   return te::compute(
       out,

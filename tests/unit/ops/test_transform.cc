@@ -203,7 +203,7 @@ TEST(Transform, ResizeBilinearIsSeparable) {
                UserError);
 }
 
-// Linear and cubic resizes of several axes run one pass per axis: the shrinking axis first
+// Linear and cubic resizes of several axes run one pass per axis, in the order of least work
 // (tag resize_pass, computed once), and the values are the bilinear blend of 4 taps.
 TEST(Transform, ResizeRunsOnePassPerAxis) {
   using M = ResizeAttrs::Mode;

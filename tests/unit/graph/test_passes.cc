@@ -305,6 +305,28 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
                        ops::HostTensor::random({1, 8, 2, 32}, te::DataType::f32(), rng)});
 }
 
+// 16 lanes, 32 registers: a 1x1 conv expanding fewer than 64 channels over 28-wide rows (16
+// + 12 lanes) stays plain; over 24-wide rows, projecting, or from 64 channels it is packed.
+TEST(Passes, ShortExpansionsOver28WideRowsStayPlain) {
+  Builder b;
+  int x28 = b.input({1, 16, 2, 28}), x24 = b.input({1, 16, 2, 24}), w28 = b.input({1, 64, 2, 28});
+  int e28 = b.node("Conv", {x28, b.weight({64, 16, 1, 1})});
+  int e24 = b.node("Conv", {x24, b.weight({64, 16, 1, 1})});
+  int p28 = b.node("Conv", {x28, b.weight({16, 16, 1, 1})});  // not expanding
+  int wide = b.node("Conv", {w28, b.weight({128, 64, 1, 1})});  // 64 input channels
+  Graph raw = b.raw({e28, e24, p28, wide});
+  Graph g = for_target(raw, 16, 32);
+  std::vector<size_t> ranks;
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "Conv") ranks.push_back(g.values[size_t(n.inputs[1])].shape.size());
+  EXPECT_EQ(ranks, (std::vector<size_t>{4, 5, 5, 5}));  // 4: plain [K, C, 1, 1]
+  Rng rng(6);
+  expect_same_outputs(raw, g,
+                      {ops::HostTensor::random({1, 16, 2, 28}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 16, 2, 24}, te::DataType::f32(), rng),
+                       ops::HostTensor::random({1, 64, 2, 28}, te::DataType::f32(), rng)});
+}
+
 TEST(Passes, GemmWeightsAreTransposedForTheTarget) {
   Builder b;
   int x = b.input({3, 5});

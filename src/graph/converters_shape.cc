@@ -279,7 +279,7 @@ std::vector<ConvertOutput> resize(const ConvertContext& c) {
   a.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
   a.coord = resize_coord(c);
   a.nearest = resize_rounding(c);
-  if (c.attr_int("antialias", 0) != 0) c.fail("antialiasing is not supported");
+  a.antialias = c.attr_int("antialias", 0) != 0;
   a.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
   // Opset 18: scales, sizes and roi may cover only the listed axes.
   size_t rank = in.size();

@@ -74,6 +74,9 @@ struct ResizeAttrs {
   /// taps outside the input get weight 0 (the others renormalized) instead of the edge value.
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  /// Linear and cubic only: when downsampling an axis, the kernel stretched by 1 / scale, so
+  /// every input element within its reach contributes (ONNX Resize 18's antialias).
+  bool antialias = false;
 };
 
 /// The combiner of a reduce op (Mean = Sum divided by the reduced element count).

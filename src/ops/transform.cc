@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "ops/op_util.h"
 
@@ -258,6 +259,53 @@ struct AxisTaps {
   std::vector<Expr> index, weight;
 };
 
+// The first tap of an antialiased downsample of `scale` (< 1), relative to floor(x): the
+// kernel's half-width (1 linear, 2 cubic) stretched by 1 / scale. The taps run to -first + 1.
+int64_t antialias_first_tap(const ResizeAttrs& a, double scale) {
+  double reach = a.mode == ResizeAttrs::Mode::Linear ? 1.0 : 2.0;
+  return int64_t(std::floor(-reach / scale)) + 1;
+}
+
+// Whether axis d's taps are those of the stretched kernel.
+bool antialiased(const ResizeAttrs& a, size_t d) {
+  return a.antialias && a.mode != ResizeAttrs::Mode::Nearest && a.scales[d] < 1.0;
+}
+
+// The taps of axis d an output index reads: 1 nearest, 2 linear, 4 cubic, more antialiased.
+size_t tap_count(const ResizeAttrs& a, size_t d) {
+  if (antialiased(a, d)) return size_t(2 - 2 * antialias_first_tap(a, a.scales[d]));
+  return a.mode == ResizeAttrs::Mode::Nearest ? 1 : a.mode == ResizeAttrs::Mode::Linear ? 2 : 4;
+}
+
+// Antialiased taps at floor(x) + j, weighted by the kernel at (j - t) x scale, t the fraction
+// of x, and normalized to sum 1 (with exclude_outside, over the taps inside only), as in
+// ONNX's reference. Its taps for a whole x end one further left; both ends weigh 0 there.
+AxisTaps antialias_taps(const Expr& i0, const Expr& t, int64_t in, double scale, const ResizeAttrs& a) {
+  te::DataType f = te::DataType::f32();
+  auto c = [&](double v) { return te::make_const(f, v); };
+  int64_t first = antialias_first_tap(a, scale);
+  AxisTaps taps;
+  Expr sum;
+  for (int64_t j = first; j <= 1 - first; ++j) {
+    Expr r = te::call(te::Intrinsic::Fabs, {(c(double(j)) - t) * c(scale)}), w;
+    if (a.mode == ResizeAttrs::Mode::Linear) {
+      w = te::max(c(0), c(1) - r);
+    } else {  // Keys' kernel: near within 1, far within 2, 0 beyond
+      double k = a.cubic_a;
+      Expr near = ((c(k + 2) * r - c(k + 3)) * r) * r + c(1);
+      Expr far = ((c(k) * r - c(5 * k)) * r + c(8 * k)) * r - c(4 * k);
+      w = te::select(r <= c(1), near, te::select(r < c(2), far, c(0)));
+    }
+    Expr i = i0 + Expr(j);
+    if (a.exclude_outside) w = te::select(te::logical_and(i >= Expr(0), i < Expr(in)), w, c(0));
+    taps.index.push_back(clamp_index(i, in));  // outside: the edge value
+    taps.weight.push_back(w);
+    sum = sum ? sum + w : w;
+  }
+  for (Expr& w : taps.weight) w = w / sum;
+  return taps;
+}
+
 AxisTaps axis_taps(const Var& o, size_t d, int64_t in, int64_t out, const ResizeAttrs& a,
                    std::vector<Expr>& valid) {
   te::DataType f = te::DataType::f32(), i64 = te::DataType::i64();
@@ -275,6 +323,7 @@ AxisTaps axis_taps(const Var& o, size_t d, int64_t in, int64_t out, const Resize
   }
   Expr fl = floor_f(xf);
   Expr i0 = te::cast(i64, fl), t = xf - fl;
+  if (antialiased(a, d)) return antialias_taps(i0, t, in, a.scales[d], a);
   if (a.mode == ResizeAttrs::Mode::Linear)
     return {{clamp_index(i0, in), clamp_index(i0 + Expr(1), in)}, {te::make_const(f, 1.0) - t, t}};
   AxisTaps taps;
@@ -336,7 +385,7 @@ te::Tensor resize_axes(const te::Tensor& x, const Shape& out, const std::vector<
 te::Tensor resize_axis_tabled(const te::Tensor& x, const Shape& out, size_t d, const ResizeAttrs& a,
                               const std::string& name, const std::string& tag) {
   const Shape& in = x.shape();
-  size_t taps = a.mode == ResizeAttrs::Mode::Linear ? 2 : 4;  // linear or cubic only
+  size_t taps = tap_count(a, d);
   std::vector<te::Tensor> index, weight;
   for (size_t k = 0; k < taps; ++k) {
     auto table = [&](bool w) {

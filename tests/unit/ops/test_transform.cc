@@ -247,4 +247,51 @@ TEST(Transform, ResizeRunsOnePassPerAxis) {
   EXPECT_EQ(n->inputs()[0]->name, "x");
 }
 
+// Antialiased linear downsampling by 2 stretches the triangle to 4 taps around each
+// half-pixel coordinate 2o + 0.5: weights 1, 3, 3, 1 (over 8) at 2o - 1 ... 2o + 2, the edge
+// value outside; with exclude_outside the outside tap weighs 0 and the rest 3, 3, 1 (over 7).
+// Upsampling is unchanged by it; two downsampled axes run as one pass each.
+TEST(Transform, ResizeAntialiasStretchesTheKernel) {
+  using M = ResizeAttrs::Mode;
+  using C = ResizeAttrs::Coord;
+  Rng rng(8);
+  HostTensor d = HostTensor::random({8}, te::DataType::f32(), rng);
+  std::vector<double> src = values(d);
+  te::Tensor x = f32({8}, "x");
+  ResizeAttrs a = resize_attrs(M::Linear, C::HalfPixel, {0.5});
+  a.antialias = true;
+  auto at = [&](int64_t i) { return src[size_t(std::clamp<int64_t>(i, 0, 7))]; };
+  std::vector<double> got = values(run1(x, resize(x, {4}, a, "aa"), d));
+  for (int64_t o = 0; o < 4; ++o) {
+    double want = (at(2 * o - 1) + 3 * at(2 * o) + 3 * at(2 * o + 1) + at(2 * o + 2)) / 8;
+    EXPECT_NEAR(got[size_t(o)], want, 1e-6) << o;
+  }
+  a.exclude_outside = true;
+  got = values(run1(x, resize(x, {4}, a, "ex"), d));
+  EXPECT_NEAR(got[0], (3 * src[0] + 3 * src[1] + src[2]) / 7, 1e-6);
+  EXPECT_NEAR(got[3], (src[5] + 3 * src[6] + 3 * src[7]) / 7, 1e-6);
+  ResizeAttrs up = resize_attrs(M::Linear, C::HalfPixel, {2.0}), up_aa = up;
+  up_aa.antialias = true;
+  EXPECT_EQ(values(run1(x, resize(x, {16}, up_aa, "u"), d)), values(run1(x, resize(x, {16}, up, "u"), d)));
+  // Two axes: H's pass, then W's from tables of 4 taps.
+  HostTensor d2 = HostTensor::random({1, 1, 8, 8}, te::DataType::f32(), rng);
+  std::vector<double> src2 = values(d2);
+  te::Tensor x2 = f32({1, 1, 8, 8}, "x2");
+  ResizeAttrs a2 = resize_attrs(M::Linear, C::HalfPixel, {1, 1, 0.5, 0.5});
+  a2.antialias = true;
+  te::Tensor y2 = resize(x2, {1, 1, 4, 4}, a2, "aa2");
+  ASSERT_EQ(y2->inputs()[0]->tag, "resize_pass");
+  got = values(run1(x2, y2, d2));
+  const double w[4] = {1.0 / 8, 3.0 / 8, 3.0 / 8, 1.0 / 8};
+  for (int64_t oh = 0; oh < 4; ++oh)
+    for (int64_t ow = 0; ow < 4; ++ow) {
+      double want = 0;
+      for (int64_t i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < 4; ++j)
+          want += w[i] * w[j] *
+                  src2[size_t(std::clamp<int64_t>(2 * oh - 1 + i, 0, 7) * 8 + std::clamp<int64_t>(2 * ow - 1 + j, 0, 7))];
+      EXPECT_NEAR(got[size_t(oh * 4 + ow)], want, 1e-5) << oh << " " << ow;
+    }
+}
+
 }  // namespace tuner::ops::testing

@@ -250,7 +250,7 @@ int winograd_convs(Graph& g, int vector_lanes) {
     if (c != x.shape[1] || c < kWinogradMinChannels || k < kWinogradMinChannels || k % vector_lanes != 0)
       continue;
     ops::WinogradGeometry geo = ops::WinogradGeometry::make(x.shape, *pads);
-    if (geo.tiles_h * geo.tiles_w < kWinogradMinTiles) continue;
+    if (geo.tiles_h * geo.tiles_w < kWinogradMinTiles || c * geo.tiles_h * geo.tiles_w < kWinogradMinWork) continue;
     if (ops::kWinogradAlpha * ops::kWinogradAlpha * c * k * 4 > kWinogradMaxWeightBytes) continue;
 
     int u = g.add_constant(w.name + "_winograd", ops::winograd_weight(*w.data));

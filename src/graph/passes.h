@@ -49,13 +49,20 @@ constexpr int64_t kWinogradMinTiles = 16;
 /// products' register tile shrinks (32 -> 32 channels at 32x32: 0.055 ms against 0.037
 /// direct; 64 -> 64 at 14x14: 0.020 against 0.027).
 constexpr int64_t kWinogradMinChannels = 64;
+/// Input channels x tiles per image: below it the transforms and the short products cost more
+/// than the 4x fewer multiply-adds save. Four chained 3x3 convs against direct ones (Intel
+/// Sapphire Rapids, 2 threads): 64 channels at 13x13 (16 tiles) 2.1x slower, at 20x20 (25)
+/// 1.09x, at 24x24 (36) 0.63x; 96 at 13x13 1.08x, at 20x20 0.83-0.90x; 128 at 13x13 1.0x, at
+/// 14x14 0.86x; squeezenet1_1's 64 -> 256 at 13x13 0.62 ms against 0.18 direct.
+constexpr int64_t kWinogradMinWork = 2048;
 /// The transformed weight U [36, C, K] is 4x the 3x3 weight and read once per conv from
 /// memory in a whole model: above this it costs more than the products save (resnet18's
 /// 256-channel layer, U 9.4 MB: 0.55-0.60 ms against 0.48-0.50 direct).
 constexpr int64_t kWinogradMaxWeightBytes = int64_t(4) << 20;
 /// 3x3 stride-1 Conv nodes (one group, constant float32 weight, explicit pads, at least
 /// kWinogradMinChannels input and output channels, output channels a multiple of
-/// `vector_lanes`, >= kWinogradMinTiles tiles, U within kWinogradMaxWeightBytes) become one
+/// `vector_lanes`, >= kWinogradMinTiles tiles and kWinogradMinWork channels x tiles, U within
+/// kWinogradMaxWeightBytes) become one
 /// tuner.WinogradConv node (ops::winograd_conv, the weight transformed now): 4x fewer
 /// multiply-adds in the products. Untuned, resnet18's 64-channel layer at 56x56 0.23-0.28 ms against 0.45
 /// for the packed direct conv, its 128-channel layer at 28x28 0.31 against 0.44.

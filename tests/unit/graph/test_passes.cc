@@ -398,10 +398,10 @@ TEST(Passes, WinogradConvsComputeTheSameConv) {
   // Weights scaled like a trained net's (~1/sqrt(fan-in)): activations stay near 1 through
   // the chain, so the comparison sees the transforms' rounding, not growth.
   auto w = [&](int64_t k, int64_t c) { return b.weight({k, c, 3, 3}, 1.5 / std::sqrt(9.0 * double(c))); };
-  int x = b.input({1, 16, 18, 17});
+  int x = b.input({1, 16, 22, 22});
   int narrow = b.node("Conv", {x, w(64, 16)}, {{"pads", test::ints({1, 1, 1, 1})}});  // kept
   int w1 = b.node("Conv", {narrow, w(64, 64), b.weight({64})}, {{"pads", test::ints({1, 1, 1, 1})}});
-  int w2 = b.node("Conv", {w1, w(64, 64)}, {{"pads", test::ints({0, 1, 2, 1})}});
+  int w2 = b.node("Conv", {w1, w(64, 64)}, {{"pads", test::ints({0, 1, 2, 1})}});  // 6 x 6 tiles
   int strided = b.node("Conv", {w2, w(64, 64)}, {{"strides", test::ints({2, 2})}});  // kept
   int few = b.node("Conv", {strided, w(64, 64)});  // 2 x 2 tiles: kept
   Graph raw = b.raw({few});
@@ -417,11 +417,24 @@ TEST(Passes, WinogradConvsComputeTheSameConv) {
   EXPECT_EQ(ops.count("tuner.WinogradConv"), 2u) << g.str();
   EXPECT_EQ(ops.count("Conv"), 3u);
   Rng rng(3);
-  std::vector<ops::HostTensor> in = {ops::HostTensor::random({1, 16, 18, 17}, te::DataType::f32(), rng)};
+  std::vector<ops::HostTensor> in = {ops::HostTensor::random({1, 16, 22, 22}, te::DataType::f32(), rng)};
   std::vector<ops::HostTensor> want = evaluate_graph(raw, in), got = evaluate_graph(g, in);
   ASSERT_EQ(got.size(), 1u);
   auto cmp = ops::compare(got[0], want[0], 1e-4, 1e-4);
   EXPECT_EQ(cmp.mismatches, 0) << cmp.message;
+  // 4 x 4 tiles (13x13): 64 input channels are too few for the transforms to pay (kept), 128
+  // enough.
+  test::Builder b13;
+  int x13 = b13.input({1, 64, 13, 13});
+  int c64 = b13.node("Conv", {x13, b13.weight({64, 64, 3, 3})}, {{"pads", test::ints({1, 1, 1, 1})}});
+  int cat = b13.node("Concat", {c64, x13}, {{"axis", test::int_attr(1)}});
+  int c128 = b13.node("Conv", {cat, b13.weight({64, 128, 3, 3})}, {{"pads", test::ints({1, 1, 1, 1})}});
+  Graph g13 = b13.raw({c128});
+  run_passes(g13, po);
+  std::vector<std::string> convs;
+  for (const Node& n : g13.nodes)
+    if (!n.dead && n.op != "Concat") convs.push_back(n.op);
+  EXPECT_EQ(convs, (std::vector<std::string>{"Conv", "tuner.WinogradConv"})) << g13.str();
   // Turned off: the same passes keep direct convs.
   Graph plain = raw;
   po.winograd = false;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <map>
 #include <sstream>
@@ -268,8 +269,76 @@ int winograd_convs(Graph& g, int vector_lanes) {
   return changed;
 }
 
+namespace {
+
+// The output channels a packed conv computes for `k`: the next multiple of two vectors when
+// that wastes at most 1/16 (1000 -> 1024; not 24 -> 32), else k.
+int64_t padded_output_channels(int64_t k, int vector_lanes) {
+  int64_t block = 2 * int64_t(vector_lanes), kp = (k + block - 1) / block * block;
+  return 16 * (kp - k) <= k ? kp : k;
+}
+
+// `t` [k, ...] with zero rows appended up to `rows`.
+ops::HostTensor zero_padded_rows(const ops::HostTensor& t, int64_t rows) {
+  ops::Shape shape = t.shape;
+  shape[0] = rows;
+  ops::HostTensor out(shape, t.dtype);
+  std::memset(out.raw(), 0, size_t(out.num_elements()) * size_t(t.dtype.bytes()));
+  std::memcpy(out.raw(), t.raw(), size_t(t.num_elements()) * size_t(t.dtype.bytes()));
+  return out;
+}
+
+// Conv node i computes `kp` output channels (zero weights and bias past its own), and a Slice
+// hands the first ones to its readers: the conv can then be packed by whole vectors.
+void pad_conv_output(Graph& g, size_t i, int64_t kp) {
+  Node conv = g.nodes[i];
+  const Value& w = g.values[size_t(conv.inputs[1])];
+  int out = conv.outputs[0];
+  int64_t k = w.shape[0];
+  conv.inputs[1] = g.add_constant(w.name + "_padded", zero_padded_rows(*w.data, kp));
+  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+    const Value& b = g.values[size_t(conv.inputs[2])];
+    conv.inputs[2] = g.add_constant(b.name + "_padded", zero_padded_rows(*b.data, kp));
+  }
+  Value wide = g.values[size_t(out)];
+  wide.name += "_padded";
+  wide.shape[1] = kp;
+  wide.data = nullptr;
+  wide.producer = -1;
+  conv.outputs = {g.add_value(std::move(wide))};
+  auto ints = [&](const char* name, int64_t v) {
+    return g.add_constant(g.values[size_t(out)].name + name,
+                          ops::HostTensor::from_values({1}, te::DataType::i64(), {double(v)}));
+  };
+  Node slice;
+  slice.op = "Slice";
+  slice.name = conv.name + "_channels";
+  slice.inputs = {conv.outputs[0], ints("_start", 0), ints("_end", k), ints("_axis", 1)};
+  slice.outputs = {out};
+  g.replace_node(i, {std::move(conv), std::move(slice)});
+}
+
+}  // namespace
+
 int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
+  // Output channels no block divides (a 1000-class head): computed up to whole blocks of two
+  // vectors when that wastes little, so the conv packs instead of staying plain. Intel
+  // Sapphire Rapids, squeezenet1_1's 512 -> 1000 1x1 conv at 13x13 1.03 -> 0.61 ms.
+  for (size_t i = g.nodes.size(); i-- > 0;) {  // backwards: insertions keep earlier indices
+    const Node& n = g.nodes[i];
+    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
+    if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
+    const Value& w = g.values[size_t(n.inputs[1])];
+    if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !g.values[size_t(n.inputs[2])].is_constant()) continue;
+    const auto& out = g.values[size_t(n.outputs[0])].shape;
+    int64_t k = w.shape[0], kp = padded_output_channels(k, vector_lanes);
+    if (kp == k || conv_weight_block(k, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers) != 0) continue;
+    int64_t block = conv_weight_block(kp, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
+    if (block == 0 || pointwise_plain_wins(g, n, vector_lanes, vector_registers, block)) continue;
+    pad_conv_output(g, i, kp);
+  }
   for (Node& n : g.nodes) {
     if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
     if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;

@@ -103,8 +103,14 @@ std::string epilogue_of(const State& st, const std::string& stage) {
   auto cons = st.consumers(stage);
   if (cons.size() != 1) return "";
   const Stage& c = st.stage(cons[0]);
-  if (!c.op->reduce_axes.empty() || c.loc != Location::Root || c.op->shape != s.op->shape) return "";
-  return cons[0];
+  if (!c.op->reduce_axes.empty() || c.loc != Location::Root) return "";
+  if (c.op->shape == s.op->shape) return cons[0];
+  // A leading part of the stage read at the reader's own indices (a conv computing whole
+  // blocks of output channels, sliced to the model's): the tile covers what is read.
+  if (c.op->shape.size() != s.op->shape.size()) return "";
+  for (size_t d = 0; d < s.op->shape.size(); ++d)
+    if (c.op->shape[d] > s.op->shape[d]) return "";
+  return read_in_place(st, cons[0], stage) ? cons[0] : "";
 }
 
 namespace {

@@ -17,8 +17,9 @@ bool is_tiled_reduction(const Stage& s);
 /// transcendental (exp, erf, ...) read by several stages.
 bool should_auto_inline(const State& st, const std::string& stage);
 
-/// The single elementwise reader of `stage` with the same shape, computed at root, that can
-/// hold `stage` in its loops (the epilogue of a matmul/conv); empty when there is none.
+/// The single elementwise reader of `stage` with the same shape (or a leading part of it read
+/// at its own indices), computed at root, that can hold `stage` in its loops (the epilogue of
+/// a matmul/conv); empty when there is none.
 std::string epilogue_of(const State& st, const std::string& stage);
 
 /// Whether stage `reader` (a tile's outer stage) reads `stage` only at its own indices, also

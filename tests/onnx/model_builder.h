@@ -44,11 +44,14 @@ class ModelBuilder {
     for (int64_t d : shape) t->add_dims(d);
     for (int64_t v : values) t->add_int64_data(v);
   }
-  void float_initializer(const std::string& name, const std::vector<float>& values) {
+  /// A float initializer; 1-D unless `shape` is given.
+  void float_initializer(const std::string& name, const std::vector<float>& values,
+                         const std::vector<int64_t>& shape = {}) {
     onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_dims(int64_t(values.size()));
+    if (shape.empty()) t->add_dims(int64_t(values.size()));
+    for (int64_t d : shape) t->add_dims(d);
     for (float v : values) t->add_float_data(v);
   }
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,

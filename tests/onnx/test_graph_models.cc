@@ -536,6 +536,31 @@ TEST(GraphModels, MatMulIntegerWithZeroPointsPerRowAndColumn) {
   expect_outputs(g, in, {{0 + 20 - 120, 0 + 50 + 140, 0 + 0 + 600, -100 + 0 - 700}});
 }
 
+// 250 output channels (no block of one or two vectors divides them): the compiled convs, 1x1
+// and 3x3, compute whole blocks and the slice back to 250 sits in their epilogue, its last
+// block partial. The interpreted graph has no target passes: the reference.
+TEST(GraphModels, ConvsWithOutputChannelsNoBlockDivides) {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 5, 7});
+  b.output("y", {1, 250, 5, 7});
+  b.output("z", {1, 250, 5, 7});
+  auto pattern = [](size_t n, int seed) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = float((int(i * 7 + size_t(seed)) % 23) - 11) / 16.0f;
+    return v;
+  };
+  b.float_initializer("w1", pattern(250 * 8, 1), {250, 8, 1, 1});
+  b.float_initializer("b1", pattern(250, 2));
+  b.float_initializer("w3", pattern(250 * 8 * 9, 3), {250, 8, 3, 3});
+  b.node("Conv", {"x", "w1", "b1"}, {"c1"});
+  b.node("Relu", {"c1"}, {"y"});
+  set_ints(b.node("Conv", {"x", "w3"}, {"z"}), "pads", {1, 1, 1, 1});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> in = {iota({1, 8, 5, 7})};
+  std::vector<HostTensor> want = graph::evaluate_graph(g, in);
+  expect_outputs(g, in, {values(want[0]), values(want[1])});
+}
+
 TEST(GraphModels, UnsupportedVariantsAreOneLineUserErrors) {
   ModelBuilder b(13);
   b.input("x", {1, 1, 4});

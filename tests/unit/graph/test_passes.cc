@@ -305,6 +305,30 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
                        ops::HostTensor::random({1, 8, 2, 32}, te::DataType::f32(), rng)});
 }
 
+// Output channels no block of one or two vectors divides: computed up to whole blocks when
+// that wastes at most 1/16 (250 -> 256 with 8 lanes, then packed by 16) and sliced back; 36
+// channels (-> 48 would waste a third) stay as they are. Same outputs either way.
+TEST(Passes, ConvOutputChannelsArePaddedToWholeBlocks) {
+  Builder b;
+  int x = b.input({1, 8, 3, 5});
+  int wide = b.node("Conv", {x, b.weight({250, 8, 1, 1}), b.weight({250})});
+  int relu = b.node("Relu", {wide});
+  int narrow = b.node("Conv", {relu, b.weight({36, 250, 1, 1})});
+  Graph raw = b.raw({narrow});
+  Graph g = for_target(raw, 8);
+  std::vector<ops::Shape> weights;
+  int slices = 0;
+  for (const Node& n : g.nodes) {
+    if (n.dead) continue;
+    if (n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
+    slices += n.op == "Slice";
+  }
+  EXPECT_EQ(weights, (std::vector<ops::Shape>{{16, 8, 1, 1, 16}, {36, 250, 1, 1}})) << g.str();
+  EXPECT_EQ(slices, 1);
+  Rng rng(9);
+  expect_same_outputs(raw, g, {ops::HostTensor::random({1, 8, 3, 5}, te::DataType::f32(), rng)});
+}
+
 // 16 lanes, 32 registers: a 1x1 conv expanding fewer than 64 channels over 28-wide rows (16
 // + 12 lanes) stays plain; over 24-wide rows, projecting, or from 64 channels it is packed.
 TEST(Passes, ShortExpansionsOver28WideRowsStayPlain) {

@@ -555,7 +555,15 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // (AVX2 code on the same host: 1.98 -> 0.33 and 0.46 -> 0.22).
   // ViT's attention scores, 197 columns: 12 x 16 + 5. (Only `uneven`: under a reshaping
   // epilogue, swin_t's 49 columns, bound inference took the whole product per tile, 30x.)
-  else if (uneven && !wblock && 2 * tc < lanes && cols_ext > lanes) tc = lanes;
+  // So do rows whose divisor is no power of two (55 = 5 x 11, 27 = 3 x 9), when the last
+  // block keeps at least 4 lanes: an 11- or 9-lane vector is split into 8-, 2- and 1-lane
+  // pieces and reassembled, where 16 + 16 + 16 + 7 splits only the last (an 18-wide 1x1 conv
+  // was 1.2x slower as 16 + 2 than as 9 + 9). Intel Sapphire Rapids: squeezenet1_1's 3x3/2 max pool to 55x55
+  // 0.167 -> 0.085 ms, to 27x27 0.070 -> 0.050, a 96x55x55 depthwise conv 0.140 -> 0.058; its
+  // AVX2 code on the same host 0.22 -> 0.11 and 0.12 -> 0.077.
+  else if (uneven && !wblock && cols_ext > lanes &&
+           (2 * tc < lanes || ((tc & (tc - 1)) != 0 && cols_ext % lanes >= 4)))
+    tc = lanes;
   if (tc == lanes && two_vector_row_extent(rop, cols_ext, lanes, registers)) tc = 2 * lanes;
   t.cols = tc;
   // Rows: as many as keep the accumulators within the registers.

@@ -58,6 +58,8 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"c=4", "h=5", "w=27", "k=16", "pad=1", "wblock=16"},
                   // Rows no divisor fills half a vector: whole vectors and an odd last block.
                   {"c=4", "h=3", "w=73", "k=8", "kh=1", "kw=1", "bias=1"},
+                  // Divisors no power of two (27 = 3 x 9): 16 + 11.
+                  {"c=4", "h=3", "w=27", "k=8", "kh=1", "kw=1"},
                   // Dilated taps reading only padding on some rows, or on all (the centre
                   // tap alone): clip_guarded_reduction_loops skips them.
                   {"c=8", "h=9", "w=10", "k=16", "pad=6", "dilation=6", "bias=1", "wblock=16"},
@@ -68,10 +70,12 @@ const std::map<std::string, OpCases>& op_cases() {
                             // Partial last vector blocks: 56 = 3 x 16 + 8, 20 = 16 + 4.
                             {"c=16", "h=112", "w=112", "stride=2", "pad=1", "bias=1"},
                             {"c=16", "h=20", "w=20", "pad=1"}, {"c=4", "h=5", "w=37", "pad=1"},
+                            {"c=4", "h=6", "w=55", "pad=1", "bias=1"},  // 3 x 16 + 7
                             {"c=16", "h=9", "w=9", "pad=5", "dilation=5"}}},
       {"max_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
                       {"c=16", "h=60", "w=60", "kernel=3", "stride=1", "pad=1"},
                       {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1"},
+                      {"c=2", "h=9", "w=111", "kernel=3", "stride=2", "ceil_mode=1"},  // 55 wide
                       {"n=2", "c=1", "h=1", "w=5", "kernel=1", "stride=1"}}},
       {"avg_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
                       {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1", "count_include_pad=1"},

@@ -28,8 +28,8 @@ schedule::FallbackOptions avx2_fallback() {
 
 // The fallback's vector over a conv's output width: a power of two dividing it, unless that
 // is below half a vector and a larger divisor fills more than half (a 14-wide row: 14 lanes).
-// Wider than a vector: whole vectors and a shorter last block (56 = 3 x 16 + 8), also when the
-// column blocks go to threads (too few rows of tiles).
+// Wider than a vector: whole vectors and a shorter last block (56 = 3 x 16 + 8; 55 = 3 x 16 +
+// 7 rather than 5 x 11), also when the column blocks go to threads (too few rows of tiles).
 TEST(Fallback, ConvRowsFillTheVector) {
   auto vector_width = [](int64_t width, int64_t height) {
     auto& def = ops::find_op("conv2d");
@@ -56,6 +56,8 @@ TEST(Fallback, ConvRowsFillTheVector) {
   EXPECT_EQ(vector_width(73, 16), 16);  // 4 x 16 + 9: no divisor but 1 (it ran lane by lane)
   EXPECT_EQ(vector_width(57, 16), 16);  // 3 x 16 + 9: better than 3 lanes
   EXPECT_EQ(vector_width(48, 16), 32);  // three vectors: tiles of two, the last block one
+  EXPECT_EQ(vector_width(55, 16), 16);  // 3 x 16 + 7, not 5 x 11 (pieces of 8, 2 and 1)
+  EXPECT_EQ(vector_width(27, 16), 16);  // 16 + 11, not 3 x 9
   // 4 rows of tiles for 2 threads: the column blocks join the parallel loop, whose body
   // partition_tails picks by its variable, so the partial last block stays.
   EXPECT_EQ(vector_width(56, 4), 16);

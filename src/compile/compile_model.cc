@@ -49,6 +49,16 @@ class PlanBuilder {
     for (size_t i = 0; i < g_.inputs.size(); ++i)
       p.inputs.push_back(bind(g_.inputs[i], runtime::Storage::Input, int64_t(i)));
     for (const graph::Node& n : g_.nodes) add_index_check(n);
+    // An in-place concat's inputs are views of its output: their kernels write their parts.
+    for (int ni : ts.in_place_concats) {
+      const graph::Node& n = g_.nodes[size_t(ni)];
+      int whole = buffer(n.outputs[0]);
+      int64_t offset = 0;
+      for (int v : n.inputs) {
+        view_of_[buffer(v)] = {whole, offset};
+        offset += p.buffers[size_t(buffer(v))].bytes;
+      }
+    }
     // Outputs get buffers of their own; one produced by a group is written there directly,
     // one that is a model input or a constant is copied.
     std::vector<std::pair<int, int>> late_copies;
@@ -150,27 +160,35 @@ class PlanBuilder {
     runtime::Plan& p = art_.plan;
     std::vector<runtime::Lifetime> lives;
     std::vector<int> ids;
+    std::map<int, size_t> life_of;  // buffer -> its lifetime's index
     for (size_t b = 0; b < p.buffers.size(); ++b) {
-      if (p.buffers[b].storage != runtime::Storage::Arena) continue;
-      runtime::Lifetime l{p.buffers[b].bytes, int(p.steps.size()), -1};
-      for (size_t s = 0; s < p.steps.size(); ++s)
-        for (int a : p.steps[s].args)
-          if (a == int(b)) {
-            l.first = std::min(l.first, int(s));
-            l.last = std::max(l.last, int(s));
-          }
-      lives.push_back(l);
+      if (p.buffers[b].storage != runtime::Storage::Arena || view_of_.count(int(b))) continue;
+      life_of[int(b)] = lives.size();
+      lives.push_back({p.buffers[b].bytes, int(p.steps.size()), -1});
       ids.push_back(int(b));
-      p.unplanned_bytes += l.bytes;
+      p.unplanned_bytes += p.buffers[b].bytes;
     }
+    // A view's uses are its whole buffer's.
+    for (size_t s = 0; s < p.steps.size(); ++s)
+      for (int a : p.steps[s].args) {
+        auto v = view_of_.find(a);
+        auto it = life_of.find(v == view_of_.end() ? a : v->second.first);
+        if (it == life_of.end()) continue;
+        runtime::Lifetime& l = lives[it->second];
+        l.first = std::min(l.first, int(s));
+        l.last = std::max(l.last, int(s));
+      }
     runtime::MemoryPlan mp = runtime::plan_memory(lives);
     for (size_t i = 0; i < ids.size(); ++i) p.buffers[size_t(ids[i])].offset = mp.offsets[i];
+    for (auto [view, whole] : view_of_)
+      p.buffers[size_t(view)].offset = p.buffers[size_t(whole.first)].offset + whole.second;
     p.arena_bytes = mp.arena_bytes;
   }
 
   const graph::Graph& g_;
   runtime::Artifact& art_;
   std::map<int, int> buffer_of_;
+  std::map<int, std::pair<int, int64_t>> view_of_;  // buffer -> (whole buffer, byte offset)
 };
 
 // A plan larger than this machine's memory only fails when it runs ("out of memory

@@ -49,7 +49,40 @@ bool is_reshape(const std::string& op) {
 
 }  // namespace
 
+std::vector<int> in_place_concats(const Graph& g) {
+  std::vector<int> out;
+  std::set<int> aliased;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (n.dead || n.op != "Concat" || n.outputs.size() != 1 || n.inputs.empty()) continue;
+    const Value& o = g.values[size_t(n.outputs[0])];
+    if (g.is_output(n.outputs[0]) || o.is_constant()) continue;
+    auto a = n.attrs.find("axis");
+    int64_t rank = int64_t(o.shape.size()), axis = a == n.attrs.end() ? 0 : a->second.i;
+    if (axis < 0) axis += rank;
+    bool ok = axis >= 0 && axis < rank;
+    for (int64_t d = 0; ok && d < axis; ++d) ok = o.shape[size_t(d)] == 1;
+    int64_t offset = 0;
+    std::set<int> seen;
+    for (int v : n.inputs) {
+      if (!ok) break;
+      const Value& in = g.values[size_t(v)];
+      int prod = v < 0 ? -1 : in.producer;
+      ok = prod >= 0 && !g.nodes[size_t(prod)].dead && g.nodes[size_t(prod)].op != "Concat" &&
+           !g.is_output(v) && in.dtype == o.dtype && in.num_elements() > 0 && offset % 64 == 0 &&
+           !aliased.count(v) && seen.insert(v).second;
+      offset += in.num_elements() * in.dtype.bytes();
+    }
+    if (!ok) continue;
+    aliased.insert(seen.begin(), seen.end());
+    out.push_back(int(ni));
+  }
+  return out;
+}
+
 std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
+  std::vector<int> concats = in_place_concats(g);
+  std::set<int> skip(concats.begin(), concats.end());
   std::vector<Group> groups;
   std::vector<size_t> reshapes;  // per group
   std::vector<int> group_of(g.nodes.size(), -1);
@@ -84,7 +117,7 @@ std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
 
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const Node& n = g.nodes[ni];
-    if (n.dead) continue;
+    if (n.dead || skip.count(int(ni))) continue;
     FusePattern p = fuse_pattern(n.op);
     int join = -1;
     if (opts.enabled && p != FusePattern::Anchor) {
@@ -92,6 +125,7 @@ std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
         int prod = g.values[v].producer;
         if (prod < 0) continue;
         int gi = group_of[prod];
+        if (gi < 0) continue;  // an in-place concat: no kernel to join
         if (groups[size_t(gi)].nodes.size() >= opts.max_nodes || sole_output(gi) != v) continue;
         if (is_reshape(n.op) && reshapes[size_t(gi)] >= opts.max_reshapes) continue;
         // A reduction takes only injective producers (its prologue); an injective op joins

@@ -40,7 +40,15 @@ struct FuseOptions {
   size_t max_reshapes = 4;
 };
 
-/// Groups of the live nodes, in an order where every group's inputs are computed earlier.
+/// Concat nodes whose inputs the kernels producing them can write in place, into their part
+/// of the output (which then needs no kernel): along an axis with only 1s before it, so each
+/// input is one contiguous range, 64-byte aligned; every input produced by a kernel for this
+/// concat alone to alias (not a model input, output or constant, nor another concat's
+/// output), and the output not a model output.
+std::vector<int> in_place_concats(const Graph& g);
+
+/// Groups of the live nodes but in_place_concats, in an order where every group's inputs are
+/// computed earlier.
 std::vector<Group> fuse(const Graph& g, const FuseOptions& opts = {});
 
 }  // namespace tuner::graph

@@ -26,6 +26,7 @@ struct TaskSet {
   std::vector<Group> groups;
   std::vector<Task> tasks;
   std::vector<int> task_of_group;  // index into tasks for every group
+  std::vector<int> in_place_concats;  // Concat nodes no kernel runs (graph::in_place_concats)
 };
 
 /// Fuses `g` and extracts its tasks.

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "graph/evaluate.h"
+#include "graph/fusion.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "onnx/model_builder.h"
@@ -557,6 +558,44 @@ TEST(GraphModels, ConvsWithOutputChannelsNoBlockDivides) {
   set_ints(b.node("Conv", {"x", "w3"}, {"z"}), "pads", {1, 1, 1, 1});
   graph::Graph g = b.import();
   std::vector<HostTensor> in = {iota({1, 8, 5, 7})};
+  std::vector<HostTensor> want = graph::evaluate_graph(g, in);
+  expect_outputs(g, in, {values(want[0]), values(want[1])});
+}
+
+// Concats written in place by their inputs' kernels (graph::in_place_concats): one of two
+// convs, then one of that concat and a third conv (an input made by a concat: a copy
+// kernel), and an input of the first read again after both. The concat's memory is live
+// from its first part's kernel on: `t`, made and read between its two parts, must not take
+// it.
+TEST(GraphModels, ConcatsWrittenInPlace) {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 5, 8});
+  b.output("y", {1, 4, 5, 8});
+  b.output("s", {1, 8, 5, 8});
+  auto pattern = [](size_t n, int seed) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = float((int(i * 5 + size_t(seed)) % 19) - 9) / 32.0f;
+    return v;
+  };
+  b.float_initializer("wa", pattern(8 * 8, 1), {8, 8, 1, 1});
+  b.float_initializer("wc", pattern(16 * 48 * 9, 2), {16, 48, 3, 3});
+  b.float_initializer("wd", pattern(8 * 8, 3), {8, 8, 1, 1});
+  b.float_initializer("wy", pattern(4 * 32, 4), {4, 32, 1, 1});
+  b.float_initializer("wt", pattern(48 * 8, 5), {48, 8, 1, 1});  // the largest buffer
+  b.node("Conv", {"x", "wa"}, {"ca"});
+  b.node("Relu", {"ca"}, {"a"});
+  b.node("Conv", {"x", "wt"}, {"ct"});
+  b.node("Sigmoid", {"ct"}, {"t"});
+  set_ints(b.node("Conv", {"t", "wc"}, {"cc"}), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"cc"}, {"c"});
+  set_int(b.node("Concat", {"a", "c"}, {"ac"}), "axis", 1);
+  b.node("Conv", {"x", "wd"}, {"d"});
+  set_int(b.node("Concat", {"ac", "d"}, {"acd"}), "axis", 1);
+  b.node("Conv", {"acd", "wy"}, {"y"});
+  b.node("Sigmoid", {"a"}, {"s"});
+  graph::Graph g = b.import();
+  ASSERT_EQ(graph::in_place_concats(g).size(), 1u);
+  std::vector<HostTensor> in = {iota({1, 8, 5, 8})};
   std::vector<HostTensor> want = graph::evaluate_graph(g, in);
   expect_outputs(g, in, {values(want[0]), values(want[1])});
 }

@@ -13,12 +13,20 @@ namespace {
 using test::Builder;
 using test::ints;
 
-// Every group reads only values computed by earlier groups (or model inputs/constants).
+// Every group reads only values computed by earlier groups (or model inputs/constants, or
+// in-place concats of those).
 void expect_topological(const Graph& g, const std::vector<Group>& groups) {
   std::set<int> ready(g.inputs.begin(), g.inputs.end());
   for (size_t v = 0; v < g.values.size(); ++v)
     if (g.values[v].is_constant()) ready.insert(int(v));
+  std::vector<int> concats = in_place_concats(g);
   for (const Group& grp : groups) {
+    for (int ni : concats) {
+      const Node& n = g.nodes[size_t(ni)];
+      bool all = true;
+      for (int v : n.inputs) all = all && ready.count(v);
+      if (all) ready.insert(n.outputs[0]);
+    }
     for (int v : grp.inputs) EXPECT_TRUE(ready.count(v)) << g.values[size_t(v)].name;
     for (int v : grp.outputs) ready.insert(v);
   }
@@ -57,6 +65,37 @@ TEST(Fusion, EqualGroupsShareATaskAndUnfusedIsOneKernelPerNode) {
   FuseOptions off;
   off.enabled = false;
   EXPECT_EQ(extract_tasks(g, off).groups.size(), 6u);
+}
+
+// A channel concat at batch 1 is in place (no kernel: its inputs' kernels write their
+// parts); not when its output is a model output, at batch 2 (parts not contiguous), when an
+// input is a model input, or when a part would start off a 64-byte boundary.
+TEST(Fusion, ConcatsOfKernelOutputsAreInPlace) {
+  auto concat_of = [](const std::vector<int64_t>& shape, int64_t first_channels, bool to_output,
+                      bool model_input) {
+    Builder b;
+    int x = b.input(shape);
+    std::vector<int64_t> s1 = shape;
+    s1[1] = first_channels;
+    int a = b.node("Relu", {b.node("Conv", {x, b.weight({first_channels, shape[1], 1, 1})})});
+    int c = b.node("Relu", {b.node("Conv", {x, b.weight({8, shape[1], 1, 1})})});
+    int cat = b.node("Concat", {a, model_input ? x : c}, {{"axis", test::int_attr(1)}});
+    int out = to_output ? cat : b.node("Conv", {cat, b.weight({4, first_channels + (model_input ? shape[1] : 8), 1, 1})});
+    Graph g = b.done({out});
+    TaskSet ts = extract_tasks(g);
+    expect_topological(g, ts.groups);
+    std::vector<std::string> ops;
+    for (const Group& grp : ts.groups) ops.push_back(grp.ops(g));
+    return std::pair{ts.in_place_concats.size(), ops};
+  };
+  auto [n, ops] = concat_of({1, 8, 4, 4}, 8, false, false);
+  EXPECT_EQ(n, 1u);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Conv+Relu", "Conv+Relu", "Conv"}));
+  EXPECT_EQ(concat_of({1, 8, 4, 4}, 8, true, false).first, 0u);   // a model output
+  EXPECT_EQ(concat_of({2, 8, 4, 4}, 8, false, false).first, 0u);  // batch 2
+  EXPECT_EQ(concat_of({1, 8, 4, 4}, 8, false, true).first, 0u);   // a model input
+  EXPECT_EQ(concat_of({1, 8, 3, 5}, 3, false, false).first, 0u);  // 3 x 15 floats: 180 bytes
+  EXPECT_EQ(concat_of({1, 8, 4, 4}, 1, false, false).first, 1u);  // 16 floats: 64 bytes
 }
 
 // A task's stages are named by position in its group, so its records (whose traces name

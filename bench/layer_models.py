@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Single-layer ONNX models against ONNX Runtime: dilated convs (DeepLab's ASPP) and Resize
-(segmentation heads), untuned, each compiled by Tuner and timed in alternating rounds.
+"""Layer models against ONNX Runtime: dilated convs (DeepLab's ASPP), Resize (segmentation heads,
+antialiased downsampling) and squeezenet1_1 (seeded random weights: 55-, 27- and 13-wide maps,
+fire modules' concats, a 1000-channel conv head), untuned, each compiled by Tuner and timed in
+alternating rounds.
 
     python3 -m pip install onnxruntime      # the peer (not needed by the tests)
     python3 bench/layer_models.py [--out /tmp/layer_models] [--rounds 4] [--only NAME ...] \
@@ -23,12 +25,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 F = TensorProto.FLOAT
 
 
-def save(out, name, nodes, x_shape, y_shape, inits):
+def save(out, name, nodes, x_shape, y_shape, inits, opset=13):
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", F, x_shape)],
                           [helper.make_tensor_value_info("y", F, y_shape)], inits)
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(d, "model.onnx"))
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]), os.path.join(d, "model.onnx"))
     x = np.random.RandomState(0).randn(*x_shape).astype(np.float32)
     y = ort.InferenceSession(os.path.join(d, "model.onnx"), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     for f, t, n in [("input_0.pb", x, "x"), ("output_0.pb", y, "y")]:
@@ -45,15 +47,16 @@ def models(out):
         conv = helper.make_node("Conv", ["x", "w"], ["y"], pads=[d] * 4, dilations=[d, d], kernel_shape=[3, 3])
         made[f"dilated{d}"] = lambda n, conv=conv, w=w: save(out, n, [conv], [1, 512, 28, 28], [1, 256, 28, 28], [w])
 
-    def resize(mode, ctm, x_shape, y_shape, pre=()):
+    def resize(mode, ctm, x_shape, y_shape, pre=(), antialias=0):
         sizes = numpy_helper.from_array(np.array(y_shape, np.int64), "sizes")
         roi = numpy_helper.from_array(np.array([], np.float32), "roi")
         scales = numpy_helper.from_array(np.array([], np.float32), "scales")
         src = pre[0].output[0] if pre else "x"
         node = helper.make_node("Resize", [src, "roi", "scales", "sizes"], ["y"], mode=mode,
-                                coordinate_transformation_mode=ctm)
+                                coordinate_transformation_mode=ctm, **({"antialias": 1} if antialias else {}))
         extra = [pre[1]] if pre else []
-        return lambda n: save(out, n, list(pre[:1]) + [node], x_shape, y_shape, [sizes, roi, scales] + extra)
+        return lambda n: save(out, n, list(pre[:1]) + [node], x_shape, y_shape, [sizes, roi, scales] + extra,
+                              18 if antialias else 13)
 
     made["bilinear8x"] = resize("linear", "half_pixel", [1, 21, 28, 28], [1, 21, 224, 224])
     made["bilinear8x_align_corners"] = resize("linear", "align_corners", [1, 21, 28, 28], [1, 21, 224, 224])
@@ -63,7 +66,44 @@ def models(out):
     w = numpy_helper.from_array((rs.randn(21, 128, 1, 1) * 0.05).astype(np.float32), "w")
     head = helper.make_node("Conv", ["x", "w"], ["c"])
     made["conv1x1_bilinear8x"] = resize("linear", "half_pixel", [1, 128, 28, 28], [1, 21, 224, 224], (head, w))
+    made["antialias_bilinear_224to64"] = resize("linear", "half_pixel", [1, 3, 224, 224], [1, 3, 64, 64], antialias=1)
+    made["antialias_bicubic_224to100x150"] = resize("cubic", "half_pixel", [1, 3, 224, 224], [1, 3, 100, 150],
+                                                    antialias=1)
+    made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
     return made
+
+
+def squeezenet(rs):
+    """torchvision's squeezenet1_1 at 224x224, seeded random weights: nodes, shapes, inits."""
+    nodes, inits = [], []
+
+    def conv(x, cin, cout, k, stride=1, pad=0):
+        n = f"c{len(nodes)}"
+        inits.append(numpy_helper.from_array((rs.randn(cout, cin, k, k) * np.sqrt(2 / (cin * k * k))).astype(np.float32), n + "_w"))
+        inits.append(numpy_helper.from_array((rs.randn(cout) * 0.1).astype(np.float32), n + "_b"))
+        nodes.append(helper.make_node("Conv", [x, n + "_w", n + "_b"], [n], kernel_shape=[k, k], strides=[stride] * 2,
+                                      pads=[pad] * 4))
+        nodes.append(helper.make_node("Relu", [n], [n + "_r"]))
+        return n + "_r"
+
+    def pool(x):
+        nodes.append(helper.make_node("MaxPool", [x], [f"p{len(nodes)}"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1))
+        return nodes[-1].output[0]
+
+    def fire(x, cin, squeeze, expand):
+        s = conv(x, cin, squeeze, 1)
+        a, b = conv(s, squeeze, expand, 1), conv(s, squeeze, expand, 3, pad=1)
+        nodes.append(helper.make_node("Concat", [a, b], [f"cat{len(nodes)}"], axis=1))
+        return nodes[-1].output[0]
+
+    x = pool(conv("x", 3, 64, 3, stride=2))
+    x = pool(fire(fire(x, 64, 16, 64), 128, 16, 64))
+    x = pool(fire(fire(x, 128, 32, 128), 256, 32, 128))
+    x = fire(fire(fire(fire(x, 256, 48, 192), 384, 48, 192), 384, 64, 256), 512, 64, 256)
+    x = conv(x, 512, 1000, 1)
+    nodes.append(helper.make_node("GlobalAveragePool", [x], ["gap"]))
+    nodes.append(helper.make_node("Flatten", ["gap"], ["y"]))
+    return nodes, [1, 3, 224, 224], [1, 1000], inits
 
 
 def main():

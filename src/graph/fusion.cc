@@ -65,9 +65,12 @@ std::vector<int> in_place_concats(const Graph& g) {
     int64_t offset = 0;
     std::set<int> seen;
     for (int v : n.inputs) {
-      if (!ok) break;
+      if (!ok || v < 0) {
+        ok = false;
+        break;
+      }
       const Value& in = g.values[size_t(v)];
-      int prod = v < 0 ? -1 : in.producer;
+      int prod = in.producer;
       ok = prod >= 0 && !g.nodes[size_t(prod)].dead && g.nodes[size_t(prod)].op != "Concat" &&
            !g.is_output(v) && in.dtype == o.dtype && in.num_elements() > 0 && offset % 64 == 0 &&
            !aliased.count(v) && seen.insert(v).second;

@@ -558,9 +558,9 @@ ReductionTile fallback_tile(const te::OperationNode& rop, const te::OperationNod
   // So do rows whose divisor is no power of two (55 = 5 x 11, 27 = 3 x 9), when the last
   // block keeps at least 4 lanes: an 11- or 9-lane vector is split into 8-, 2- and 1-lane
   // pieces and reassembled, where 16 + 16 + 16 + 7 splits only the last (an 18-wide 1x1 conv
-  // was 1.2x slower as 16 + 2 than as 9 + 9). Intel Sapphire Rapids: squeezenet1_1's 3x3/2 max pool to 55x55
-  // 0.167 -> 0.085 ms, to 27x27 0.070 -> 0.050, a 96x55x55 depthwise conv 0.140 -> 0.058; its
-  // AVX2 code on the same host 0.22 -> 0.11 and 0.12 -> 0.077.
+  // was 1.2x slower as 16 + 2 than as 9 + 9). Intel Sapphire Rapids: squeezenet1_1's 3x3/2
+  // max pool to 55x55 0.167 -> 0.085 ms, to 27x27 0.070 -> 0.050, a 96x55x55 depthwise conv
+  // 0.140 -> 0.058; its AVX2 code on the same host 0.22 -> 0.11 and 0.12 -> 0.077.
   else if (uneven && !wblock && cols_ext > lanes &&
            (2 * tc < lanes || ((tc & (tc - 1)) != 0 && cols_ext % lanes >= 4)))
     tc = lanes;

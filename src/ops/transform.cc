@@ -277,27 +277,36 @@ size_t tap_count(const ResizeAttrs& a, size_t d) {
   return a.mode == ResizeAttrs::Mode::Nearest ? 1 : a.mode == ResizeAttrs::Mode::Linear ? 2 : 4;
 }
 
+// The stretched kernel's weight (before normalization) of the tap at input index i, j taps
+// right of floor(x), t the fraction of x: the kernel at (j - t) x scale; 0 outside the input
+// with exclude_outside.
+Expr antialias_weight(const Expr& j, const Expr& t, const Expr& i, int64_t in, double scale,
+                      const ResizeAttrs& a) {
+  te::DataType f = te::DataType::f32();
+  auto c = [&](double v) { return te::make_const(f, v); };
+  Expr r = te::call(te::Intrinsic::Fabs, {(j - t) * c(scale)}), w;
+  if (a.mode == ResizeAttrs::Mode::Linear) {
+    w = te::max(c(0), c(1) - r);
+  } else {  // Keys' kernel: near within 1, far within 2, 0 beyond
+    double k = a.cubic_a;
+    Expr near = ((c(k + 2) * r - c(k + 3)) * r) * r + c(1);
+    Expr far = ((c(k) * r - c(5 * k)) * r + c(8 * k)) * r - c(4 * k);
+    w = te::select(r <= c(1), near, te::select(r < c(2), far, c(0)));
+  }
+  if (a.exclude_outside) w = te::select(te::logical_and(i >= Expr(0), i < Expr(in)), w, c(0));
+  return w;
+}
+
 // Antialiased taps at floor(x) + j, weighted by the kernel at (j - t) x scale, t the fraction
 // of x, and normalized to sum 1 (with exclude_outside, over the taps inside only), as in
 // ONNX's reference. Its taps for a whole x end one further left; both ends weigh 0 there.
 AxisTaps antialias_taps(const Expr& i0, const Expr& t, int64_t in, double scale, const ResizeAttrs& a) {
-  te::DataType f = te::DataType::f32();
-  auto c = [&](double v) { return te::make_const(f, v); };
   int64_t first = antialias_first_tap(a, scale);
   AxisTaps taps;
   Expr sum;
   for (int64_t j = first; j <= 1 - first; ++j) {
-    Expr r = te::call(te::Intrinsic::Fabs, {(c(double(j)) - t) * c(scale)}), w;
-    if (a.mode == ResizeAttrs::Mode::Linear) {
-      w = te::max(c(0), c(1) - r);
-    } else {  // Keys' kernel: near within 1, far within 2, 0 beyond
-      double k = a.cubic_a;
-      Expr near = ((c(k + 2) * r - c(k + 3)) * r) * r + c(1);
-      Expr far = ((c(k) * r - c(5 * k)) * r + c(8 * k)) * r - c(4 * k);
-      w = te::select(r <= c(1), near, te::select(r < c(2), far, c(0)));
-    }
     Expr i = i0 + Expr(j);
-    if (a.exclude_outside) w = te::select(te::logical_and(i >= Expr(0), i < Expr(in)), w, c(0));
+    Expr w = antialias_weight(te::make_const(te::DataType::f32(), double(j)), t, i, in, scale, a);
     taps.index.push_back(clamp_index(i, in));  // outside: the edge value
     taps.weight.push_back(w);
     sum = sum ? sum + w : w;
@@ -305,6 +314,10 @@ AxisTaps antialias_taps(const Expr& i0, const Expr& t, int64_t in, double scale,
   for (Expr& w : taps.weight) w = w / sum;
   return taps;
 }
+
+// Above this many taps an axis's taps are a reduction over tables, not unrolled sums: a
+// cubic 224 -> 4 downsample (224 taps) took 150 s and 5 GB to compile unrolled.
+constexpr size_t kMaxUnrolledTaps = 16;
 
 AxisTaps axis_taps(const Var& o, size_t d, int64_t in, int64_t out, const ResizeAttrs& a,
                    std::vector<Expr>& valid) {
@@ -416,6 +429,48 @@ te::Tensor resize_axis_tabled(const te::Tensor& x, const Shape& out, size_t d, c
       name, tag);
 }
 
+// One antialiased pass along axis d with many taps: tables [out, taps] of the taps' indices
+// and normalized weights, and the pass a sum over the taps (expressions of one tap each).
+te::Tensor resize_axis_reduced(const te::Tensor& x, const Shape& out, size_t d, const ResizeAttrs& a,
+                               const std::string& name) {
+  const Shape& in = x.shape();
+  te::DataType f = te::DataType::f32(), i64 = te::DataType::i64();
+  int64_t taps = int64_t(tap_count(a, d)), first = antialias_first_tap(a, a.scales[d]);
+  auto tap = [&](const Var& o, const Var& k, bool weight) {
+    std::vector<Expr> valid;  // none: not tf_crop_and_resize
+    Expr xf = resize_coordinate(o, in[d], out[d], a.scales[d], a, d, valid);
+    Expr fl = floor_f(xf);
+    Expr i = te::cast(i64, fl) + Expr(first) + Expr(k);
+    if (!weight) return clamp_index(i, in[d]);
+    Expr j = te::cast(f, Expr(k)) + te::make_const(f, double(first));
+    return antialias_weight(j, xf - fl, i, in[d], a.scales[d], a);
+  };
+  auto table = [&](bool weight, const std::string& suffix) {
+    return te::compute({out[d], taps}, [&](const std::vector<Var>& ax) { return tap(ax[0], ax[1], weight); },
+                       name + suffix, "resize_pass");
+  };
+  te::Tensor index = table(false, "_i"), raw = table(true, "_wr");
+  te::Tensor total = te::compute(
+      {out[d]},
+      [&](const std::vector<Var>& ax) {
+        te::IterVar k = te::reduce_axis(taps, "k");
+        return te::sum(raw(ax[0], k.var), {k});
+      },
+      name + "_ws");
+  te::Tensor weight = te::compute(
+      {out[d], taps}, [&](const std::vector<Var>& ax) { return raw(ax[0], ax[1]) / total(ax[0]); },
+      name + "_w", "resize_pass");
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& ax) {
+        te::IterVar k = te::reduce_axis(taps, "k");
+        std::vector<Expr> idx(ax.begin(), ax.end());
+        idx[d] = index(ax[d], k.var);
+        return te::sum(x(idx) * weight(ax[d], k.var), {k});
+      },
+      name);
+}
+
 }  // namespace
 
 te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
@@ -433,8 +488,10 @@ te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
   // tables, a 2x bilinear downsample 1.17x -> 1.05x ONNX Runtime. Not float16 (the passes between
   // would round), nor tf_crop_and_resize (its extrapolated points are the value itself, not a
   // blend).
+  bool many_taps = false;
+  for (size_t d : axes) many_taps = many_taps || tap_count(a, d) > kMaxUnrolledTaps;
   bool separable = a.mode != ResizeAttrs::Mode::Nearest && a.coord != Coord::TfCropAndResize &&
-                   x.dtype() == te::DataType::f32() && axes.size() > 1;
+                   x.dtype() == te::DataType::f32() && (axes.size() > 1 || many_taps);
   if (!separable) return resize_axes(x, out, axes, a, name, "injective");
   // The passes in the order of least work, a pass over the innermost axis counted 4x: its
   // taps differ along the vector, so it gathers (an upsample resizes it first, while the
@@ -460,8 +517,9 @@ te::Tensor resize(const te::Tensor& x, const Shape& out, const ResizeAttrs& a,
     bool last = i + 1 == axes.size();
     std::string n = last ? name : name + "_axis" + std::to_string(axes[i]);
     const char* tag = last ? "injective" : "resize_pass";
-    t = axes[i] + 1 == in.size() ? resize_axis_tabled(t, s, axes[i], a, n, tag)
-                                 : resize_axes(t, s, {axes[i]}, a, n, tag);
+    if (tap_count(a, axes[i]) > kMaxUnrolledTaps) t = resize_axis_reduced(t, s, axes[i], a, n);
+    else if (axes[i] + 1 == in.size()) t = resize_axis_tabled(t, s, axes[i], a, n, tag);
+    else t = resize_axes(t, s, {axes[i]}, a, n, tag);
   }
   return t;
 }

@@ -272,6 +272,27 @@ TEST(GraphModels, ResizeOpset11WithScalesAndAnEmptyRoi) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0, 1, 1}));
 }
 
+// Antialiased bilinear and bicubic downsamples of a 64x64 plane to 4x3 (many taps per output
+// along both axes: sums over tap tables), compiled against interpreted; a constant image
+// stays constant (each output's weights sum to 1).
+TEST(GraphModels, ResizeAntialiasWithManyTaps) {
+  for (const char* mode : {"linear", "cubic"}) {
+    ModelBuilder b(18);
+    b.input("x", {1, 1, 64, 64});
+    b.output("y", {1, 1, 4, 3});
+    b.initializer("sizes", {4}, {1, 1, 4, 3});
+    auto& n = b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+    set_string(n, "mode", mode);
+    set_int(n, "antialias", 1);
+    graph::Graph g = b.import();
+    HostTensor ones = HostTensor::from_values({1, 1, 64, 64}, te::DataType::f32(), std::vector<double>(4096, 2.5));
+    std::vector<HostTensor> in = {iota({1, 1, 64, 64})};
+    std::vector<HostTensor> want = graph::evaluate_graph(g, in);
+    expect_outputs(g, in, {values(want[0])});
+    expect_outputs(g, {ones}, {std::vector<double>(12, 2.5)});
+  }
+}
+
 // The output size is floor(size x scale) in float32, as ONNX's shape inference and ONNX
 // Runtime compute it: 3 x float(7/3) is 7 there (6 in double, and the model was refused).
 TEST(GraphModels, ResizeScalesGiveTheSizeOfFloat32Arithmetic) {

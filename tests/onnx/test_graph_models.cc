@@ -558,6 +558,13 @@ TEST(GraphModels, MatMulIntegerWithZeroPointsPerRowAndColumn) {
   expect_outputs(g, in, {{0 + 20 - 120, 0 + 50 + 140, 0 + 0 + 600, -100 + 0 - 700}});
 }
 
+// n weights in [-0.34, 0.34], a fixed pattern shifted by `seed`.
+std::vector<float> weight_pattern(size_t n, int seed) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = float((int(i * 5 + size_t(seed)) % 23) - 11) / 32.0f;
+  return v;
+}
+
 // 250 output channels (no block of one or two vectors divides them): the compiled convs, 1x1
 // and 3x3, compute whole blocks and the slice back to 250 sits in their epilogue, its last
 // block partial. The interpreted graph has no target passes: the reference.
@@ -566,14 +573,9 @@ TEST(GraphModels, ConvsWithOutputChannelsNoBlockDivides) {
   b.input("x", {1, 8, 5, 7});
   b.output("y", {1, 250, 5, 7});
   b.output("z", {1, 250, 5, 7});
-  auto pattern = [](size_t n, int seed) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = float((int(i * 7 + size_t(seed)) % 23) - 11) / 16.0f;
-    return v;
-  };
-  b.float_initializer("w1", pattern(250 * 8, 1), {250, 8, 1, 1});
-  b.float_initializer("b1", pattern(250, 2));
-  b.float_initializer("w3", pattern(250 * 8 * 9, 3), {250, 8, 3, 3});
+  b.float_initializer("w1", weight_pattern(250 * 8, 1), {250, 8, 1, 1});
+  b.float_initializer("b1", weight_pattern(250, 2));
+  b.float_initializer("w3", weight_pattern(250 * 8 * 9, 3), {250, 8, 3, 3});
   b.node("Conv", {"x", "w1", "b1"}, {"c1"});
   b.node("Relu", {"c1"}, {"y"});
   set_ints(b.node("Conv", {"x", "w3"}, {"z"}), "pads", {1, 1, 1, 1});
@@ -593,16 +595,11 @@ TEST(GraphModels, ConcatsWrittenInPlace) {
   b.input("x", {1, 8, 5, 8});
   b.output("y", {1, 4, 5, 8});
   b.output("s", {1, 8, 5, 8});
-  auto pattern = [](size_t n, int seed) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = float((int(i * 5 + size_t(seed)) % 19) - 9) / 32.0f;
-    return v;
-  };
-  b.float_initializer("wa", pattern(8 * 8, 1), {8, 8, 1, 1});
-  b.float_initializer("wc", pattern(16 * 48 * 9, 2), {16, 48, 3, 3});
-  b.float_initializer("wd", pattern(8 * 8, 3), {8, 8, 1, 1});
-  b.float_initializer("wy", pattern(4 * 32, 4), {4, 32, 1, 1});
-  b.float_initializer("wt", pattern(48 * 8, 5), {48, 8, 1, 1});  // the largest buffer
+  b.float_initializer("wa", weight_pattern(8 * 8, 1), {8, 8, 1, 1});
+  b.float_initializer("wc", weight_pattern(16 * 48 * 9, 2), {16, 48, 3, 3});
+  b.float_initializer("wd", weight_pattern(8 * 8, 3), {8, 8, 1, 1});
+  b.float_initializer("wy", weight_pattern(4 * 32, 4), {4, 32, 1, 1});
+  b.float_initializer("wt", weight_pattern(48 * 8, 5), {48, 8, 1, 1});  // the largest buffer
   b.node("Conv", {"x", "wa"}, {"ca"});
   b.node("Relu", {"ca"}, {"a"});
   b.node("Conv", {"x", "wt"}, {"ct"});

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Layer models against ONNX Runtime: dilated convs (DeepLab's ASPP), Resize (segmentation heads,
 antialiased downsampling) and squeezenet1_1 (seeded random weights: 55-, 27- and 13-wide maps,
-fire modules' concats, a 1000-channel conv head), untuned, each compiled by Tuner and timed in
+fire modules' concats, a 1000-channel conv head) and YOLO's 255-channel heads, untuned, each compiled by Tuner and timed in
 alternating rounds.
 
     python3 -m pip install onnxruntime      # the peer (not needed by the tests)
@@ -70,6 +70,12 @@ def models(out):
     made["antialias_bicubic_224to100x150"] = resize("cubic", "half_pixel", [1, 3, 224, 224], [1, 3, 100, 150],
                                                     antialias=1)
     made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
+    for c, hw in [(512, 13), (256, 26)]:  # YOLO's 255-channel 1x1 heads (3 anchors x 85)
+        w = numpy_helper.from_array((rs.randn(255, c, 1, 1) * 0.05).astype(np.float32), "w")
+        b = numpy_helper.from_array(rs.randn(255).astype(np.float32), "b")
+        conv = helper.make_node("Conv", ["x", "w", "b"], ["y"])
+        made[f"yolo_head{hw}"] = lambda n, conv=conv, w=w, b=b, c=c, hw=hw: save(
+            out, n, [conv], [1, c, hw, hw], [1, 255, hw, hw], [w, b])
     return made
 
 

@@ -55,8 +55,9 @@ class PlanBuilder {
       int whole = buffer(n.outputs[0]);
       int64_t offset = 0;
       for (int v : n.inputs) {
-        view_of_[buffer(v)] = {whole, offset};
-        offset += p.buffers[size_t(buffer(v))].bytes;
+        int part = buffer(v);
+        view_of_[part] = {whole, offset};
+        offset += p.buffers[size_t(part)].bytes;
       }
     }
     // Outputs get buffers of their own; one produced by a group is written there directly,

@@ -83,9 +83,10 @@ std::vector<int> in_place_concats(const Graph& g) {
   return out;
 }
 
-std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) {
-  std::vector<int> concats = in_place_concats(g);
-  std::set<int> skip(concats.begin(), concats.end());
+std::vector<Group> fuse(const Graph& g, const FuseOptions& opts) { return fuse(g, opts, in_place_concats(g)); }
+
+std::vector<Group> fuse(const Graph& g, const FuseOptions& opts, const std::vector<int>& in_place) {
+  std::set<int> skip(in_place.begin(), in_place.end());
   std::vector<Group> groups;
   std::vector<size_t> reshapes;  // per group
   std::vector<int> group_of(g.nodes.size(), -1);

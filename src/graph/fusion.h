@@ -50,5 +50,7 @@ std::vector<int> in_place_concats(const Graph& g);
 /// Groups of the live nodes but in_place_concats, in an order where every group's inputs are
 /// computed earlier.
 std::vector<Group> fuse(const Graph& g, const FuseOptions& opts = {});
+/// The same, with in_place_concats(g) already at hand.
+std::vector<Group> fuse(const Graph& g, const FuseOptions& opts, const std::vector<int>& in_place);
 
 }  // namespace tuner::graph

@@ -50,8 +50,8 @@ te::ComputeDAG group_dag(const Graph& g, const Group& grp) {
 
 TaskSet extract_tasks(const Graph& g, const FuseOptions& opts) {
   TaskSet ts;
-  ts.groups = fuse(g, opts);
   ts.in_place_concats = in_place_concats(g);
+  ts.groups = fuse(g, opts, ts.in_place_concats);
   std::map<std::string, int> by_hash;
   for (const Group& grp : ts.groups) {
     te::ComputeDAG dag = group_dag(g, grp);

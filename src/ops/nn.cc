@@ -280,13 +280,15 @@ te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
   Shape out = pool2d_shape(data.shape(), a, name);
   Expr lowest = te::reduce_identity(te::ReduceKind::Max, data.dtype());
   auto [bottom, right] = pool_overhang(data.shape(), a, out);
-  if (!data.dtype().is_float() || (!a.pad_top && !a.pad_left && !bottom && !right))
+  bool borders = a.pad_top || a.pad_left || bottom || right;
+  if (!data.dtype().is_float() && borders)
     return pool_reduce(data, a, out, te::ReduceKind::Max, lowest, name, false);
   // A float max pool reads its input padded with -inf by a stage of its own, as a conv reads
   // its zero padding: the schedule then places the border tests (resnet18's 3x3/2 pool
   // tested every tap's stride-2 vector load: LLVM scalarized them on AVX2, 10x ORT's time).
-  te::Tensor p = pad(data, {0, 0, a.pad_top, a.pad_left, 0, 0, bottom, right},
-                     -std::numeric_limits<double>::infinity(), name + "_pad");
+  te::Tensor p = !borders ? data
+                          : pad(data, {0, 0, a.pad_top, a.pad_left, 0, 0, bottom, right},
+                                -std::numeric_limits<double>::infinity(), name + "_pad");
   // A max over a window is a max over its rows of a max over its columns: a window of 25 or
   // more runs as a pass along the rows, then one down the columns (kh + kw comparisons per
   // output instead of kh x kw). YOLO's spatial pyramid pooling, 256 channels at 20x20,

@@ -238,15 +238,27 @@ Expr ceil_f(const Expr& v) { return te::call(te::Intrinsic::Ceil, {v}); }
 
 namespace {
 
+Expr f32_const(double v) { return te::make_const(te::DataType::f32(), v); }
+
+// Keys' cubic kernel with parameter a, as ONNX defines it, at distance s: within 1 (near) and
+// between 1 and 2 (far).
+Expr keys_near(const Expr& s, double a) {
+  return ((f32_const(a + 2) * s - f32_const(a + 3)) * s) * s + f32_const(1);
+}
+Expr keys_far(const Expr& s, double a) {
+  return ((f32_const(a) * s - f32_const(5 * a)) * s + f32_const(8 * a)) * s - f32_const(4 * a);
+}
+
 // The cubic kernel's weights of the four taps at floor(x) - 1 ... floor(x) + 2, for t the
-// fractional part of x (Keys' kernel with parameter a, as ONNX defines it).
+// fractional part of x.
 std::array<Expr, 4> cubic_weights(const Expr& t, double a) {
-  te::DataType f = te::DataType::f32();
-  auto c = [&](double v) { return te::make_const(f, v); };
-  auto far = [&](const Expr& s) { return ((c(a) * s - c(5 * a)) * s + c(8 * a)) * s - c(4 * a); };
-  auto near = [&](const Expr& s) { return ((c(a + 2) * s - c(a + 3)) * s) * s + c(1); };
-  Expr u = c(1) - t;
-  return {far(t + c(1)), near(t), near(u), far(u + c(1))};
+  Expr u = f32_const(1) - t;
+  return {keys_far(t + f32_const(1), a), keys_near(t, a), keys_near(u, a), keys_far(u + f32_const(1), a)};
+}
+
+// Weight w of a tap at input index i, or 0 when i is outside [0, in) (exclude_outside).
+Expr zero_outside(const Expr& w, const Expr& i, int64_t in) {
+  return te::select(te::logical_and(i >= Expr(0), i < Expr(in)), w, f32_const(0));
 }
 
 }  // namespace
@@ -282,19 +294,12 @@ size_t tap_count(const ResizeAttrs& a, size_t d) {
 // with exclude_outside.
 Expr antialias_weight(const Expr& j, const Expr& t, const Expr& i, int64_t in, double scale,
                       const ResizeAttrs& a) {
-  te::DataType f = te::DataType::f32();
-  auto c = [&](double v) { return te::make_const(f, v); };
-  Expr r = te::call(te::Intrinsic::Fabs, {(j - t) * c(scale)}), w;
-  if (a.mode == ResizeAttrs::Mode::Linear) {
-    w = te::max(c(0), c(1) - r);
-  } else {  // Keys' kernel: near within 1, far within 2, 0 beyond
-    double k = a.cubic_a;
-    Expr near = ((c(k + 2) * r - c(k + 3)) * r) * r + c(1);
-    Expr far = ((c(k) * r - c(5 * k)) * r + c(8 * k)) * r - c(4 * k);
-    w = te::select(r <= c(1), near, te::select(r < c(2), far, c(0)));
-  }
-  if (a.exclude_outside) w = te::select(te::logical_and(i >= Expr(0), i < Expr(in)), w, c(0));
-  return w;
+  Expr r = te::call(te::Intrinsic::Fabs, {(j - t) * f32_const(scale)});
+  Expr w = a.mode == ResizeAttrs::Mode::Linear
+               ? te::max(f32_const(0), f32_const(1) - r)
+               : te::select(r <= f32_const(1), keys_near(r, a.cubic_a),
+                            te::select(r < f32_const(2), keys_far(r, a.cubic_a), f32_const(0)));
+  return a.exclude_outside ? zero_outside(w, i, in) : w;
 }
 
 // Antialiased taps at floor(x) + j, weighted by the kernel at (j - t) x scale, t the fraction
@@ -306,7 +311,7 @@ AxisTaps antialias_taps(const Expr& i0, const Expr& t, int64_t in, double scale,
   Expr sum;
   for (int64_t j = first; j <= 1 - first; ++j) {
     Expr i = i0 + Expr(j);
-    Expr w = antialias_weight(te::make_const(te::DataType::f32(), double(j)), t, i, in, scale, a);
+    Expr w = antialias_weight(f32_const(double(j)), t, i, in, scale, a);
     taps.index.push_back(clamp_index(i, in));  // outside: the edge value
     taps.weight.push_back(w);
     sum = sum ? sum + w : w;
@@ -346,8 +351,7 @@ AxisTaps axis_taps(const Var& o, size_t d, int64_t in, int64_t out, const Resize
     Expr i = i0 + Expr(k - 1);
     taps.index.push_back(clamp_index(i, in));  // outside: the edge value
     if (a.exclude_outside) {  // outside: weight 0, the rest renormalized
-      Expr inside = te::logical_and(i >= Expr(0), i < Expr(in));
-      w[size_t(k)] = te::select(inside, w[size_t(k)], te::make_const(f, 0));
+      w[size_t(k)] = zero_outside(w[size_t(k)], i, in);
       sum = sum ? sum + w[size_t(k)] : w[size_t(k)];
     }
   }
@@ -442,7 +446,7 @@ te::Tensor resize_axis_reduced(const te::Tensor& x, const Shape& out, size_t d, 
     Expr fl = floor_f(xf);
     Expr i = te::cast(i64, fl) + Expr(first) + Expr(k);
     if (!weight) return clamp_index(i, in[d]);
-    Expr j = te::cast(f, Expr(k)) + te::make_const(f, double(first));
+    Expr j = te::cast(f, Expr(k)) + f32_const(double(first));
     return antialias_weight(j, xf - fl, i, in[d], a.scales[d], a);
   };
   auto table = [&](bool weight, const std::string& suffix) {

@@ -79,6 +79,7 @@ const std::map<std::string, OpCases>& op_cases() {
                       // Windows of 25+: a pass along the rows, then down the columns.
                       {"c=4", "h=20", "w=20", "kernel=13", "stride=1", "pad=6"},
                       {"c=3", "h=11", "w=13", "kernel=5", "stride=2", "pad=1", "ceil_mode=1"},
+                      {"c=2", "h=12", "w=13", "kernel=5", "stride=1"},  // no padding stage
                       {"n=2", "c=1", "h=1", "w=5", "kernel=1", "stride=1"}}},
       {"avg_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},
                       {"c=2", "h=7", "w=8", "kernel=2", "stride=2", "ceil_mode=1", "count_include_pad=1"},

@@ -35,6 +35,8 @@ constexpr int64_t kMinOpset = 11, kMaxOpset = 18;
 // every other node; the converters read the opset 18 forms themselves.
 // A graph output may leave its shape out (ONNX Runtime runs such models) but the checker
 // requires one: the view gives it an empty one (Tuner's shapes come from the converters).
+// Newer exporters write IR versions the checker refuses outright; the view carries the
+// checker's own (what a newer IR adds, such as new element types, the converters refuse).
 bool lacks_shape(const onnx::ValueInfoProto& v) {
   return v.type().has_tensor_type() && !v.type().tensor_type().has_shape();
 }
@@ -44,8 +46,13 @@ bool output_without_shape(const onnx::ModelProto& m) {
   return std::any_of(outs.begin(), outs.end(), lacks_shape);
 }
 
+bool needs_checker_view(const onnx::ModelProto& m, int64_t opset) {
+  return opset > 17 || m.ir_version() > onnx::IR_VERSION || output_without_shape(m);
+}
+
 onnx::ModelProto checker_view(const onnx::ModelProto& m, int64_t opset) {
   onnx::ModelProto v = m;
+  if (v.ir_version() > onnx::IR_VERSION) v.set_ir_version(onnx::IR_VERSION);
   for (auto& o : *v.mutable_graph()->mutable_output())
     if (lacks_shape(o)) o.mutable_type()->mutable_tensor_type()->mutable_shape();
   if (opset <= 17) return v;
@@ -367,7 +374,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
         }
     try {
       // A copy only when needed: the model may hold hundreds of MB of weights.
-      if (g.opset > 17 || output_without_shape(m)) onnx::checker::check_model(checker_view(m, g.opset));
+      if (needs_checker_view(m, g.opset)) onnx::checker::check_model(checker_view(m, g.opset));
       else onnx::checker::check_model(m);
     } catch (const std::exception& e) {
       USER_ERROR() << path << ": invalid ONNX model: " << first_line(e.what());

@@ -322,8 +322,8 @@ class CodeGenLLVM {
       case Intrinsic::Tanh: return is_float_vector(x->getType()) ? vector_tanh(b_, x) : libm("tanh", x);
       case Intrinsic::Erf: return is_float_vector(x->getType()) ? vector_erf(b_, x) : libm("erf", x);
       case Intrinsic::Sigmoid: {
-        llvm::Value* e = exp_of(b_.CreateFNeg(x));
-        return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+        if (is_float_vector(x->getType())) return vector_sigmoid(b_, x);
+        return b_.CreateFDiv(one, b_.CreateFAdd(one, exp_of(b_.CreateFNeg(x))));
       }
       default: break;
     }

@@ -13,6 +13,8 @@ namespace tuner::codegen {
 bool is_float_vector(llvm::Type* t);
 /// exp(x) lane by lane: 2^k * p(r), k = round(x / ln 2), r = x - k ln 2 (Cody-Waite).
 llvm::Value* vector_exp(llvm::IRBuilder<>& b, llvm::Value* x);
+/// sigmoid(x) = 1 / (1 + exp(-x)), with an approximate reciprocal (within 2 ulp).
+llvm::Value* vector_sigmoid(llvm::IRBuilder<>& b, llvm::Value* x);
 /// erf(x): Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7) with vector_exp.
 llvm::Value* vector_erf(llvm::IRBuilder<>& b, llvm::Value* x);
 /// tanh(x) = sign(x) (1 - 2 / (exp(2|x|) + 1)).

@@ -97,6 +97,14 @@ bool should_auto_inline(const State& st, const std::string& stage) {
   return true;
 }
 
+bool computes_transcendental(const State& st, const std::string& stage) {
+  const Stage& s = st.stage(stage);
+  if (calls_transcendental(s.op->body)) return true;
+  for (const std::string& p : st.producers(stage))
+    if (st.stage(p).loc == Location::Inline && computes_transcendental(st, p)) return true;
+  return false;
+}
+
 std::string epilogue_of(const State& st, const std::string& stage) {
   const Stage& s = st.stage(stage);
   if (s.is_output()) return "";

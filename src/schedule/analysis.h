@@ -22,6 +22,10 @@ bool should_auto_inline(const State& st, const std::string& stage);
 /// a matmul/conv); empty when there is none.
 std::string epilogue_of(const State& st, const std::string& stage);
 
+/// Whether `stage` computes a transcendental (exp, sigmoid, ...), also in the stages inlined
+/// into it.
+bool computes_transcendental(const State& st, const std::string& stage);
+
 /// Whether stage `reader` (a tile's outer stage) reads `stage` only at its own indices, also
 /// through the stages inlined into it, and `stage` is read by nothing else. Only then may a
 /// tile split its axes unevenly: bound inference through a reshape's index arithmetic took

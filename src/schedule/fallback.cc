@@ -153,6 +153,17 @@ class Fallback {
     int row_axis = t.row_axis, col_axis = t.col_axis;
     int64_t tr = t.rows, tc = t.cols;
 
+    // An epilogue with a transcendental (SiLU's sigmoid) is computed first in the tile's own
+    // layout, on whole channel vectors, and only copied out transposed: transposed, it ran on
+    // vectors of the tile's rows (8 or 7 pixels, half a register), 2x the time per element.
+    // efficientnet_b0's 3x3 stem + SiLU alone 0.290 -> 0.213 ms (ORT 0.234); the model 1.29x
+    // -> 1.16x ORT.
+    std::string epi = transposed_epilogue(t) && t.col_span <= tc &&
+                              computes_transcendental(s_.state(), outer)
+                          ? s_.cache_write(outer)
+                          : "";
+    if (!epi.empty()) done_.insert(epi);
+
     // Outer stage: [batch.., rows.o, (oh), cols.o, rows.i, cols.i] (packed conv: [n, k.o,
     // oh, ow.o, ow.i, k.i])
     auto r = s_.split(outer, row_axis, {tr});
@@ -215,7 +226,18 @@ class Fallback {
     if (transpose) s_.unroll(outer, inner_outer);
     if (tile_rows >= 0) s_.unroll(outer, tile_rows);
     s_.vectorize(outer, vec);
-    s_.compute_at(local, outer, attach);
+    if (!epi.empty()) {
+      // [n, k, oh, ow] over the tile -> [n, oh, ow (both unrolled), k (vectors)]; the
+      // reduction is computed at its outermost loop, so over the whole tile as before.
+      s_.compute_at(epi, outer, attach);
+      s_.reorder(epi, {0, 2, 3, 1});
+      s_.unroll(epi, 2);
+      s_.unroll(epi, 3);
+      s_.vectorize(epi, 1);
+      s_.compute_at(local, epi, 0);
+    } else {
+      s_.compute_at(local, outer, attach);
+    }
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
     // Copy what is needed: primitives replace the state, so a Stage& would dangle.

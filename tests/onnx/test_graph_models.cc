@@ -585,6 +585,28 @@ TEST(GraphModels, ConvsWithOutputChannelsNoBlockDivides) {
   expect_outputs(g, in, {values(want[0]), values(want[1])});
 }
 
+// Packed convs whose SiLU is computed on the tile's channel vectors before the transposed
+// store (a stride-2 stem, a 1x1 expansion): the outputs as the graph evaluator's.
+TEST(GraphModels, PackedConvsWithSiluEpilogues) {
+  ModelBuilder b(13);
+  b.input("x", {1, 3, 30, 30});
+  b.output("y", {1, 64, 15, 15});
+  b.float_initializer("w0", weight_pattern(32 * 3 * 9, 1), {32, 3, 3, 3});
+  b.float_initializer("b0", weight_pattern(32, 2));
+  b.float_initializer("w1", weight_pattern(64 * 32, 3), {64, 32, 1, 1});
+  onnx::NodeProto& stem = b.node("Conv", {"x", "w0", "b0"}, {"c0"});
+  set_ints(stem, "strides", {2, 2});
+  set_ints(stem, "pads", {1, 1, 1, 1});
+  b.node("Sigmoid", {"c0"}, {"s0"});
+  b.node("Mul", {"c0", "s0"}, {"a0"});
+  b.node("Conv", {"a0", "w1"}, {"c1"});
+  b.node("Sigmoid", {"c1"}, {"s1"});
+  b.node("Mul", {"s1", "c1"}, {"y"});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> in = {iota({1, 3, 30, 30})};
+  expect_outputs(g, in, {values(graph::evaluate_graph(g, in)[0])});
+}
+
 // Concats written in place by their inputs' kernels (graph::in_place_concats): one of two
 // convs, then one of that concat and a third conv (an input made by a concat: a copy
 // kernel), and an input of the first read again after both. The concat's memory is live

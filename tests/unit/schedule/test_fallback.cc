@@ -239,6 +239,31 @@ TEST(Fallback, StridedPackedConvTilesTwoRowsOfTwoPixels) {
   EXPECT_LT(rw, acc) << lowered;
 }
 
+// A packed conv's tile holds channel vectors and is stored transposed into the output rows.
+// An epilogue with a sigmoid is computed before the transposition, on whole channel vectors
+// (after it, on vectors of the tile's 7 or 8 pixels, it took 2x per element); a cheap one (ReLU)
+// stays inside the transposing store.
+TEST(Fallback, TranscendentalEpiloguesRunOnTheTilesChannelVectors) {
+  auto& def = ops::find_op("conv2d");
+  for (bool silu : {false, true}) {
+    auto conv = def.build(ops::parse_params(
+        def, {"c=3", "h=56", "w=56", "k=32", "stride=2", "pad=1", "wblock=32", "bias=1"}));
+    te::Tensor y = silu ? ops::silu(conv.outputs()[0]) : ops::relu(conv.outputs()[0]);
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    fo.vector_registers = 32;
+    auto s = schedule::fallback_schedule(te::ComputeDAG(conv.inputs(), {y}), fo);
+    std::string lowered = schedule::lower(s.state(), "k").str();
+    SCOPED_TRACE(lowered);
+    EXPECT_EQ(s.state().has_stage(y->name + ".local"), silu);
+    if (silu) {
+      EXPECT_TRUE(std::regex_search(lowered, std::regex(R"(silu\.local\[ramp\(\d+, 1, 32\)\] = )")));
+      EXPECT_TRUE(std::regex_search(lowered, std::regex(R"(= silu\.local\[ramp\(\d+, 32, 7\)\])")));
+      EXPECT_EQ(lowered.find("sigmoid(") , lowered.find("sigmoid((conv2d"));
+    }
+  }
+}
+
 // With 16 registers a depthwise conv's tile is output rows (axis 2) with its 3x3 taps
 // unrolled, so adjacent rows share input loads; with 32 it stays channels x pixels.
 TEST(Fallback, DepthwiseTilesRowsWithSixteenRegisters) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Layer models against ONNX Runtime: dilated convs (DeepLab's ASPP), Resize (segmentation heads,
 antialiased downsampling) and squeezenet1_1 (seeded random weights: 55-, 27- and 13-wide maps,
-fire modules' concats, a 1000-channel conv head) and YOLO's 255-channel heads, untuned, each compiled by Tuner and timed in
+fire modules' concats, a 1000-channel conv head), efficientnet_b0 (SiLU, squeeze-and-excite) and YOLO's 255-channel heads, untuned, each compiled by Tuner and timed in
 alternating rounds.
 
     python3 -m pip install onnxruntime      # the peer (not needed by the tests)
@@ -70,6 +70,7 @@ def models(out):
     made["antialias_bicubic_224to100x150"] = resize("cubic", "half_pixel", [1, 3, 224, 224], [1, 3, 100, 150],
                                                     antialias=1)
     made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
+    made["efficientnet_b0"] = lambda n: save(out, n, *efficientnet_b0(rs))
     for c, hw in [(512, 13), (256, 26)]:  # YOLO's 255-channel 1x1 heads (3 anchors x 85)
         w = numpy_helper.from_array((rs.randn(255, c, 1, 1) * 0.05).astype(np.float32), "w")
         b = numpy_helper.from_array(rs.randn(255).astype(np.float32), "b")
@@ -109,6 +110,45 @@ def squeezenet(rs):
     x = conv(x, 512, 1000, 1)
     nodes.append(helper.make_node("GlobalAveragePool", [x], ["gap"]))
     nodes.append(helper.make_node("Flatten", ["gap"], ["y"]))
+    return nodes, [1, 3, 224, 224], [1, 1000], inits
+
+
+def efficientnet_b0(rs):
+    """torchvision's efficientnet_b0 at 224x224 (BN folded into the convs, SiLU as Sigmoid and
+    Mul as PyTorch exports it), seeded random weights: nodes, shapes, inits."""
+    nodes, inits = [], []
+
+    def node(op, ins, **attrs):
+        nodes.append(helper.make_node(op, ins, [f"t{len(nodes)}"], **attrs))
+        return nodes[-1].output[0]
+
+    def conv(x, cin, cout, k=1, stride=1, groups=1, act="silu"):
+        n = f"w{len(inits)}"
+        w = rs.randn(cout, cin // groups, k, k) * np.sqrt(2 / (cin // groups * k * k))
+        inits.append(numpy_helper.from_array(w.astype(np.float32), n))
+        inits.append(numpy_helper.from_array((rs.randn(cout) * 0.1).astype(np.float32), n + "_b"))
+        y = node("Conv", [x, n, n + "_b"], kernel_shape=[k, k], strides=[stride] * 2, pads=[k // 2] * 4, group=groups)
+        if act == "silu":
+            return node("Mul", [y, node("Sigmoid", [y])])
+        return node("Sigmoid", [y]) if act == "sigmoid" else y
+
+    def mbconv(x, cin, cout, expand, k, stride):
+        h = conv(x, cin, cin * expand) if expand != 1 else x
+        h = conv(h, cin * expand, cin * expand, k, stride, groups=cin * expand)
+        se = conv(conv(node("GlobalAveragePool", [h]), cin * expand, max(1, cin // 4)), max(1, cin // 4),
+                  cin * expand, act="sigmoid")
+        h = conv(node("Mul", [h, se]), cin * expand, cout, act=None)
+        return node("Add", [h, x]) if stride == 1 and cin == cout else h
+
+    x, cin = conv("x", 3, 32, 3, 2), 32
+    for expand, k, stride, cout, repeats in [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
+                                             (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]:
+        for r in range(repeats):
+            x, cin = mbconv(x, cin, cout, expand, k, stride if r == 0 else 1), cout
+    x = node("Flatten", [node("GlobalAveragePool", [conv(x, 320, 1280)])])
+    inits.append(numpy_helper.from_array((rs.randn(1000, 1280) * 0.03).astype(np.float32), "fc_w"))
+    inits.append(numpy_helper.from_array(np.zeros(1000, np.float32), "fc_b"))
+    nodes.append(helper.make_node("Gemm", [x, "fc_w", "fc_b"], ["y"], transB=1))
     return nodes, [1, 3, 224, 224], [1, 1000], inits
 
 

@@ -109,9 +109,11 @@ Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opt
 /// Whether an innermost reduction of `extent` is long enough to vectorize through rfactor: at
 /// least two whole vectors of `lanes`.
 bool row_reduction_vectorizes(int64_t extent, int lanes);
-/// Whether `stage` is a reduction (computed at root, untransformed) whose innermost reduction
-/// is long enough to vectorize through rfactor (row_reduction_vectorizes) and read contiguously.
-bool can_vectorize_row_reduction(const State& st, const std::string& stage, int lanes);
+/// For a reduction (computed at root, untransformed) whose innermost reduction is read
+/// contiguously: the vector width rfactor can give it, `lanes` when it is long enough
+/// (row_reduction_vectorizes), a divisor of at least 4 when other reduction axes follow it
+/// (the rows of a plane); 0 when none.
+int row_reduction_vector_width(const State& st, const std::string& stage, int lanes);
 /// A product of at most 4 rows with B stored [n, k] (dense) whose k vectorize_row_reduction
 /// can vectorize: each output is the dot product of two contiguous rows. A register tile over
 /// n would gather B, one element per lane (1x512 -> 1000: 0.054 ms tiled, 0.0105 as dot
@@ -120,9 +122,10 @@ bool is_row_dot_product(const State& st, const Stage& s, int lanes);
 /// A reduction the CPU fallback and search space tile into registers: is_tiled_reduction,
 /// but not a row dot product.
 bool tiled_on_cpu(const State& st, const Stage& s, int lanes);
-/// Vectorizes such a reduction: `stage.rf` = one vector of `lanes` partial results per
-/// output, computed inside the output's fused, parallel spatial loop and summed across lanes
-/// by `stage` (softmax's and layer norm's row sums, max and variance).
+/// Vectorizes such a reduction: `stage.rf` = one vector of `lanes` (the width above) partial
+/// results per output, computed inside the output's fused, parallel spatial loop and summed
+/// across lanes by `stage` (softmax's and layer norm's row sums, max and variance; global
+/// pools).
 void vectorize_row_reduction(Schedule& s, const std::string& stage, int lanes);
 
 /// A reduction to one value over a long innermost axis (a ReduceMean of a whole tensor):

@@ -13,9 +13,10 @@ bool rule_rfactor(schedule::Schedule& s, const std::string& stage, const SpaceOp
   if (spatial >= 4 * o.num_cores) {
     // Enough rows for the cores: a long innermost reduction may still be vectorized across
     // its rows' elements (softmax, layer norm), the fallback's form.
-    if (!schedule::can_vectorize_row_reduction(s.state(), stage, o.vector_lanes)) return false;
+    int width = schedule::row_reduction_vector_width(s.state(), stage, o.vector_lanes);
+    if (!width) return false;
     if (s.categorical_value(s.sample_categorical({0, 1})) == 0) return false;
-    schedule::vectorize_row_reduction(s, stage, o.vector_lanes);
+    schedule::vectorize_row_reduction(s, stage, width);
     return true;
   }
   // Otherwise only worth it when the reduction is long.

@@ -448,6 +448,19 @@ TEST(Fallback, ExpReadTwiceIsComputedOnce) {
   EXPECT_EQ(s.state().consumers("softmax_exp").size(), 2u);
 }
 
+// A global pool sums each plane in partial sums of one vector along its rows (a divisor of
+// the row: 14 lanes for 56 or 14, 7 for 7) rather than in one running sum.
+TEST(Fallback, GlobalPoolsSumPlanesInVectorsAlongTheRows) {
+  auto& def = ops::find_op("global_avg_pool");
+  for (auto [w, lanes] : {std::pair{"56", "14"}, {"14", "14"}, {"7", "7"}, {"64", "16"}}) {
+    auto dag = def.build(ops::parse_params(def, {"c=8", std::string("h=") + w, std::string("w=") + w}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    std::string lowered = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
+    EXPECT_NE(lowered.find(std::string("rf[ramp(0, 1, ") + lanes + ")] = "), std::string::npos) << lowered;
+  }
+}
+
 // A separable resize's first pass stays a stage of its own (inlined, a 2x upsample would
 // compute each of its elements again for the 4 outputs reading it), vectorized and parallel.
 TEST(Fallback, ResizePassesAreComputedOnce) {

@@ -71,6 +71,7 @@ def models(out):
                                                     antialias=1)
     made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
     made["efficientnet_b0"] = lambda n: save(out, n, *efficientnet_b0(rs))
+    made["vit_block"] = lambda n: save(out, n, *vit_block(rs), opset=17)
     for c, hw in [(512, 13), (256, 26)]:  # YOLO's 255-channel 1x1 heads (3 anchors x 85)
         w = numpy_helper.from_array((rs.randn(255, c, 1, 1) * 0.05).astype(np.float32), "w")
         b = numpy_helper.from_array(rs.randn(255).astype(np.float32), "b")
@@ -150,6 +151,44 @@ def efficientnet_b0(rs):
     inits.append(numpy_helper.from_array(np.zeros(1000, np.float32), "fc_b"))
     nodes.append(helper.make_node("Gemm", [x, "fc_w", "fc_b"], ["y"], transB=1))
     return nodes, [1, 3, 224, 224], [1, 1000], inits
+
+
+def vit_block(rs, tokens=197, dim=768, heads=12, mlp=3072):
+    """One pre-norm transformer encoder layer as torchvision's vit_b_16 has twelve (LayerNorm,
+    multi-head attention, GELU as PyTorch exports it with Erf), seeded random weights."""
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(np.asarray(a, np.float32 if np.asarray(a).dtype.kind == "f" else np.int64),
+                                             name))
+        return name
+
+    def node(op, ins, **attrs):
+        nodes.append(helper.make_node(op, ins, [f"t{len(nodes)}"], **attrs))
+        return nodes[-1].output[0]
+
+    def linear(x, n_in, n_out):
+        w = const(f"w{len(inits)}", rs.randn(n_in, n_out) * np.sqrt(1 / n_in))
+        return node("Add", [node("MatMul", [x, w]), const(f"b{len(inits)}", rs.randn(n_out) * 0.02)])
+
+    def norm(x):
+        return node("LayerNormalization", [x, const(f"g{len(inits)}", 1 + 0.1 * rs.randn(dim)),
+                                           const(f"be{len(inits)}", 0.1 * rs.randn(dim))], axis=-1, epsilon=1e-6)
+
+    hd = dim // heads
+    h = norm("x")
+    split = lambda t: node("Transpose", [node("Reshape", [t, const(f"s{len(inits)}", [1, tokens, heads, hd])])],
+                           perm=[0, 2, 1, 3])
+    q, k, v = (split(linear(h, dim, dim)) for _ in range(3))
+    scores = node("Mul", [node("MatMul", [q, node("Transpose", [k], perm=[0, 1, 3, 2])]), const("scale", 1 / np.sqrt(hd))])
+    a = node("MatMul", [node("Softmax", [scores], axis=-1), v])
+    a = node("Reshape", [node("Transpose", [a], perm=[0, 2, 1, 3]), const("merge", [1, tokens, dim])])
+    x = node("Add", ["x", linear(a, dim, dim)])
+    m = linear(norm(x), dim, mlp)
+    gelu = node("Mul", [node("Mul", [m, node("Add", [node("Erf", [node("Div", [m, const("sqrt2", np.sqrt(2))])]),
+                                                      const("one", 1.0)])]), const("half", 0.5)])
+    nodes.append(helper.make_node("Add", [x, linear(gelu, mlp, dim)], ["y"]))
+    return nodes, [1, tokens, dim], [1, tokens, dim], inits
 
 
 def main():

@@ -353,6 +353,10 @@ class Fallback {
     std::vector<int> outer;
     for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
     int inner_vec = -1, inner_outer = -1;
+    int64_t last = st.op->shape[nax - 1];
+    // A long row no vector divides (197: 12 x 16 + 5): whole vectors and a shorter last one
+    // (partition_tails), not a serial row (softmax's exp over ViT's scores ran scalar).
+    if (v == 1 && st.op->tag != "pad" && uneven_row_vectorizes(last, o_.vector_lanes)) v = o_.vector_lanes;
     if (v > 1) {
       auto sp = s_.split(name, nax - 1, {v});
       inner_outer = sp[0];
@@ -674,6 +678,10 @@ bool tiled_on_cpu(const State& st, const Stage& s, int lanes) {
 
 bool row_reduction_vectorizes(int64_t extent, int lanes) { return extent >= 2 * lanes && extent % lanes == 0; }
 
+bool uneven_row_vectorizes(int64_t extent, int lanes) {
+  return extent >= 2 * lanes && extent % lanes >= 4;
+}
+
 int row_reduction_vector_width(const State& st, const std::string& stage, int lanes) {
   const Stage& s = st.stage(stage);
   if (s.op->axes.empty() || s.op->reduce_axes.empty() || s.loc != Location::Root) return 0;
@@ -681,11 +689,13 @@ int row_reduction_vector_width(const State& st, const std::string& stage, int la
   int64_t e = s.op->reduce_axes.back().extent, others = 1;
   for (size_t k = 0; k + 1 < s.op->reduce_axes.size(); ++k) others *= s.op->reduce_axes[k].extent;
   // A plane's rows (a global pool over 56-, 28-, 14- or 7-wide rows): a divisor of the row,
-  // its partial sums accumulated down the plane. As one running sum, each channel of a
+  // its partial sums accumulated down the plane. A long row no vector divides (ViT's 197
+  // attention scores): whole vectors, the last one masked (rfactor's guard). As one running sum, each channel of a
   // 96x56x56 mean was 3136 dependent adds (0.126 ms).
-  int64_t width = row_reduction_vectorizes(e, lanes) ? lanes
-                  : others >= 2                      ? fallback_vector_width(e, lanes)
-                                                     : 1;
+  int64_t width = row_reduction_vectorizes(e, lanes)                    ? lanes
+                  : others >= 2 && fallback_vector_width(e, lanes) > 1 ? fallback_vector_width(e, lanes)
+                  : uneven_row_vectorizes(e, lanes)                     ? lanes
+                                                                        : 1;
   if (width < 4) return 0;
   // Contiguous: every tensor read indexes with the reduction only in its last dimension (a
   // sum over the channels of NCHW data would gather a vector from rows a plane apart).

@@ -109,6 +109,9 @@ Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opt
 /// Whether an innermost reduction of `extent` is long enough to vectorize through rfactor: at
 /// least two whole vectors of `lanes`.
 bool row_reduction_vectorizes(int64_t extent, int lanes);
+/// Whether a row of `extent` no vector of `lanes` divides is still worth vectorizing as whole
+/// vectors and a shorter last one: at least two vectors long, the last at least 4 lanes.
+bool uneven_row_vectorizes(int64_t extent, int lanes);
 /// For a reduction (computed at root, untransformed) whose innermost reduction is read
 /// contiguously: the vector width rfactor can give it, `lanes` when it is long enough
 /// (row_reduction_vectorizes), a divisor of at least 4 when other reduction axes follow it

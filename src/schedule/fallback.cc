@@ -489,7 +489,12 @@ int fallback_padding_location(const State& st, const std::string& stage, int reg
   const te::OperationNode& conv = *st.stage(cons[0]).op;
   int64_t window = window_size(conv);
   if (window == 0) return kPadAtRoot;
-  if (window > kSmallWindow && !conv.attrs.count("weight_block")) return kPadAtRoot;
+  // Depthwise 5x5 and 7x7 windows too (efficientnet, convnext): a padding pass costs more
+  // than their border tests or per-tile buffer (AVX-512, alone: 144 channels 56 -> 28 stride
+  // 2 5x5 0.38 -> 0.14 ms, 672x14x14 5x5 0.16 -> 0.08, 384x14x14 7x7 0.15 -> 0.09; AVX2 with
+  // per-tile padding: the first 0.52 -> 0.17, but 96x56x56 7x7 0.27 -> 0.34, so not 7x7 there).
+  int64_t largest = !is_depthwise(conv) ? kSmallWindow : registers >= 32 ? 49 : 25;
+  if (window > largest && !conv.attrs.count("weight_block")) return kPadAtRoot;
   // A depthwise conv's rows tile reads its padded window from a small buffer filled per tile
   // (a 10x10 or 17x17 block for an 8x8 tile): its unrolled taps then load without border
   // tests, and stride 2 gathers from a buffer in L1. mobilenet_v2 on AMD Zen, per layer in

@@ -72,6 +72,8 @@ def models(out):
     made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
     made["efficientnet_b0"] = lambda n: save(out, n, *efficientnet_b0(rs))
     made["vit_block"] = lambda n: save(out, n, *vit_block(rs), opset=17)
+    made["convnext_block14"] = lambda n: save(out, n, *convnext_block(rs), opset=17)
+    made["convnext_block56"] = lambda n: save(out, n, *convnext_block(rs, 96, 56), opset=17)
     for c, hw in [(512, 13), (256, 26)]:  # YOLO's 255-channel 1x1 heads (3 anchors x 85)
         w = numpy_helper.from_array((rs.randn(255, c, 1, 1) * 0.05).astype(np.float32), "w")
         b = numpy_helper.from_array(rs.randn(255).astype(np.float32), "b")
@@ -189,6 +191,37 @@ def vit_block(rs, tokens=197, dim=768, heads=12, mlp=3072):
                                                       const("one", 1.0)])]), const("half", 0.5)])
     nodes.append(helper.make_node("Add", [x, linear(gelu, mlp, dim)], ["y"]))
     return nodes, [1, tokens, dim], [1, tokens, dim], inits
+
+
+def convnext_block(rs, c=384, hw=14):
+    """One block of torchvision's convnext_tiny (a 7x7 depthwise conv, then channels last:
+    LayerNorm, Linear c -> 4c, GELU with Erf, Linear 4c -> c, layer scale; back to NCHW and the
+    residual), seeded random weights."""
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(np.asarray(a, np.float32), name))
+        return name
+
+    def node(op, ins, **attrs):
+        nodes.append(helper.make_node(op, ins, [f"t{len(nodes)}"], **attrs))
+        return nodes[-1].output[0]
+
+    def linear(x, n_in, n_out):
+        return node("Add", [node("MatMul", [x, const(f"w{len(inits)}", rs.randn(n_in, n_out) / np.sqrt(n_in))]),
+                            const(f"b{len(inits)}", rs.randn(n_out) * 0.02)])
+
+    h = node("Conv", ["x", const("dw", rs.randn(c, 1, 7, 7) / 7), const("dwb", rs.randn(c) * 0.1)],
+             kernel_shape=[7, 7], pads=[3] * 4, group=c)
+    h = node("Transpose", [h], perm=[0, 2, 3, 1])
+    h = node("LayerNormalization", [h, const("g", 1 + 0.1 * rs.randn(c)), const("be", 0.1 * rs.randn(c))],
+             axis=-1, epsilon=1e-6)
+    m = linear(h, c, 4 * c)
+    gelu = node("Mul", [node("Mul", [m, node("Add", [node("Erf", [node("Div", [m, const("sqrt2", np.sqrt(2))])]),
+                                                      const("one", 1.0)])]), const("half", 0.5)])
+    h = node("Mul", [linear(gelu, 4 * c, c), const("scale", 0.1 + 0.01 * rs.randn(c))])
+    nodes.append(helper.make_node("Add", ["x", node("Transpose", [h], perm=[0, 3, 1, 2])], ["y"]))
+    return nodes, [1, c, hw, hw], [1, c, hw, hw], inits
 
 
 def main():

@@ -320,6 +320,8 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(unary("HardSwish", [](const te::Tensor& x, const std::string& n) { return ops::hardswish(x, n); }));
   // Mul(x, Sigmoid(x)) as one op (graph/passes.h, fuse_silu).
   out.push_back(unary("tuner.Silu", [](const te::Tensor& x, const std::string& n) { return ops::silu(x, n); }));
+  // PyTorch's exported GELU as one op (fuse_gelu).
+  out.push_back(unary("tuner.Gelu", [](const te::Tensor& x, const std::string& n) { return ops::gelu(x, n); }));
   out.push_back({"LeakyRelu",
                  [](const ConvertContext& c) {
                    return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));

@@ -416,6 +416,7 @@ void run_passes(Graph& g, const PassOptions& opts) {
                         Pass{"cancel_transposes", cancel_transposes},
                         Pass{"reorder_pool_activation", reorder_pool_activation},
                         Pass{"fuse_silu", fuse_silu},
+                        Pass{"fuse_gelu", fuse_gelu},
                         Pass{"eliminate_common_subexpressions", eliminate_common_subexpressions},
                         Pass{"eliminate_dead_code", eliminate_dead_code}}) {
     if (p.fn(g) > 0 && opts.on_change) opts.on_change(p.name, g);

@@ -35,6 +35,11 @@ int reorder_pool_activation(Graph& g);
 /// then takes it into the op producing x (its two reads of x kept the pair a kernel of its
 /// own: efficientnet_b0 has 48, 30 % of its time).
 int fuse_silu(Graph& g);
+/// 0.5 x (1 + erf(x / sqrt 2)) as PyTorch exports GELU (Div or Mul, Erf, Add, two Muls in
+/// either order), its inner values read by nothing else, becomes one tuner.Gelu(x): fusion
+/// then takes it into the product computing x (bert's and ViT's MLP; it was a kernel of its
+/// own, x read twice).
+int fuse_gelu(Graph& g);
 /// A two-operand Einsum that is a batched matrix product (graph/einsum.h) becomes MatMul,
 /// with Transpose nodes where an operand's or the output's order differs: the matmul
 /// schedules and passes (weight packing) then apply; 3-4x faster than the generic reduction

@@ -193,6 +193,32 @@ TEST(Passes, MulOfASigmoidOfItsOperandIsOneSilu) {
   EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "Mul", "Mul"})) << g2.str();  // one Sigmoid after CSE
 }
 
+// PyTorch's exported GELU, 0.5 x (1 + erf(x / sqrt 2)) in its orders (the 0.5 last or first,
+// Div by sqrt 2 or Mul by its inverse), is one op fused into the product computing x; with an
+// inner value read elsewhere, or another constant, it stays.
+TEST(Passes, ExportedGeluIsOneOp) {
+  Builder b;
+  int x = b.input({4, 8});
+  int m = b.node("MatMul", {x, b.weight({8, 8})});
+  auto one_plus_erf = [&](Builder& bb, int v, bool div) {
+    int scaled = div ? bb.node("Div", {v, bb.fill({}, std::sqrt(2.0))})
+                     : bb.node("Mul", {bb.fill({}, M_SQRT1_2), v});
+    return bb.node("Add", {bb.node("Erf", {scaled}), bb.fill({}, 1.0)});
+  };
+  int g1 = b.node("Mul", {b.node("Mul", {m, one_plus_erf(b, m, true)}), b.fill({}, 0.5)});
+  int g2 = b.node("Mul", {one_plus_erf(b, g1, false), b.node("Mul", {b.fill({}, 0.5), g1})});
+  Graph g = optimize_and_check(b.raw({g2}));
+  EXPECT_EQ(ops_of(g), (Ops{"MatMul", "tuner.Gelu", "tuner.Gelu"})) << g.str();
+
+  Builder b2;
+  int y = b2.input({4, 8});
+  int e = one_plus_erf(b2, y, true);
+  int k1 = b2.node("Mul", {b2.node("Mul", {y, e}), b2.fill({}, 0.5)});
+  int k2 = b2.node("Mul", {b2.node("Mul", {y, one_plus_erf(b2, y, false)}), b2.fill({}, 0.25)});
+  Graph h = optimize_and_check(b2.raw({k1, k2, e}));  // e is an output too
+  for (const std::string& op : ops_of(h)) EXPECT_NE(op, "tuner.Gelu") << h.str();
+}
+
 TEST(Passes, MonotonicActivationMovesAfterMaxPool) {
   Builder b;
   int x = b.input({1, 4, 8, 8});

@@ -70,6 +70,10 @@ const std::map<std::string, OpCases>& op_cases() {
                             // Partial last vector blocks: 56 = 3 x 16 + 8, 20 = 16 + 4.
                             {"c=16", "h=112", "w=112", "stride=2", "pad=1", "bias=1"},
                             {"c=16", "h=20", "w=20", "pad=1"}, {"c=4", "h=5", "w=37", "pad=1"},
+                            // 5x5 and 7x7 windows, padding inline (efficientnet, convnext).
+                            {"c=16", "h=28", "w=28", "kh=5", "kw=5", "stride=2", "pad=2"},
+                            {"c=8", "h=14", "w=14", "kh=5", "kw=5", "pad=2", "bias=1"},
+                            {"c=16", "h=7", "w=7", "kh=7", "kw=7", "pad=3"},
                             {"c=4", "h=6", "w=55", "pad=1", "bias=1"},  // 3 x 16 + 7
                             {"c=16", "h=9", "w=9", "pad=5", "dilation=5"}}},
       {"max_pool2d", {{"c=3", "h=17", "w=17", "kernel=3", "stride=2", "pad=1"},

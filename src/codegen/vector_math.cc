@@ -65,17 +65,16 @@ llvm::Value* exp_in_range(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateFMul(e, b.CreateBitCast(i, vt));
 }
 
-// max(lo, min(x, hi)), NaN kept (x86's max and min return their second operand on NaN).
-llvm::Value* clamp(llvm::IRBuilder<>& b, llvm::Value* x, double lo, double hi) {
-  llvm::Type* t = x->getType();
-  x = b.CreateSelect(b.CreateFCmpOGT(x, c(t, hi)), c(t, hi), x);
-  return b.CreateSelect(b.CreateFCmpOLT(x, c(t, lo)), c(t, lo), x);
+// min(x, hi) and max(lo, min(x, hi)) with NaN kept, unlike minnum/maxnum (on x86 one min or
+// max each, which return their second operand on NaN).
+llvm::Value* at_most(llvm::IRBuilder<>& b, llvm::Value* x, double hi) {
+  llvm::Value* h = c(x->getType(), hi);
+  return b.CreateSelect(b.CreateFCmpOGT(x, h), h, x);
 }
-
-// The functions below clamp their argument (exp's within [-88, 88]); maxnum and minnum drop
-// NaN, which is put back last.
-llvm::Value* keep_nan(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+llvm::Value* clamp(llvm::IRBuilder<>& b, llvm::Value* x, double lo, double hi) {
+  x = at_most(b, x, hi);
+  llvm::Value* l = c(x->getType(), lo);
+  return b.CreateSelect(b.CreateFCmpOLT(x, l), l, x);
 }
 
 }  // namespace
@@ -96,7 +95,7 @@ llvm::Value* vector_exp(llvm::IRBuilder<>& b, llvm::Value* x) {
   const double inf = std::numeric_limits<double>::infinity();
   e = b.CreateSelect(b.CreateFCmpOGT(x, c(t, 88.72283905206835)), c(t, inf), e);
   e = b.CreateSelect(b.CreateFCmpOLT(x, c(t, -103.972)), c(t, 0.0), e);
-  return keep_nan(b, x, e);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, e);
 }
 
 llvm::Value* vector_sigmoid(llvm::IRBuilder<>& b, llvm::Value* x) {
@@ -114,26 +113,24 @@ llvm::Value* vector_sigmoid(llvm::IRBuilder<>& b, llvm::Value* x) {
 
 llvm::Value* vector_erf(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Type* t = x->getType();
-  // erf(5) is 1 in float.
-  llvm::Value* ax = call(b, llvm::Intrinsic::fabs, {x});
-  ax = call(b, llvm::Intrinsic::minnum, {ax, c(t, 5.0)});
+  // erf(5) is 1 in float (a NaN flows through to the result).
+  llvm::Value* ax = at_most(b, call(b, llvm::Intrinsic::fabs, {x}), 5.0);
   llvm::Value* tt = b.CreateFDiv(c(t, 1.0), madd(b, ax, c(t, 0.3275911), c(t, 1.0)));
   llvm::Value* p = c(t, 1.061405429);
   for (double q : {-1.453152027, 1.421413741, -0.284496736, 0.254829592}) p = madd(b, p, tt, c(t, q));
   p = b.CreateFMul(p, tt);
   llvm::Value* e = exp_in_range(b, b.CreateFNeg(b.CreateFMul(ax, ax)));
   llvm::Value* y = b.CreateFSub(c(t, 1.0), b.CreateFMul(p, e));
-  return keep_nan(b, x, call(b, llvm::Intrinsic::copysign, {y, x}));
+  return call(b, llvm::Intrinsic::copysign, {y, x});
 }
 
 llvm::Value* vector_tanh(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Type* t = x->getType();
-  // tanh(9) is 1 in float.
-  llvm::Value* ax = call(b, llvm::Intrinsic::fabs, {x});
-  ax = call(b, llvm::Intrinsic::minnum, {ax, c(t, 9.0)});
+  // tanh(9) is 1 in float (a NaN flows through to the result).
+  llvm::Value* ax = at_most(b, call(b, llvm::Intrinsic::fabs, {x}), 9.0);
   llvm::Value* e = exp_in_range(b, b.CreateFMul(ax, c(t, 2.0)));
   llvm::Value* y = b.CreateFSub(c(t, 1.0), b.CreateFDiv(c(t, 2.0), b.CreateFAdd(e, c(t, 1.0))));
-  return keep_nan(b, x, call(b, llvm::Intrinsic::copysign, {y, x}));
+  return call(b, llvm::Intrinsic::copysign, {y, x});
 }
 
 }  // namespace tuner::codegen

@@ -694,9 +694,9 @@ int row_reduction_vector_width(const State& st, const std::string& stage, int la
   int64_t e = s.op->reduce_axes.back().extent, others = 1;
   for (size_t k = 0; k + 1 < s.op->reduce_axes.size(); ++k) others *= s.op->reduce_axes[k].extent;
   // A plane's rows (a global pool over 56-, 28-, 14- or 7-wide rows): a divisor of the row,
-  // its partial sums accumulated down the plane. A long row no vector divides (ViT's 197
-  // attention scores): whole vectors, the last one masked (rfactor's guard). As one running sum, each channel of a
-  // 96x56x56 mean was 3136 dependent adds (0.126 ms).
+  // its partial sums accumulated down the plane (as one running sum, each channel of a
+  // 96x56x56 mean was 3136 dependent adds, 0.126 ms). A long row no vector divides (ViT's 197
+  // attention scores): whole vectors, the last one masked (rfactor's guard).
   int64_t width = row_reduction_vectorizes(e, lanes)                    ? lanes
                   : others >= 2 && fallback_vector_width(e, lanes) > 1 ? fallback_vector_width(e, lanes)
                   : uneven_row_vectorizes(e, lanes)                     ? lanes

@@ -114,8 +114,9 @@ bool row_reduction_vectorizes(int64_t extent, int lanes);
 bool uneven_row_vectorizes(int64_t extent, int lanes);
 /// For a reduction (computed at root, untransformed) whose innermost reduction is read
 /// contiguously: the vector width rfactor can give it, `lanes` when it is long enough
-/// (row_reduction_vectorizes), a divisor of at least 4 when other reduction axes follow it
-/// (the rows of a plane); 0 when none.
+/// (row_reduction_vectorizes), a divisor of at least 4 when other reduction axes come before
+/// it (the rows of a plane), else `lanes` with the last vector masked when
+/// uneven_row_vectorizes; 0 when none.
 int row_reduction_vector_width(const State& st, const std::string& stage, int lanes);
 /// A product of at most 4 rows with B stored [n, k] (dense) whose k vectorize_row_reduction
 /// can vectorize: each output is the dot product of two contiguous rows. A register tile over

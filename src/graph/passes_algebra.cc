@@ -21,6 +21,23 @@ int sole_consumer(const Graph& g, int v) {
   return c.size() == 1 ? c[0] : -1;
 }
 
+// The node producing v when it is a live `op` with one output that only node `reader` reads;
+// else null.
+Node* sole_producer(Graph& g, int v, const char* op, int reader) {
+  int p = v >= 0 ? g.values[size_t(v)].producer : -1;
+  if (p < 0 || sole_consumer(g, v) != reader) return nullptr;
+  Node& n = g.nodes[size_t(p)];
+  return !n.dead && n.op == op && n.outputs.size() == 1 ? &n : nullptr;
+}
+
+// Marks nodes dead whose outputs a rewrite no longer reads.
+void remove_nodes(Graph& g, const std::vector<Node*>& nodes) {
+  for (Node* n : nodes) {
+    n->dead = true;
+    g.values[size_t(n->outputs[0])].producer = -1;
+  }
+}
+
 bool all_equal_to(const Value& v, double x) {
   if (!v.is_constant()) return false;
   for (int64_t i = 0; i < v.data->num_elements(); ++i)
@@ -268,13 +285,10 @@ int fuse_silu(Graph& g) {
     Node& mul = g.nodes[i];
     if (mul.dead || mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1) continue;
     for (int k = 0; k < 2; ++k) {
-      int x = mul.inputs[size_t(k)], s = mul.inputs[size_t(1 - k)];
-      int p = g.values[size_t(s)].producer;
-      if (x < 0 || p < 0 || sole_consumer(g, s) != int(i)) continue;
-      Node& sig = g.nodes[size_t(p)];
-      if (sig.dead || sig.op != "Sigmoid" || sig.inputs.size() != 1 || sig.inputs[0] != x) continue;
-      sig.dead = true;
-      g.values[size_t(s)].producer = -1;
+      int x = mul.inputs[size_t(k)];
+      Node* sig = sole_producer(g, mul.inputs[size_t(1 - k)], "Sigmoid", int(i));
+      if (x < 0 || !sig || sig->inputs.size() != 1 || sig->inputs[0] != x) continue;
+      remove_nodes(g, {sig});
       mul.op = "tuner.Silu";
       mul.inputs = {x};
       ++changed;
@@ -286,50 +300,64 @@ int fuse_silu(Graph& g) {
 
 namespace {
 
-// The node producing v when it is a live `op` whose output only `reader` reads; else null.
-Node* sole_producer(Graph& g, int v, const char* op, int reader) {
-  int p = v >= 0 ? g.values[size_t(v)].producer : -1;
-  if (p < 0 || sole_consumer(g, v) != reader) return nullptr;
-  Node& n = g.nodes[size_t(p)];
-  return !n.dead && n.op == op && n.outputs.size() == 1 ? &n : nullptr;
-}
-
-bool all_near(const Value& v, double x) {
-  if (!v.is_constant() || v.data->num_elements() != 1) return false;
-  return std::fabs(v.data->get(0) - x) <= 1e-6 * std::fabs(x);
-}
-
-// Of a two-input node: the input other than a constant equal to c (index into n.inputs), or -1.
+// The input of a two-input node other than a constant equal to c (as a value id), or -1.
 int other_than_constant(const Graph& g, const Node& n, double c) {
   if (n.inputs.size() != 2) return -1;
-  for (int k = 0; k < 2; ++k)
-    if (n.inputs[size_t(k)] >= 0 && all_near(g.values[size_t(n.inputs[size_t(k)])], c)) return 1 - k;
+  for (int k = 0; k < 2; ++k) {
+    int v = n.inputs[size_t(k)];
+    if (v < 0) continue;
+    const Value& cv = g.values[size_t(v)];
+    if (cv.is_constant() && cv.data->num_elements() == 1 && std::fabs(cv.data->get(0) - c) <= 1e-6 * std::fabs(c))
+      return n.inputs[size_t(1 - k)];
+  }
   return -1;
 }
 
-// x when `v` (read by node `reader`) is 1 + erf(x / sqrt 2) (Div by sqrt 2 or Mul by its
-// inverse), the nodes on the way read by nothing else; they are added to `dead`. Else -1.
-int one_plus_erf_of_scaled(Graph& g, int v, int reader, std::vector<Node*>& dead) {
+// When value v, read only by node `reader`, is 1 + erf(x / sqrt 2) (a Div by sqrt 2 or a Mul
+// by its inverse), its nodes read by nothing else: x, with those nodes added to `nodes`.
+// Else -1.
+int one_plus_erf_of_scaled(Graph& g, int v, int reader, std::vector<Node*>& nodes) {
   Node* add = sole_producer(g, v, "Add", reader);
-  int ak = add ? other_than_constant(g, *add, 1.0) : -1;
-  if (ak < 0) return -1;
-  int add_id = g.values[size_t(v)].producer;
-  Node* erf = sole_producer(g, add->inputs[size_t(ak)], "Erf", add_id);
+  int e = add ? other_than_constant(g, *add, 1.0) : -1;
+  Node* erf = e >= 0 ? sole_producer(g, e, "Erf", g.values[size_t(v)].producer) : nullptr;
   if (!erf || erf->inputs.size() != 1) return -1;
-  int erf_id = g.values[size_t(add->inputs[size_t(ak)])].producer;
-  Node* scale = sole_producer(g, erf->inputs[0], "Div", erf_id);
-  bool div = scale != nullptr;
-  if (!scale) scale = sole_producer(g, erf->inputs[0], "Mul", erf_id);
-  if (!scale || scale->inputs.size() != 2) return -1;
+  int scaled = erf->inputs[0], erf_id = g.values[size_t(e)].producer;
   int x = -1;
-  if (div && all_near(g.values[size_t(scale->inputs[1])], std::sqrt(2.0))) x = scale->inputs[0];
-  if (!div) {
-    int k = other_than_constant(g, *scale, M_SQRT1_2);
-    if (k >= 0) x = scale->inputs[size_t(k)];
-  }
+  Node* scale = sole_producer(g, scaled, "Div", erf_id);
+  if (scale && scale->inputs.size() == 2 && other_than_constant(g, *scale, std::sqrt(2.0)) == scale->inputs[0])
+    x = scale->inputs[0];
+  if (!scale && (scale = sole_producer(g, scaled, "Mul", erf_id))) x = other_than_constant(g, *scale, M_SQRT1_2);
   if (x < 0) return -1;
-  dead.insert(dead.end(), {add, erf, scale});
+  nodes.insert(nodes.end(), {add, erf, scale});
   return x;
+}
+
+// x when node `out` computes PyTorch's GELU of x: (x * (1 + erf)) * 0.5 or (x * 0.5) * (1 +
+// erf), either Mul's operands in either order; the nodes before `out` go into `nodes`.
+int gelu_input(Graph& g, int out, std::vector<Node*>& nodes) {
+  const Node& n = g.nodes[size_t(out)];
+  if (n.inputs.size() != 2) return -1;
+  if (int p = other_than_constant(g, n, 0.5); p >= 0) {  // (x * (1 + erf)) * 0.5
+    Node* m = sole_producer(g, p, "Mul", out);
+    for (int k = 0; m && m->inputs.size() == 2 && k < 2; ++k) {
+      std::vector<Node*> found = {m};
+      if (one_plus_erf_of_scaled(g, m->inputs[size_t(k)], g.values[size_t(p)].producer, found) ==
+          m->inputs[size_t(1 - k)]) {
+        nodes = found;
+        return m->inputs[size_t(1 - k)];
+      }
+    }
+  }
+  for (int k = 0; k < 2; ++k) {  // (x * 0.5) * (1 + erf)
+    Node* h = sole_producer(g, n.inputs[size_t(k)], "Mul", out);
+    int x = h ? other_than_constant(g, *h, 0.5) : -1;
+    std::vector<Node*> found = {h};
+    if (x >= 0 && one_plus_erf_of_scaled(g, n.inputs[size_t(1 - k)], out, found) == x) {
+      nodes = found;
+      return x;
+    }
+  }
+  return -1;
 }
 
 }  // namespace
@@ -338,32 +366,11 @@ int fuse_gelu(Graph& g) {
   int changed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& out = g.nodes[i];
-    if (out.dead || out.op != "Mul" || out.inputs.size() != 2 || out.outputs.size() != 1) continue;
-    // (x * (1 + erf)) * 0.5, or (x * 0.5) * (1 + erf), the Muls' operands in either order.
-    int x = -1;
-    std::vector<Node*> dead;
-    if (int k = other_than_constant(g, out, 0.5); k >= 0) {
-      Node* m = sole_producer(g, out.inputs[size_t(k)], "Mul", int(i));
-      int m_id = m ? g.values[size_t(out.inputs[size_t(k)])].producer : -1;
-      for (int j = 0; m && j < 2 && x < 0; ++j) {
-        int cand = one_plus_erf_of_scaled(g, m->inputs[size_t(j)], m_id, dead);
-        if (cand >= 0 && cand == m->inputs[size_t(1 - j)]) x = cand, dead.push_back(m);
-        else dead.clear();
-      }
-    }
-    for (int j = 0; j < 2 && x < 0; ++j) {
-      Node* h = sole_producer(g, out.inputs[size_t(j)], "Mul", int(i));
-      int hk = h ? other_than_constant(g, *h, 0.5) : -1;
-      if (hk < 0) continue;
-      int cand = one_plus_erf_of_scaled(g, out.inputs[size_t(1 - j)], int(i), dead);
-      if (cand >= 0 && cand == h->inputs[size_t(hk)]) x = cand, dead.push_back(h);
-      else dead.clear();
-    }
+    if (out.dead || out.op != "Mul" || out.outputs.size() != 1) continue;
+    std::vector<Node*> nodes;
+    int x = gelu_input(g, int(i), nodes);
     if (x < 0) continue;
-    for (Node* n : dead) {
-      n->dead = true;
-      g.values[size_t(n->outputs[0])].producer = -1;
-    }
+    remove_nodes(g, nodes);
     out.op = "tuner.Gelu";
     out.inputs = {x};
     ++changed;

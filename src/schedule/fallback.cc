@@ -226,18 +226,8 @@ class Fallback {
     if (transpose) s_.unroll(outer, inner_outer);
     if (tile_rows >= 0) s_.unroll(outer, tile_rows);
     s_.vectorize(outer, vec);
-    if (!epi.empty()) {
-      // [n, k, oh, ow] over the tile -> [n, oh, ow (both unrolled), k (vectors)]; the
-      // reduction is computed at its outermost loop, so over the whole tile as before.
-      s_.compute_at(epi, outer, attach);
-      s_.reorder(epi, {0, 2, 3, 1});
-      s_.unroll(epi, 2);
-      s_.unroll(epi, 3);
-      s_.vectorize(epi, 1);
-      s_.compute_at(local, epi, 0);
-    } else {
-      s_.compute_at(local, outer, attach);
-    }
+    if (!epi.empty()) place_epilogue_in_tile_layout(s_, epi, outer, attach, local, col_axis);
+    else s_.compute_at(local, outer, attach);
 
     // Local stage: [spatial outers (extent 1 after bound inference), reduce..., rows.i, cols.i]
     // Copy what is needed: primitives replace the state, so a Stage& would dangle.
@@ -396,6 +386,23 @@ int64_t two_vector_row_extent(const te::OperationNode& conv, int64_t extent, int
 
 bool transposed_epilogue(const ReductionTile& t) {
   return t.col_axis < t.row_axis && t.rows >= 4;
+}
+
+void place_epilogue_in_tile_layout(Schedule& s, const std::string& epi, const std::string& outer,
+                                   int attach, const std::string& local, int vec_axis) {
+  // [n, k, oh, ow] over the tile -> [n, oh, ow (unrolled), k (vectors)]; the reduction is
+  // computed at its outermost loop, so over the whole tile as before.
+  s.compute_at(epi, outer, attach);
+  int nax = int(s.state().stage(epi).op->axes.size());
+  std::vector<int> order;
+  for (int a = 0; a < nax; ++a)
+    if (a != vec_axis) order.push_back(a);
+  order.push_back(vec_axis);
+  s.reorder(epi, order);
+  for (int a = 1; a < nax; ++a)
+    if (a != vec_axis) s.unroll(epi, a);
+  s.vectorize(epi, vec_axis);
+  s.compute_at(local, epi, 0);
 }
 
 bool fallback_serial_row(const te::OperationNode& op, int lanes) {
@@ -697,11 +704,12 @@ int row_reduction_vector_width(const State& st, const std::string& stage, int la
   // its partial sums accumulated down the plane (as one running sum, each channel of a
   // 96x56x56 mean was 3136 dependent adds, 0.126 ms). A long row no vector divides (ViT's 197
   // attention scores): whole vectors, the last one masked (rfactor's guard).
-  int64_t width = row_reduction_vectorizes(e, lanes)                    ? lanes
-                  : others >= 2 && fallback_vector_width(e, lanes) > 1 ? fallback_vector_width(e, lanes)
-                  : uneven_row_vectorizes(e, lanes)                     ? lanes
-                                                                        : 1;
-  if (width < 4) return 0;
+  int64_t divisor = others >= 2 ? fallback_vector_width(e, lanes) : 1;
+  int64_t width = row_reduction_vectorizes(e, lanes) ? lanes
+                  : divisor > 1                      ? divisor
+                  : uneven_row_vectorizes(e, lanes)  ? lanes
+                                                     : 0;
+  if (!width) return 0;
   // Contiguous: every tensor read indexes with the reduction only in its last dimension (a
   // sum over the channels of NCHW data would gather a vector from rows a plane apart).
   auto* red = s.op->body.as<te::ReduceNode>();

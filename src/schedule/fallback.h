@@ -103,6 +103,15 @@ int fallback_padding_location(const State& st, const std::string& stage, int reg
 /// pair loop, unrolled, so one pass over each input row fills both parities. Else nothing.
 void fill_parities_together(Schedule& s, const std::string& pad);
 
+/// For a tile stored transposed (its vectors along `vec_axis`, the output's rows stored as
+/// vectors) whose epilogue computes a transcendental: `epi`, a cache_write of the epilogue
+/// `outer` made before `outer` was transformed, is computed at `outer`'s loop `attach` in the
+/// tile's layout (vectors along `vec_axis`, the rest unrolled), and the tile's `local` at its
+/// outermost loop; `outer` only copies it out transposed. Shared by the fallback and the
+/// search's tiling rule.
+void place_epilogue_in_tile_layout(Schedule& s, const std::string& epi, const std::string& outer,
+                                   int attach, const std::string& local, int vec_axis);
+
 /// The default schedule of a DAG, as a replayable Schedule.
 Schedule fallback_schedule(const te::ComputeDAG& dag, const FallbackOptions& opts = {});
 

@@ -113,6 +113,11 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   // registers once unrolled). Sampled: which wins depends on the tile's width.
   if (vec != nsp - 1 && fb) prefer({schedule::transposed_epilogue(*fb) || plane.channel_blocks ? 1 : 0});
   bool rows_out = vec != nsp - 1 && s.categorical_value(s.sample_categorical({0, 1})) == 1;
+  // Then an epilogue with a transcendental is computed in the tile's layout first, as the
+  // fallback does (transposed, SiLU's sigmoid ran on vectors of the tile's few pixels).
+  std::string epi = rows_out && !fuse_pixels && schedule::computes_transcendental(s.state(), outer)
+                        ? s.cache_write(outer)
+                        : "";
 
   // The writing stage: S0 S1 S2 S3, S0 fused and parallel, innermost vectorized.
   std::vector<std::vector<int>> w(nsp);
@@ -138,7 +143,8 @@ void rule_multi_level_tiling(Schedule& s, const std::string& stage, const SpaceO
   } else {
     s.vectorize(outer, w[vec][3]);
   }
-  s.compute_at(local, outer, w[nsp - 1][1]);
+  if (!epi.empty()) schedule::place_epilogue_in_tile_layout(s, epi, outer, w[nsp - 1][1], local, vec);
+  else s.compute_at(local, outer, w[nsp - 1][1]);
 
   // The register tile: S0 S1 R0 S2 R1 S3 (S0 and S1 have extent 1 inside the tile).
   std::vector<std::vector<int>> l(nsp), r(nred);

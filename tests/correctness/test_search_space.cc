@@ -2,7 +2,10 @@
 // and preset-decision replays must never make wrong code).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernel_check.h"
+#include "ops/elementwise.h"
 #include "schedule/analysis.h"
 #include "search/mutator.h"
 #include "search/space.h"
@@ -48,6 +51,18 @@ int ones_at_first_binary_choice(const std::vector<schedule::Trace>& traces) {
 }
 
 }  // namespace
+
+// A packed stride-2 conv with SiLU after it: the samples that store the tile transposed
+// compute the SiLU in the tile's layout first (place_epilogue_in_tile_layout).
+TEST(SearchSpace, PackedConvWithSilu) {
+  OpCase c("conv2d", {"c=3", "h=30", "w=30", "k=32", "stride=2", "pad=1", "wblock=32"});
+  c.dag = te::ComputeDAG(c.dag.inputs(), {ops::silu(c.dag.outputs()[0])});
+  for (int64_t i = 0; i < c.expected[0].num_elements(); ++i) {
+    double v = c.expected[0].get(i);
+    c.expected[0].set(i, v / (1 + std::exp(-v)));
+  }
+  check_space(c, 12);
+}
 
 TEST(SearchSpace, MatmulWithEpilogue) { check_space(OpCase("dense", {"m=24", "n=40", "k=33"}), 15); }
 TEST(SearchSpace, Conv2d) {

@@ -259,7 +259,7 @@ TEST(Fallback, TranscendentalEpiloguesRunOnTheTilesChannelVectors) {
     if (silu) {
       EXPECT_TRUE(std::regex_search(lowered, std::regex(R"(silu\.local\[ramp\(\d+, 1, 32\)\] = )")));
       EXPECT_TRUE(std::regex_search(lowered, std::regex(R"(= silu\.local\[ramp\(\d+, 32, 7\)\])")));
-      EXPECT_EQ(lowered.find("sigmoid(") , lowered.find("sigmoid((conv2d"));
+      EXPECT_EQ(lowered.find("sigmoid("), lowered.find("sigmoid((conv2d"));
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "compile/compile_model.h"
+#include "ops/elementwise.h"
 #include "ops/registry.h"
 #include "schedule/fallback.h"
 #include "schedule/lower.h"
@@ -171,6 +172,31 @@ TEST(Space, LikeFallbackTakesTheFallbacksTile) {
   auto ft = schedule::fallback_tile(*pdag.outputs()[0], *pdag.outputs()[0], 8, 16);
   EXPECT_EQ(ft.cols, 16);
   EXPECT_EQ(ft.rows, 6);
+}
+
+// A packed conv's tile stored transposed: a SiLU epilogue is computed in the tile's layout
+// first (channel vectors), as the fallback does, in the search's start and in any sample that
+// stores the rows out; the traces replay.
+TEST(Space, TranscendentalEpilogueOfATransposedTileRunsOnChannelVectors) {
+  auto& def = ops::find_op("conv2d");
+  auto conv = def.build(ops::parse_params(def, {"c=3", "h=56", "w=56", "k=32", "stride=2", "pad=1", "wblock=32"}));
+  te::ComputeDAG dag(conv.inputs(), {ops::silu(conv.outputs()[0])});
+  SpaceOptions like;
+  like.like_fallback = true;
+  schedule::Schedule start = generate_schedule(dag, like, 1);
+  std::string lowered = schedule::lower(start.state(), "k").str();
+  EXPECT_NE(lowered.find("silu.local[ramp("), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find(", 1, 32)] = ("), std::string::npos) << lowered;
+  int with_local = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    schedule::Schedule s = generate_schedule(dag, SpaceOptions{}, seed);
+    auto r = schedule::Schedule::replay(dag, s.trace());
+    ASSERT_EQ(r.state().str(), s.state().str()) << seed;
+    with_local += s.state().has_stage("silu.local");
+    EXPECT_NO_THROW(schedule::lower(s.state(), "k")) << s.trace().pretty();
+  }
+  EXPECT_GT(with_local, 0);
+  EXPECT_LT(with_local, 40);
 }
 
 // With 16 registers the search starts a packed 1x1 conv over a small plane at the fallback's

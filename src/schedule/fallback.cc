@@ -339,14 +339,10 @@ class Fallback {
     int nax = int(st.op->axes.size());
     if (nax == 0) return;
     int64_t elements = te::num_elements(st.op->shape);
-    int64_t v = fallback_vector_width(st.op->shape[nax - 1], o_.vector_lanes);
+    int64_t v = injective_vector_width(*st.op, o_.vector_lanes);
     std::vector<int> outer;
     for (int a = 0; a + 1 < nax; ++a) outer.push_back(a);
     int inner_vec = -1, inner_outer = -1;
-    int64_t last = st.op->shape[nax - 1];
-    // A long row no vector divides (197: 12 x 16 + 5): whole vectors and a shorter last one
-    // (partition_tails), not a serial row (softmax's exp over ViT's scores ran scalar).
-    if (v == 1 && st.op->tag != "pad" && uneven_row_vectorizes(last, o_.vector_lanes)) v = o_.vector_lanes;
     if (v > 1) {
       auto sp = s_.split(name, nax - 1, {v});
       inner_outer = sp[0];
@@ -405,13 +401,23 @@ void place_epilogue_in_tile_layout(Schedule& s, const std::string& epi, const st
   s.compute_at(local, epi, 0);
 }
 
+int64_t injective_vector_width(const te::OperationNode& op, int lanes) {
+  if (op.axes.empty()) return 1;
+  int64_t last = op.shape.back(), v = fallback_vector_width(last, lanes);
+  // A long row no vector divides (197: 12 x 16 + 5): whole vectors and a shorter last one
+  // (partition_tails), not a serial row (softmax's exp over ViT's scores ran scalar, 1.50 ->
+  // 0.31 ms). Padding stages keep their serial rows (a 58-wide padded row, below).
+  if (v == 1 && op.tag != "pad" && uneven_row_vectorizes(last, lanes)) return lanes;
+  return v;
+}
+
 bool fallback_serial_row(const te::OperationNode& op, int lanes) {
   // Fused with the others, every element of such a row would pay a division and a modulo (a
   // padded 58-wide row: 64->128 stride-2 conv with its padding pass 1.63 -> 0.91 ms).
   size_t nax = op.axes.size();
   if (nax < 2 || !op.reduce_axes.empty()) return false;
   int64_t last = op.shape[nax - 1];
-  return fallback_vector_width(last, lanes) == 1 && last >= 8 &&
+  return injective_vector_width(op, lanes) == 1 && last >= 8 &&
          te::num_elements(op.shape) / last >= kMinParallelTiles;
 }
 

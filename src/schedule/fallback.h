@@ -78,8 +78,13 @@ int64_t two_vector_row_extent(const te::OperationNode& conv, int64_t extent, int
 /// `lanes`, or 1 (not vectorized) when that is below 4.
 int64_t fallback_vector_width(int64_t extent, int lanes);
 
+/// The vector width of an injective stage's last axis: fallback_vector_width, or `lanes` for a
+/// row no vector divides that uneven_row_vectorizes (whole vectors, a shorter last one) but in
+/// padding stages; 1 when it does not vectorize.
+int64_t injective_vector_width(const te::OperationNode& op, int lanes);
+
 /// Whether an injective stage's last axis stays a serial loop inside the parallel loop over the
-/// others: it does not vectorize (fallback_vector_width is 1), is at least 8 long, and the
+/// others: it does not vectorize (injective_vector_width is 1), is at least 8 long, and the
 /// others leave the threads enough iterations.
 bool fallback_serial_row(const te::OperationNode& op, int lanes);
 

@@ -64,6 +64,10 @@ TEST(SearchSpace, PackedConvWithSilu) {
   check_space(c, 12);
 }
 
+// Rows no vector divides (197 = 12 x 16 + 5): the elementwise stages sample tiles of the row
+// rounded up to whole vectors, the reductions masked last vectors.
+TEST(SearchSpace, SoftmaxOverRowsNoVectorDivides) { check_space(OpCase("softmax", {"shape=6x197"}), 12); }
+
 TEST(SearchSpace, MatmulWithEpilogue) { check_space(OpCase("dense", {"m=24", "n=40", "k=33"}), 15); }
 TEST(SearchSpace, Conv2d) {
   check_space(OpCase("conv2d", {"c=8", "h=14", "w=14", "k=16", "pad=1", "bias=1"}), 15);

@@ -199,6 +199,19 @@ TEST(Space, TranscendentalEpilogueOfATransposedTileRunsOnChannelVectors) {
   EXPECT_LT(with_local, 40);
 }
 
+// The search starts a softmax over 197-wide rows (ViT's scores) as the fallback does: its exp
+// as 12 vectors of 16 and one of 5, not a serial row.
+TEST(Space, RowsNoVectorDividesStartVectorized) {
+  auto& def = ops::find_op("softmax");
+  auto dag = def.build(ops::parse_params(def, {"shape=4x197"}));
+  SpaceOptions like;
+  like.like_fallback = true;
+  like.vector_lanes = 16;
+  std::string lowered = schedule::lower(generate_schedule(dag, like, 1).state(), "k").str();
+  EXPECT_NE(lowered.find(", 1, 5)] = exp("), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find(", 1, 16)] = exp("), std::string::npos) << lowered;
+}
+
 // With 16 registers the search starts a packed 1x1 conv over a small plane at the fallback's
 // tile: 16 channels (S3) over the whole 7x7 plane (S2), four input channels in R1.
 TEST(Space, SmallPlanePointwiseStartsAtThePlaneTile) {

@@ -71,6 +71,9 @@ def models(out):
                                                     antialias=1)
     made["squeezenet1_1"] = lambda n: save(out, n, *squeezenet(rs))
     made["efficientnet_b0"] = lambda n: save(out, n, *efficientnet_b0(rs))
+    made["shufflenet_v2"] = lambda n: save(out, n, *shufflenet_v2(rs))
+    made["mobilenet_v3_small"] = lambda n: save(out, n, *mobilenet_v3_small(rs))
+    made["resnext50"] = lambda n: save(out, n, *resnext50(rs))
     made["vit_block"] = lambda n: save(out, n, *vit_block(rs), opset=17)
     made["convnext_block14"] = lambda n: save(out, n, *convnext_block(rs), opset=17)
     made["convnext_block56"] = lambda n: save(out, n, *convnext_block(rs, 96, 56), opset=17)
@@ -153,6 +156,128 @@ def efficientnet_b0(rs):
     inits.append(numpy_helper.from_array(np.zeros(1000, np.float32), "fc_b"))
     nodes.append(helper.make_node("Gemm", [x, "fc_w", "fc_b"], ["y"], transB=1))
     return nodes, [1, 3, 224, 224], [1, 1000], inits
+
+
+class Net:
+    """A graph under construction: seeded random conv weights (He-scaled, BN folded), fresh names."""
+
+    def __init__(self, rs):
+        self.rs, self.nodes, self.inits = rs, [], []
+
+    def node(self, op, ins, **attrs):
+        self.nodes.append(helper.make_node(op, ins, [f"t{len(self.nodes)}"], **attrs))
+        return self.nodes[-1].output[0]
+
+    def const(self, a):
+        a = np.asarray(a)
+        self.inits.append(numpy_helper.from_array(a.astype(np.float32 if a.dtype.kind == "f" else np.int64),
+                                                  f"k{len(self.inits)}"))
+        return self.inits[-1].name
+
+    def conv(self, x, cin, cout, k=1, stride=1, groups=1, act="relu"):
+        w = self.rs.randn(cout, cin // groups, k, k) * np.sqrt(2 / (cin // groups * k * k))
+        y = self.node("Conv", [x, self.const(w), self.const(self.rs.randn(cout) * 0.1)], kernel_shape=[k, k],
+                      strides=[stride] * 2, pads=[k // 2] * 4, group=groups)
+        return self.act(y, act)
+
+    def act(self, y, act):
+        if act == "relu":
+            return self.node("Relu", [y])
+        if act == "hardswish":  # as PyTorch exports it below opset 14
+            return self.node("Mul", [y, self.node("HardSigmoid", [y], alpha=1 / 6)])
+        return y
+
+    def linear(self, x, n_in, n_out, act=None):
+        y = self.node("Gemm", [x, self.const(self.rs.randn(n_out, n_in) / np.sqrt(n_in)),
+                               self.const(np.zeros(n_out))], transB=1)
+        return self.act(y, act)
+
+    def head(self, x, c, out="y"):
+        """Global average pool, flatten, a 1000-class linear layer named `out`."""
+        x = self.node("Flatten", [self.node("GlobalAveragePool", [x])])
+        self.nodes.append(helper.make_node("Gemm", [x, self.const(self.rs.randn(1000, c) / np.sqrt(c)),
+                                                    self.const(np.zeros(1000))], [out], transB=1))
+
+
+def shufflenet_v2(rs):
+    """torchvision's shufflenet_v2_x1_0 at 224x224: chunks, concats and channel shuffles
+    (Reshape, Transpose, Reshape) around depthwise 3x3 convs."""
+    n = Net(rs)
+
+    def shuffle(x, c, hw):
+        x = n.node("Reshape", [x, n.const([1, 2, c // 2, hw, hw])])
+        return n.node("Reshape", [n.node("Transpose", [x], perm=[0, 2, 1, 3, 4]), n.const([1, c, hw, hw])])
+
+    def unit(x, cin, cout, stride, hw):
+        half = cout // 2
+        if stride == 1:
+            n.nodes.append(helper.make_node("Split", [x, n.const([half, half])], ["s%d" % len(n.nodes) + s for s in "ab"],
+                                            axis=1))
+            keep, x = n.nodes[-1].output
+            cin = half
+        else:
+            keep = n.conv(n.conv(x, cin, cin, 3, stride, groups=cin, act=None), cin, half)
+        b = n.conv(x, cin, half)
+        b = n.conv(n.conv(b, half, half, 3, stride, groups=half, act=None), half, half)
+        return shuffle(n.node("Concat", [keep, b], axis=1), cout, hw)
+
+    x = n.node("MaxPool", [n.conv("x", 3, 24, 3, 2)], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
+    cin, hw = 24, 56
+    for cout, repeats in [(116, 4), (232, 8), (464, 4)]:
+        hw //= 2
+        for r in range(repeats):
+            x, cin = unit(x, cin, cout, 2 if r == 0 else 1, hw), cout
+    n.head(n.conv(x, 464, 1024), 1024)
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
+
+
+def mobilenet_v3_small(rs):
+    """torchvision's mobilenet_v3_small at 224x224: hardswish as HardSigmoid and Mul, squeeze-
+    and-excite gates by HardSigmoid, 3x3 and 5x5 depthwise convs."""
+    n = Net(rs)
+
+    def block(x, cin, k, exp, cout, se, act, stride):
+        h = n.conv(x, cin, exp, act=act) if exp != cin else x
+        h = n.conv(h, exp, exp, k, stride, groups=exp, act=act)
+        if se:
+            sq = max(8, (exp // 4 + 4) // 8 * 8)
+            g = n.conv(n.conv(n.node("GlobalAveragePool", [h]), exp, sq), sq, exp, act=None)
+            h = n.node("Mul", [h, n.node("HardSigmoid", [g], alpha=1 / 6)])
+        h = n.conv(h, exp, cout, act=None)
+        return n.node("Add", [h, x]) if stride == 1 and cin == cout else h
+
+    x = n.conv("x", 3, 16, 3, 2, act="hardswish")
+    for cfg in [(16, 3, 16, 16, 1, "relu", 2), (16, 3, 72, 24, 0, "relu", 2), (24, 3, 88, 24, 0, "relu", 1),
+                (24, 5, 96, 40, 1, "hardswish", 2), (40, 5, 240, 40, 1, "hardswish", 1),
+                (40, 5, 240, 40, 1, "hardswish", 1), (40, 5, 120, 48, 1, "hardswish", 1),
+                (48, 5, 144, 48, 1, "hardswish", 1), (48, 5, 288, 96, 1, "hardswish", 2),
+                (96, 5, 576, 96, 1, "hardswish", 1), (96, 5, 576, 96, 1, "hardswish", 1)]:
+        x = block(x, *cfg)
+    x = n.node("Flatten", [n.node("GlobalAveragePool", [n.conv(x, 96, 576, act="hardswish")])])
+    x = n.linear(x, 576, 1024, act="hardswish")
+    n.nodes.append(helper.make_node("Gemm", [x, n.const(rs.randn(1000, 1024) / 32), n.const(np.zeros(1000))], ["y"],
+                                    transB=1))
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
+
+
+def resnext50(rs):
+    """torchvision's resnext50_32x4d at 224x224: bottlenecks whose 3x3 convs have 32 groups."""
+    n = Net(rs)
+
+    def bottleneck(x, cin, planes, stride):
+        width, cout = planes * 2, planes * 4
+        h = n.conv(n.conv(x, cin, width), width, width, 3, stride, groups=32)
+        h = n.conv(h, width, cout, act=None)
+        short = n.conv(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
+        return n.node("Relu", [n.node("Add", [h, short])])
+
+    x = n.node("MaxPool", [n.conv("x", 3, 64, 7, 2)], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
+    cin = 64
+    for planes, repeats, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for r in range(repeats):
+            x, cin = bottleneck(x, cin, planes, stride if r == 0 else 1), planes * 4
+    n.head(x, 2048)
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
 
 
 def vit_block(rs, tokens=197, dim=768, heads=12, mlp=3072):

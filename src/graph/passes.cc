@@ -325,18 +325,24 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {  // a padded conv's Slice lands at i + 1
     const Node& n = g.nodes[i];
     if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
-    if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
     const Value& w = g.values[size_t(n.inputs[1])];
     if (!w.is_constant() || w.shape.size() != 4 || !w.dtype.is_float()) continue;
     const auto& out = g.values[size_t(n.outputs[0])].shape;
     int64_t k = w.shape[0], width = out.size() == 4 ? out[3] : 0;
-    int64_t block = conv_weight_block(k, width, vector_lanes, vector_registers);
+    // Grouped convs pack when a block fits in a group's output channels (its lanes then read
+    // one input channel): resnext50's 3x3 convs with 16 and 32 channels per group 0.40 ->
+    // 0.16 and 0.53 -> 0.15 ms (AMD Zen 4). Depthwise convs (one input channel per group)
+    // keep their own schedules.
+    auto group = n.attrs.find("group");
+    int64_t groups = group == n.attrs.end() ? 1 : group->second.i;
+    if (groups != 1 && (groups <= 0 || w.shape[1] == 1 || k % groups != 0)) continue;
+    int64_t block = conv_weight_block(k / groups, width, vector_lanes, vector_registers);
     // Output channels no block divides (a 1000-class head): computed up to whole blocks of
     // two vectors when that wastes little, so the conv packs instead of staying plain. Intel
     // Sapphire Rapids, squeezenet1_1's 512 -> 1000 1x1 conv at 13x13 1.03 -> 0.61 ms.
     int64_t kp = padded_output_channels(k, vector_lanes);
     bool constant_bias = n.inputs.size() < 3 || n.inputs[2] < 0 || g.values[size_t(n.inputs[2])].is_constant();
-    bool pad = block == 0 && kp != k && constant_bias;
+    bool pad = groups == 1 && block == 0 && kp != k && constant_bias;
     if (pad) block = conv_weight_block(kp, width, vector_lanes, vector_registers);
     if (block == 0 || pointwise_plain_wins(g, n, vector_lanes, vector_registers, block)) continue;
     if (pad) pad_conv_output(g, i, kp);

@@ -72,9 +72,9 @@ constexpr int64_t kWinogradMaxWeightBytes = int64_t(4) << 20;
 /// multiply-adds in the products. Untuned, resnet18's 64-channel layer at 56x56 0.23-0.28 ms against 0.45
 /// for the packed direct conv, its 128-channel layer at 28x28 0.31 against 0.44.
 int winograd_convs(Graph& g, int vector_lanes);
-/// 2-D Conv nodes with a constant weight and one group get their weight packed by blocks of
-/// output channels ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes`
-/// or `vector_lanes` divides K: the CPU kernels then vectorize over output channels with
+/// 2-D Conv nodes with a constant weight get their weight packed by blocks of output channels
+/// ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes` or `vector_lanes`
+/// divides K (with groups: divides the output channels per group; not depthwise convs): the CPU kernels then vectorize over output channels with
 /// contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
 /// bench/RESULTS.md). Of the two, b is the one whose fallback register tile (within
 /// `vector_registers`) holds more accumulators, the wider on a tie. The layout is chosen at

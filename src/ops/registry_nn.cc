@@ -94,9 +94,9 @@ OpDef conv_op(bool depthwise) {
                     p.get_int("kw")};
     int64_t block = depthwise ? 0 : p.get_int("wblock");
     if (block != 0) {
-      USER_CHECK(block > 0 && k % block == 0 && groups == 1)
-          << "conv2d: wblock=" << block << " must be positive, divide k=" << k
-          << " and have groups=1";
+      USER_CHECK(block > 0 && groups > 0 && k % groups == 0 && (k / groups) % block == 0)
+          << "conv2d: wblock=" << block << " must be positive and divide the output channels per group (k="
+          << k << ", groups=" << groups << ")";
       weight = packed_weight_shape(weight, block);
     }
     return std::make_pair(weight, conv_attrs(p, groups));

@@ -112,7 +112,10 @@ Shape conv2d_shape(const Shape& data, const Shape& weight, const Conv2dAttrs& a,
       << op << ": data must be NCHW and weight KCRS (rank 4) or packed [K/b, C, R, S, b], got "
       << te::shape_str(data) << " and " << te::shape_str(weight);
   if (weight.size() == 5) {  // packed: the same checks on the logical KCRS shape
-    USER_CHECK(a.groups == 1) << op << ": a packed weight needs groups = 1";
+    // A block must lie in one group: its lanes then read the same input channel.
+    USER_CHECK(a.groups >= 1 && weight[0] * weight[4] % a.groups == 0 &&
+               weight[0] * weight[4] / a.groups % weight[4] == 0)
+        << op << ": a packed weight's block (" << weight[4] << ") must divide the output channels per group";
     return conv2d_shape(data, unpacked_weight_shape(weight), a, op);
   }
   USER_CHECK(a.groups >= 1) << op << ": groups must be >= 1, got " << a.groups;

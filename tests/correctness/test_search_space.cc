@@ -94,6 +94,10 @@ TEST(SearchSpace, Conv2dPackedWeight) {
   EXPECT_GT(rows_out, 0);
   EXPECT_LT(rows_out, 10);
 }
+// Grouped, one block per group: tiles of several blocks read several groups' inputs.
+TEST(SearchSpace, GroupedConv2dPackedWeight) {
+  check_space(OpCase("conv2d", {"c=32", "h=14", "w=14", "k=64", "pad=1", "groups=4", "wblock=16"}), 10);
+}
 TEST(SearchSpace, Conv2d1x1PixelsAsOneAxis) {
   auto traces = check_space(OpCase("conv2d", {"c=8", "h=6", "w=12", "k=16", "kh=1", "kw=1"}), 10);
   // Both tilings were drawn: rows and columns apart, or the pixels as one axis.

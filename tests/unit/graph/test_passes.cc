@@ -258,8 +258,11 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
   int c32 = b.node("Conv", {x, b.weight({32, 8, 3, 3}), b.weight({32})},
                    {{"pads", ints({1, 1, 1, 1})}});
   int c24 = b.node("Conv", {c32, b.weight({24, 32, 1, 1})});  // 24: blocks of 8 lanes
-  int g2 = b.node("Conv", {c24, b.weight({16, 12, 1, 1})}, {{"group", int_attr(2)}});  // kept
-  int c5 = b.node("Conv", {g2, b.weight({5, 16, 1, 1})});  // 5 channels: kept
+  // Groups of 8 output channels: packed by 8; of 4, or depthwise: kept.
+  int g2 = b.node("Conv", {c24, b.weight({16, 12, 1, 1})}, {{"group", int_attr(2)}});
+  int g4 = b.node("Conv", {g2, b.weight({16, 4, 1, 1})}, {{"group", int_attr(4)}});
+  int dw = b.node("Conv", {g4, b.weight({16, 1, 3, 3})}, {{"group", int_attr(16)}, {"pads", ints({1, 1, 1, 1})}});
+  int c5 = b.node("Conv", {dw, b.weight({5, 16, 1, 1})});  // 5 channels: kept
   int wide = b.input({1, 4, 2, 16});
   int pw = b.node("Conv", {wide, b.weight({16, 4, 1, 1})});  // 1x1 over 16-wide rows: kept
   int pw2 = b.node("Conv", {pw, b.weight({16, 16, 1, 1})}, {{"strides", ints({2, 2})}});  // strided: packed
@@ -275,7 +278,9 @@ TEST(Passes, ConvWeightsArePackedForTheTarget) {
     if (!n.dead && n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
   EXPECT_EQ(weights, (std::vector<ops::Shape>{{2, 8, 3, 3, 16},
                                               {3, 32, 1, 1, 8},
-                                              {16, 12, 1, 1},
+                                              {2, 12, 1, 1, 8},
+                                              {16, 4, 1, 1},
+                                              {16, 1, 3, 3},
                                               {5, 16, 1, 1},
                                               {16, 4, 1, 1},
                                               {1, 16, 1, 1, 16},

@@ -51,10 +51,20 @@ TEST(Layout, ReferenceConvAcceptsAPackedWeight) {
   EXPECT_EQ(conv2d_shape(x.shape, pack_conv_weight(w, 8).shape, a, "conv"), want.shape);
 }
 
-TEST(Layout, PackedWeightsNeedOneGroup) {
+// Grouped: a block within one group's output channels is a packed layout of the same conv;
+// one that straddles two groups is refused.
+TEST(Layout, PackedBlocksLieWithinAGroup) {
+  Rng rng(4);
+  HostTensor x = HostTensor::random({1, 4, 5, 5}, te::DataType::f32(), rng);
+  HostTensor w = HostTensor::random({32, 2, 3, 3}, te::DataType::f32(), rng);
   Conv2dAttrs a;
   a.groups = 2;
-  EXPECT_THROW(conv2d_shape({1, 4, 6, 6}, {2, 2, 3, 3, 8}, a, "conv"), UserError);
+  HostTensor want = ref::conv2d(x, w, a, HostTensor());
+  HostTensor got = ref::conv2d(x, pack_conv_weight(w, 8), a, HostTensor());
+  EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.bytes()), 0);
+  EXPECT_EQ(conv2d_shape(x.shape, {2, 2, 3, 3, 16}, a, "conv"), want.shape);
+  a.groups = 4;  // 8 output channels per group
+  EXPECT_THROW(conv2d_shape({1, 8, 6, 6}, {2, 2, 3, 3, 16}, a, "conv"), UserError);
 }
 
 }  // namespace tuner::ops

@@ -74,6 +74,9 @@ def models(out):
     made["shufflenet_v2"] = lambda n: save(out, n, *shufflenet_v2(rs))
     made["mobilenet_v3_small"] = lambda n: save(out, n, *mobilenet_v3_small(rs))
     made["resnext50"] = lambda n: save(out, n, *resnext50(rs))
+    made["densenet121"] = lambda n: save(out, n, *densenet121(rs))
+    made["googlenet"] = lambda n: save(out, n, *googlenet(rs))
+    made["regnet_y_400mf"] = lambda n: save(out, n, *regnet_y_400mf(rs))
     made["vit_block"] = lambda n: save(out, n, *vit_block(rs), opset=17)
     made["convnext_block14"] = lambda n: save(out, n, *convnext_block(rs), opset=17)
     made["convnext_block56"] = lambda n: save(out, n, *convnext_block(rs, 96, 56), opset=17)
@@ -277,6 +280,81 @@ def resnext50(rs):
         for r in range(repeats):
             x, cin = bottleneck(x, cin, planes, stride if r == 0 else 1), planes * 4
     n.head(x, 2048)
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
+
+
+def densenet121(rs):
+    """torchvision's densenet121 at 224x224: every layer concatenates all earlier features and
+    normalizes them (BatchNormalization and ReLU before each conv, not foldable into it)."""
+    n = Net(rs)
+
+    def bn_relu(x, c):
+        return n.node("Relu", [n.node("BatchNormalization", [x, n.const(1 + 0.1 * rs.randn(c)), n.const(0.1 * rs.randn(c)),
+                                                            n.const(0.1 * rs.randn(c)), n.const(1 + 0.1 * rs.rand(c))])])
+
+    def conv(x, cin, cout, k):
+        w = rs.randn(cout, cin, k, k) * np.sqrt(2 / (cin * k * k))
+        return n.node("Conv", [x, n.const(w)], kernel_shape=[k, k], pads=[k // 2] * 4)
+
+    x = n.node("MaxPool", [n.conv("x", 3, 64, 7, 2)], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
+    c = 64
+    for b, layers in enumerate([6, 12, 24, 16]):
+        feats = [x]
+        for _ in range(layers):
+            cat = n.node("Concat", feats, axis=1) if len(feats) > 1 else feats[0]
+            h = conv(bn_relu(cat, c + 32 * (len(feats) - 1)), c + 32 * (len(feats) - 1), 128, 1)
+            feats.append(conv(bn_relu(h, 128), 128, 32, 3))
+        x, c = n.node("Concat", feats, axis=1), c + 32 * layers
+        if b < 3:
+            x = n.node("AveragePool", [conv(bn_relu(x, c), c, c // 2, 1)], kernel_shape=[2, 2], strides=[2, 2])
+            c //= 2
+    n.head(bn_relu(x, c), c)
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
+
+
+def googlenet(rs):
+    """torchvision's googlenet at 224x224 (no auxiliary heads): inception modules, four branches
+    (1x1; 1x1 then 3x3; 1x1 then 3x3 (torchvision's "5x5"); 3x3 max pool then 1x1) concatenated."""
+    n = Net(rs)
+
+    def pool(x, k=3, s=2):
+        return n.node("MaxPool", [x], kernel_shape=[k, k], strides=[s, s], pads=[k // 2] * 4 if s == 1 else [0] * 4,
+                      ceil_mode=1)
+
+    def inception(x, cin, c1, c3r, c3, c5r, c5, pp):
+        b = [n.conv(x, cin, c1), n.conv(n.conv(x, cin, c3r), c3r, c3, 3), n.conv(n.conv(x, cin, c5r), c5r, c5, 3),
+             n.conv(pool(x, 3, 1), cin, pp)]
+        return n.node("Concat", b, axis=1), c1 + c3 + c5 + pp
+
+    x = pool(n.conv(n.conv(pool(n.conv("x", 3, 64, 7, 2)), 64, 64), 64, 192, 3))
+    c = 192
+    for i, cfg in enumerate([(64, 96, 128, 16, 32, 32), (128, 128, 192, 32, 96, 64), None, (192, 96, 208, 16, 48, 64),
+                             (160, 112, 224, 24, 64, 64), (128, 128, 256, 24, 64, 64), (112, 144, 288, 32, 64, 64),
+                             (256, 160, 320, 32, 128, 128), None, (256, 160, 320, 32, 128, 128),
+                             (384, 192, 384, 48, 128, 128)]):
+        x, c = (pool(x), c) if cfg is None else inception(x, c, *cfg)
+    n.head(x, c)
+    return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
+
+
+def regnet_y_400mf(rs):
+    """torchvision's regnet_y_400mf at 224x224: 3x3 convs in groups of 8 channels, squeeze-and-
+    excite (ReLU, Sigmoid) in every block."""
+    n = Net(rs)
+
+    def block(x, cin, cout, stride):
+        h = n.conv(n.conv(x, cin, cout), cout, cout, 3, stride, groups=cout // 8)
+        sq = int(round(0.25 * cin))
+        g = n.conv(n.conv(n.node("GlobalAveragePool", [h]), cout, sq), sq, cout, act=None)
+        h = n.conv(n.node("Mul", [h, n.node("Sigmoid", [g])]), cout, cout, act=None)
+        short = n.conv(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
+        return n.node("Relu", [n.node("Add", [h, short])])
+
+    x, cin = n.conv("x", 3, 32, 3, 2), 32
+    for cout, depth in [(48, 1), (104, 3), (208, 6), (440, 6)]:
+        for r in range(depth):
+            x, cin = block(x, cin, cout, 2 if r == 0 else 1), cout
+    n.head(x, 440)
     return n.nodes, [1, 3, 224, 224], [1, 1000], n.inits
 
 

@@ -63,6 +63,7 @@ struct TuneModelArgs {
 
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
+
 void cmd_tune_model(const TuneModelArgs& a) {
   // Options that would be ignored without a word.
   USER_CHECK(!a.no_compile || a.out.empty())
@@ -233,7 +234,7 @@ void cmd_tune_model(const TuneModelArgs& a) {
   for (size_t i = 0; i < ts.tasks.size(); ++i) {
     const auto& t = ts.tasks[i];
     tasks.push_back({t.dag, db::model_task_op(t.ops), db::model_task_params(g.name, i), target,
-                     ops::random_inputs(t.dag, a.seed + i, -1.0, 1.0, 0, 1)});
+                     graph::task_inputs(g, ts, i, a.seed + i)});
     weights.push_back(t.weight);
   }
   search::MultiTuneOptions mo;

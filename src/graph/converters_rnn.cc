@@ -1,10 +1,10 @@
 // Recurrent layers: RNN, GRU and LSTM, unrolled over the (static) sequence into te stages.
 // The input projections of all time steps are one product per direction (X W^T); each step
 // then adds its recurrent product H R^T and the biases and applies the gate formulas, one
-// stage per state. Y is gathered from the steps' hidden states. The products are not tagged
-// matmul: W and R are read along their rows (ONNX stores them [gates x hidden, k]), so the
-// fallback's row reduction vectorizes over k; the matmul tiling vectorizes over the gate
-// units and gathered R a row apart (a 50-step LSTM, hidden 256: 1.89 -> 0.42 ms).
+// stage per state. Y is gathered from the steps' hidden states. With W and R as ONNX stores
+// them ([gates x hidden, k]) the products are row reductions (vectorized over k: the matmul
+// tiling would gather R a row apart); transposed by the pass transpose_recurrent_weights
+// (attribute tuner_weights_kn) they are matrix products vectorized over the gate units.
 #include <functional>
 
 #include "graph/converters_impl.h"
@@ -39,6 +39,7 @@ struct Recurrent {
   int gates;  // RNN 1, GRU 3, LSTM 4
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
   bool reverse_only = false, batch_first = false;
+  bool kn = false;  // W and R transposed: [dirs, k, gates x hidden]
   te::Tensor x;  // [seq, batch, input]
   std::vector<Act> acts;
   double clip = 0;
@@ -57,9 +58,12 @@ struct Recurrent {
     if (x.ndim() != 3) c.fail("X must have 3 dimensions, got " + te::shape_str(x.shape()));
     if (batch_first) x = ops::transpose(x, {1, 0, 2}, c.name("x"));
     seq = x.shape()[0], batch = x.shape()[1], input = x.shape()[2];
-    hidden = c.attr_int("hidden_size", c.input(2).shape().back());
-    expect_shape(1, {dirs, gates * hidden, input}, "W");
-    expect_shape(2, {dirs, gates * hidden, hidden}, "R");
+    kn = c.attr_int("tuner_weights_kn", 0) != 0;
+    const ops::Shape& rs = c.input(2).shape();
+    hidden = c.attr_int("hidden_size", rs.size() == 3 ? rs[kn ? 1 : 2] : 0);
+    int64_t gh = gates * hidden;
+    expect_shape(1, kn ? ops::Shape{dirs, input, gh} : ops::Shape{dirs, gh, input}, "W");
+    expect_shape(2, kn ? ops::Shape{dirs, hidden, gh} : ops::Shape{dirs, gh, hidden}, "R");
     if (c.has_input(3)) expect_shape(3, {dirs, 2 * gates * hidden}, "B");
     if (c.has_input(4)) {
       for (int64_t n : c.constant_ints(4, "sequence_lens"))
@@ -106,17 +110,31 @@ struct Recurrent {
   // Time step s of direction d reads time t(d, s).
   int64_t time(int64_t d, int64_t s) const { return (d == 1 || reverse_only) ? seq - 1 - s : s; }
 
-  // XW[t, b, j] = sum_i X[t, b, i] W[d, j, i]: every step's input product at once.
+  // XW[t x batch + b, j] = sum_i X[t, b, i] W[d, j, i]: every step's input product at once,
+  // one matrix (read by xw_at).
   te::Tensor projection(int64_t d) const {
     te::Tensor w = c.input(1);
-    int64_t gh = gates * hidden;
-    return te::compute(
-        {seq, batch, gh},
-        [&](const std::vector<Var>& ax) {
-          te::IterVar i = te::reduce_axis(input, "i");
-          return te::sum(x(ax[0], ax[1], i.var) * w(Expr(d), ax[2], i.var), {i});
-        },
-        c.name("xw" + std::to_string(d)));
+    int64_t gh = gates * hidden, nb = batch;
+    return product({seq * batch, gh}, input, c.name("xw" + std::to_string(d)), [&](const Expr& row, const Expr& i) {
+      return nb == 1 ? x(row, Expr(0), i) : x(te::floordiv(row, Expr(nb)), te::floormod(row, Expr(nb)), i);
+    }, [&](const Expr& j, const Expr& i) { return kn ? w(Expr(d), i, j) : w(Expr(d), j, i); });
+  }
+
+  // out[row, j] = sum_k a(row, k) b(j, k): tagged matmul when the weights are [k, n] (kn).
+  te::Tensor product(const ops::Shape& shape, int64_t k_extent, const std::string& name,
+                     const std::function<Expr(const Expr&, const Expr&)>& a,
+                     const std::function<Expr(const Expr&, const Expr&)>& b) const {
+    auto body = [&](const std::vector<Var>& ax) {
+      te::IterVar k = te::reduce_axis(k_extent, "k");
+      return te::sum(a(ax[0], k.var) * b(ax[1], k.var), {k});
+    };
+    if (kn) return te::compute(shape, body, name, "matmul", {{"transpose_b", 0}});
+    return te::compute(shape, body, name);
+  }
+
+  // The projection xw at time t, batch b, gate unit j.
+  Expr xw_at(const te::Tensor& xw, int64_t t, const Expr& b, const Expr& j) const {
+    return xw(batch == 1 ? Expr(t) : Expr(t * batch) + b, j);
   }
 
   // The initial state [batch, hidden] of direction d (zeros without input i).
@@ -138,13 +156,10 @@ struct Recurrent {
   te::Tensor recurrent(const te::Tensor& hprev, int64_t d, int64_t j0, int64_t n,
                        const std::string& tag) const {
     te::Tensor r = c.input(2);
-    return te::compute(
-        {batch, n},
-        [&](const std::vector<Var>& ax) {
-          te::IterVar k = te::reduce_axis(hidden, "k");
-          return te::sum(hprev(ax[0], k.var) * r(Expr(d), ax[1] + Expr(j0), k.var), {k});
-        },
-        c.name(tag));
+    return product({batch, n}, hidden, c.name(tag), [&](const Expr& b, const Expr& k) { return hprev(b, k); },
+                   [&](const Expr& j, const Expr& k) {
+                     return kn ? r(Expr(d), k, j + Expr(j0)) : r(Expr(d), j + Expr(j0), k);
+                   });
   }
 
   // Gate k's pre-activation at (batch b, unit u) of step time t: x W + h R + Wb + Rb, from the
@@ -152,7 +167,7 @@ struct Recurrent {
   Expr gate(const te::Tensor& xw, const te::Tensor& hr, int64_t d, int64_t t, int64_t k, const Expr& b,
             const Expr& u) const {
     Expr j = u + Expr(k * hidden);
-    return xw(Expr(t), b, j) + hr(b, j) + bias(d, 0, k, u) + bias(d, 1, k, u);
+    return xw_at(xw, t, b, j) + hr(b, j) + bias(d, 0, k, u) + bias(d, 1, k, u);
   }
 
   // Bias entry Wb (which = 0) or Rb (which = 1) of gate g at unit u, or 0 without B.
@@ -236,7 +251,7 @@ std::vector<ConvertOutput> gru(const ConvertContext& c) {
               Expr rt = f(r.clipped(pre(1, ax[0], ax[1])));
               Expr lin = hzr(ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 1, 2, ax[1]);
               return g(
-                  r.clipped(xw(Expr(t), ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 0, 2, ax[1]) + rt * lin));
+                  r.clipped(r.xw_at(xw, t, ax[0], ax[1] + Expr(2 * H)) + r.bias(d, 0, 2, ax[1]) + rt * lin));
             },
             c.name("hh" + tag));
       } else {
@@ -251,7 +266,7 @@ std::vector<ConvertOutput> gru(const ConvertContext& c) {
         hh = te::compute(
             {r.batch, H},
             [&](const std::vector<Var>& ax) {
-              return g(r.clipped(xw(Expr(t), ax[0], ax[1] + Expr(2 * H)) + rhr(ax[0], ax[1]) +
+              return g(r.clipped(r.xw_at(xw, t, ax[0], ax[1] + Expr(2 * H)) + rhr(ax[0], ax[1]) +
                                  r.bias(d, 0, 2, ax[1]) + r.bias(d, 1, 2, ax[1])));
             },
             c.name("hh" + tag));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ops/layout.h"
+#include "ops/reference.h"
 #include "ops/winograd.h"
 #include "schedule/fallback.h"
 #include "support/error.h"
@@ -376,6 +377,34 @@ int transpose_gemm_weights(Graph& g, int vector_lanes) {
   return changed;
 }
 
+// ONNX stores a recurrent layer's W and R [dirs, gates x hidden, k]: each output unit's
+// weights are a row, so the products reduce along rows (one horizontal sum per unit and
+// step). Transposed to [dirs, k, gates x hidden] the converters build matrix products whose
+// vectors run over the gate units, one contiguous load of R per k and vector (a 50-step LSTM,
+// hidden 256: see bench/RESULTS.md).
+int transpose_recurrent_weights(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || (n.op != "RNN" && n.op != "GRU" && n.op != "LSTM") || n.inputs.size() < 3) continue;
+    if (n.attrs.count("tuner_weights_kn") || n.inputs[1] < 0 || n.inputs[2] < 0) continue;
+    const Value& w = g.values[size_t(n.inputs[1])];
+    const Value& r = g.values[size_t(n.inputs[2])];
+    if (!w.is_constant() || !r.is_constant() || w.shape.size() != 3 || r.shape.size() != 3 || !w.dtype.is_float() ||
+        !r.dtype.is_float())
+      continue;
+    // Both transposed before adding either: add_constant may move g.values (w, r).
+    ops::HostTensor wt = ops::ref::transpose(*w.data, {0, 2, 1}), rt = ops::ref::transpose(*r.data, {0, 2, 1});
+    std::string wname = w.name + "_kn", rname = r.name + "_kn";
+    n.inputs[1] = g.add_constant(wname, std::move(wt));
+    n.inputs[2] = g.add_constant(rname, std::move(rt));
+    Attr kn;
+    kn.i = 1;
+    n.attrs["tuner_weights_kn"] = kn;
+    ++changed;
+  }
+  return changed;
+}
+
 // A matmul with a constant B [k, n] reads B panel by panel: each block of output columns
 // streams k rows, a row stride apart. Packed [n/b, k, b], a panel is contiguous: untuned,
 // 128x256 @ 256x1024 (bert_encoder's FFN) 0.217 -> 0.135 ms, 1024^3 5.83 -> 4.35 ms.
@@ -437,6 +466,8 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("transpose_gemm_weights", g);
   if (opts.vector_lanes > 0 && pack_matmul_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("pack_matmul_weights", g);
+  if (opts.vector_lanes > 0 && transpose_recurrent_weights(g) > 0 && opts.on_change)
+    opts.on_change("transpose_recurrent_weights", g);
   g.compact();
 }
 

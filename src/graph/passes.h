@@ -98,6 +98,11 @@ int transpose_gemm_weights(Graph& g, int vector_lanes);
 /// their converters read (ops::matmul_packed).
 int pack_matmul_weights(Graph& g, int vector_lanes);
 
+/// RNN, GRU and LSTM nodes with constant W and R get them transposed to [dirs, k, gates x
+/// hidden] and the attribute tuner_weights_kn = 1, which their converters read: the
+/// products then vectorize over the gate units (matrix products) instead of reducing rows.
+int transpose_recurrent_weights(Graph& g);
+
 struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.

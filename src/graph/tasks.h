@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/fusion.h"
+#include "ops/host_tensor.h"
 #include "te/compute_dag.h"
 
 namespace tuner::graph {
@@ -31,5 +32,10 @@ struct TaskSet {
 
 /// Fuses `g` and extracts its tasks.
 TaskSet extract_tasks(const Graph& g, const FuseOptions& opts = {});
+
+/// Inputs to measure task `task` of `ts` with, in its DAG's input order: the model's own
+/// values where the task's first group reads a constant (its weights), random ones from
+/// `seed` elsewhere (floats in [-1, 1], integers 0 or 1).
+std::vector<ops::HostTensor> task_inputs(const Graph& g, const TaskSet& ts, size_t task, uint64_t seed);
 
 }  // namespace tuner::graph

@@ -78,6 +78,8 @@ class Schedule {
 
  private:
   std::vector<int> apply_to(State& st, Instruction& inst);
+  // apply_to on state_, which is left as it was when the instruction fails.
+  std::vector<int> apply_atomically(Instruction& inst);
   const Instruction& sampled(int handle, InstKind kind) const;
 
   State state_;

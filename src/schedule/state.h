@@ -136,6 +136,7 @@ class State {
   std::string str() const;
 
  private:
+  friend class Schedule;  // restores a stage when an instruction fails (apply_atomically)
   int find(const std::string& name) const;
   Stage& mut(const std::string& name);
   void check_leaf(const Stage& s, int iter, const char* prim) const;

@@ -135,8 +135,11 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
   add({.op = "RNN", .direction = "bidirectional", .activations = {"Relu", "Tanh"}});
   // activation_alpha goes to the activations that take one, in order (as ONNX Runtime reads it).
   add({.op = "LSTM", .activations = {"Sigmoid", "LeakyRelu", "Tanh"}, .leaky_alpha = 0.3f});
-  for (const Recurrent& c : cases) {
-    SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout));
+  // Constant W and R (initializers, as exported models have them) are transposed at compile
+  // time (graph::transpose_recurrent_weights) and read as matrix products.
+  auto check = [](const Recurrent& c, bool constant_weights) {
+    SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout) +
+                 (constant_weights ? " constant W, R" : ""));
     int64_t G = c.gates(), D = c.dirs();
     bool bf = c.layout == 1;
     ModelBuilder b(14);
@@ -149,7 +152,19 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
       shapes.push_back({D, 3 * c.H});
       names.insert(names.end(), {"initial_c", "P"});
     }
-    for (size_t i = 0; i < names.size(); ++i) b.input(names[i], shapes[i]);
+    Rng rng(11);
+    std::vector<HostTensor> in, fed;
+    for (const auto& s : shapes) in.push_back(HostTensor::random(s, te::DataType::f32(), rng));
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (constant_weights && (names[i] == "W" || names[i] == "R")) {
+        std::vector<float> v(size_t(in[i].num_elements()));
+        for (size_t k = 0; k < v.size(); ++k) v[k] = float(in[i].get(int64_t(k)));
+        b.float_initializer(names[i], v, shapes[i]);
+        continue;
+      }
+      b.input(names[i], shapes[i]);
+      fed.push_back(in[i]);
+    }
     std::vector<std::string> ins = {"X", "W", "R", "B", "", "initial_h"};
     if (c.op == "LSTM") ins.insert(ins.end(), {"initial_c", "P"});
     std::vector<std::string> outs = {"Y", "Y_h"};
@@ -183,13 +198,12 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
       a->add_floats(c.leaky_alpha);
     }
     graph::Graph g = b.import();
-    Rng rng(11);
-    std::vector<HostTensor> in;
-    for (const auto& s : shapes) in.push_back(HostTensor::random(s, te::DataType::f32(), rng));
     Recurrent exact = c;
     exact.clip = c.clip > 0 ? double(float(c.clip)) : 0;
-    expect_outputs(g, in, recurrent_reference(exact, in));
-  }
+    expect_outputs(g, fed, recurrent_reference(exact, in));
+  };
+  for (bool constant_weights : {false, true})
+    for (const Recurrent& c : cases) check(c, constant_weights);
 }
 
 // Shorter sequences per batch entry are not supported: one clear error naming the node.

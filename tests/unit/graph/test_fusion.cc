@@ -1,6 +1,7 @@
 // Fusion rules and task extraction on small hand-built graphs.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 
 #include "graph/tasks.h"
@@ -117,6 +118,23 @@ TEST(Fusion, EqualTasksOfDifferentModelsNameTheirStagesAlike) {
   const te::ComputeDAG &a = t1.tasks[0].dag, &c = t2.tasks[1].dag;
   ASSERT_EQ(a.hash_hex(), c.hash_hex());
   EXPECT_EQ(a.str(), c.str());  // names included
+}
+
+// A task is measured on the model's own weights (its first group's constants) and random
+// values for everything else.
+TEST(Fusion, TasksAreMeasuredOnTheModelsWeights) {
+  Builder b;
+  int x = b.input({1, 4, 5, 5});
+  int w = b.weight({8, 4, 3, 3});
+  int y = b.node("Relu", {b.node("Conv", {x, w})});
+  Graph g = b.raw({y});
+  TaskSet ts = extract_tasks(g);
+  ASSERT_EQ(ts.tasks.size(), 1u);
+  auto in = task_inputs(g, ts, 0, 7);
+  ASSERT_EQ(in.size(), 2u);
+  EXPECT_EQ(in[0].shape, (ops::Shape{1, 4, 5, 5}));
+  EXPECT_EQ(std::memcmp(in[1].raw(), g.values[size_t(w)].data->raw(), in[1].bytes()), 0);
+  EXPECT_NE(std::memcmp(in[0].raw(), task_inputs(g, ts, 0, 8)[0].raw(), in[0].bytes()), 0);  // seeded
 }
 
 TEST(Fusion, ReductionTakesItsInjectiveProducer) {

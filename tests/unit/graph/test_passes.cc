@@ -431,6 +431,27 @@ TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
   expect_same_outputs(raw, g, ins);
 }
 
+// Constant W and R of recurrent layers: transposed to [dirs, k, gates x hidden] and marked;
+// an LSTM whose R is an input keeps ONNX's layout. Same outputs either way.
+TEST(Passes, RecurrentWeightsAreTransposed) {
+  Builder b;
+  int x = b.input({5, 2, 3});
+  Attr hidden, both;
+  hidden.i = 4;
+  both.kind = Attr::String;
+  both.s = "bidirectional";
+  int gru = b.node("GRU", {x, b.weight({2, 12, 3}), b.weight({2, 12, 4}), b.weight({2, 24})},
+                   {{"hidden_size", hidden}, {"direction", both}});
+  int r = b.input({1, 16, 4});
+  int lstm = b.node("LSTM", {x, b.weight({1, 16, 3}), r}, {{"hidden_size", hidden}});
+  Graph raw = b.raw({gru, lstm});
+  Graph g = for_target(raw, 8);
+  EXPECT_EQ(b_and_attr(g, {"GRU", "LSTM"}, "tuner_weights_kn"), (BAttrs{{{2, 3, 12}, 1}, {{1, 16, 3}, 0}}));
+  Rng rng(4);
+  expect_same_outputs(raw, g, {ops::HostTensor::random({5, 2, 3}, te::DataType::f32(), rng),
+                               ops::HostTensor::random({1, 16, 4}, te::DataType::f32(), rng)});
+}
+
 TEST(Passes, ModelOutputsKeepTheirValues) {
   // A value that is a model output is never replaced, even by an equal one.
   Builder b;

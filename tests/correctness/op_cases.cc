@@ -51,6 +51,7 @@ const std::map<std::string, OpCases>& op_cases() {
                   {"c=64", "h=14", "w=14", "k=64", "pad=1", "groups=4", "wblock=16"},
                   {"c=64", "h=7", "w=7", "k=128", "stride=2", "pad=1", "groups=4", "bias=1", "wblock=16"},
                   {"c=48", "h=9", "w=11", "k=48", "pad=1", "groups=3", "wblock=8"},
+                  {"c=64", "h=14", "w=14", "k=64", "stride=2", "pad=1", "groups=8", "wblock=8"},
                   // 3x3 stride 2 with 16 registers: tiles of 2 rows x 2 pixels x 2 blocks.
                   {"c=16", "h=28", "w=28", "k=32", "stride=2", "pad=1", "bias=1", "wblock=8"},
                   // Rows split among threads (schedule::split_rows_among_threads).

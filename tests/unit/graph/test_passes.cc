@@ -336,6 +336,28 @@ TEST(Passes, ConvWeightBlocksFillTheRegisterTile) {
                        ops::HostTensor::random({1, 8, 2, 32}, te::DataType::f32(), rng)});
 }
 
+// 16 lanes: groups of 8 output channels pack by half vectors when strided, stay plain at
+// stride 1; groups of 16 pack by whole vectors either way.
+TEST(Passes, StridedGroupsOfHalfAVectorPackByHalfVectors) {
+  Builder b;
+  int x = b.input({1, 32, 8, 8});
+  Attr g4;
+  g4.i = 4;
+  auto conv = [&](int in, int64_t k, int64_t stride, Attr groups) {
+    return b.node("Conv", {in, b.weight({k, 8, 3, 3})},
+                  {{"group", groups}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({stride, stride})}});
+  };
+  int s2 = conv(x, 32, 2, g4), s1 = conv(x, 32, 1, g4), wide = conv(x, 64, 1, g4);
+  Graph raw = b.raw({s2, s1, wide});
+  Graph g = for_target(raw, 16);
+  std::vector<ops::Shape> weights;
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "Conv") weights.push_back(g.values[size_t(n.inputs[1])].shape);
+  EXPECT_EQ(weights, (std::vector<ops::Shape>{{4, 8, 3, 3, 8}, {32, 8, 3, 3}, {4, 8, 3, 3, 16}}));
+  Rng rng(6);
+  expect_same_outputs(raw, g, {ops::HostTensor::random({1, 32, 8, 8}, te::DataType::f32(), rng)});
+}
+
 // Output channels no block of one or two vectors divides: computed up to whole blocks when
 // that wastes at most 1/16 (250 -> 256 with 8 lanes, then packed by 16) and sliced back; 36
 // channels (-> 48 would waste a third) stay as they are. Same outputs either way.

@@ -327,6 +327,13 @@ void add_elementwise_converters(std::vector<Converter>& out) {
                    return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));
                  },
                  {}});
+  // Mul(x, HardSigmoid(x)) as one op (fuse_silu), HardSigmoid's alpha and beta.
+  out.push_back({"tuner.HardSwish",
+                 [](const ConvertContext& c) {
+                   double alpha = c.attr_float("alpha", 0.2), beta = c.attr_float("beta", 0.5);
+                   return one(ops::gated_hardsigmoid(c.input(0), alpha, beta, c.name()));
+                 },
+                 {}});
   out.push_back({"HardSigmoid",
                  [](const ConvertContext& c) {
                    return one(ops::hardsigmoid(c.input(0), c.attr_float("alpha", 0.2),

@@ -33,7 +33,9 @@ int cancel_transposes(Graph& g);
 int reorder_pool_activation(Graph& g);
 /// Mul(x, Sigmoid(x)), the Sigmoid read by nothing else, becomes one tuner.Silu(x): fusion
 /// then takes it into the op producing x (its two reads of x kept the pair a kernel of its
-/// own: efficientnet_b0 has 48, 30 % of its time).
+/// own: efficientnet_b0 has 48, 30 % of its time). Likewise Mul(x, HardSigmoid(x)), hardswish
+/// as PyTorch exports it below opset 14, becomes tuner.HardSwish(x) with HardSigmoid's alpha
+/// and beta (mobilenet_v3_small: 18 kernels, 17 % of its time).
 int fuse_silu(Graph& g);
 /// 0.5 x (1 + erf(x / sqrt 2)) as PyTorch exports GELU (Div or Mul, Erf, Add, two Muls in
 /// either order), its inner values read by nothing else, becomes one tuner.Gelu(x): fusion

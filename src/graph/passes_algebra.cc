@@ -286,10 +286,12 @@ int fuse_silu(Graph& g) {
     if (mul.dead || mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1) continue;
     for (int k = 0; k < 2; ++k) {
       int x = mul.inputs[size_t(k)];
-      Node* sig = sole_producer(g, mul.inputs[size_t(1 - k)], "Sigmoid", int(i));
-      if (x < 0 || !sig || sig->inputs.size() != 1 || sig->inputs[0] != x) continue;
-      remove_nodes(g, {sig});
-      mul.op = "tuner.Silu";
+      Node* gate = sole_producer(g, mul.inputs[size_t(1 - k)], "Sigmoid", int(i));
+      if (!gate) gate = sole_producer(g, mul.inputs[size_t(1 - k)], "HardSigmoid", int(i));
+      if (x < 0 || !gate || gate->inputs.size() != 1 || gate->inputs[0] != x) continue;
+      remove_nodes(g, {gate});
+      mul.op = gate->op == "Sigmoid" ? "tuner.Silu" : "tuner.HardSwish";
+      if (gate->op == "HardSigmoid") mul.attrs = gate->attrs;  // alpha, beta
       mul.inputs = {x};
       ++changed;
       break;

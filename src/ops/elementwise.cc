@@ -124,6 +124,10 @@ te::Tensor hardsigmoid(const te::Tensor& x, double alpha, double beta, const std
   return float_unary(x, [&](const Expr& v) { return scalar::hardsigmoid(v, alpha, beta); }, name);
 }
 
+te::Tensor gated_hardsigmoid(const te::Tensor& x, double alpha, double beta, const std::string& name) {
+  return float_unary(x, [&](const Expr& v) { return v * scalar::hardsigmoid(v, alpha, beta); }, name);
+}
+
 te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
   return float_unary(x, [&](const Expr& v) { return scalar::leaky_relu(v, alpha); }, name);
 }

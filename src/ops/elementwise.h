@@ -54,6 +54,9 @@ te::Tensor hardswish(const te::Tensor& x, const std::string& name = "hardswish")
 /// max(0, min(1, alpha x + beta)).
 te::Tensor hardsigmoid(const te::Tensor& x, double alpha = 0.2, double beta = 0.5,
                        const std::string& name = "hardsigmoid");
+/// x * hardsigmoid(x, alpha, beta): hardswish as exported with HardSigmoid and Mul.
+te::Tensor gated_hardsigmoid(const te::Tensor& x, double alpha, double beta,
+                             const std::string& name = "gated_hardsigmoid");
 /// x for x >= 0, alpha x below.
 te::Tensor leaky_relu(const te::Tensor& x, double alpha = 0.01,
                       const std::string& name = "leaky_relu");

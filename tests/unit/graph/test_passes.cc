@@ -193,6 +193,23 @@ TEST(Passes, MulOfASigmoidOfItsOperandIsOneSilu) {
   EXPECT_EQ(ops_of(g2), (Ops{"Sigmoid", "Mul", "Mul"})) << g2.str();  // one Sigmoid after CSE
 }
 
+// Hardswish as PyTorch exports it below opset 14 (HardSigmoid with alpha 1/6, then Mul): one
+// tuner.HardSwish keeping HardSigmoid's alpha and beta, the same values as before.
+TEST(Passes, MulOfAHardSigmoidOfItsOperandIsOneHardSwish) {
+  Builder b;
+  int x = b.input({1, 8, 4, 4});
+  int c = b.node("Conv", {x, b.weight({8, 8, 1, 1}, 4.0)});
+  Attr alpha, beta;
+  alpha.kind = beta.kind = Attr::Float;
+  alpha.f = 1.0 / 6, beta.f = 0.4;
+  int h = b.node("HardSigmoid", {c}, {{"alpha", alpha}, {"beta", beta}});
+  Graph raw = b.raw({b.node("Mul", {h, c})});
+  Graph g = optimize_and_check(raw);
+  EXPECT_EQ(ops_of(g), (Ops{"Conv", "tuner.HardSwish"})) << g.str();
+  Rng rng(8);
+  expect_same_outputs(raw, g, {ops::HostTensor::random({1, 8, 4, 4}, te::DataType::f32(), rng)});
+}
+
 // PyTorch's exported GELU, 0.5 x (1 + erf(x / sqrt 2)) in its orders (the 0.5 last or first,
 // Div by sqrt 2 or Mul by its inverse), is one op fused into the product computing x; with an
 // inner value read elsewhere, or another constant, it stays.

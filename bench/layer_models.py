@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Layer models against ONNX Runtime: dilated convs (DeepLab's ASPP), Resize (segmentation heads,
-antialiased downsampling) and squeezenet1_1 (seeded random weights: 55-, 27- and 13-wide maps,
-fire modules' concats, a 1000-channel conv head), efficientnet_b0 (SiLU, squeeze-and-excite) and YOLO's 255-channel heads, untuned, each compiled by Tuner and timed in
-alternating rounds.
+antialiased downsampling), torchvision-like models with seeded random weights (squeezenet1_1,
+efficientnet_b0, shufflenet_v2, mobilenet_v3_small, resnext50, densenet121, googlenet,
+regnet_y_400mf), transformer and convnext blocks, recurrent layers (LSTM, GRU) and YOLO's
+255-channel heads, untuned, each compiled by Tuner and timed in alternating rounds.
 
     python3 -m pip install onnxruntime      # the peer (not needed by the tests)
     python3 bench/layer_models.py [--out /tmp/layer_models] [--rounds 4] [--only NAME ...] \
@@ -74,6 +75,14 @@ def models(out):
     made["shufflenet_v2"] = lambda n: save(out, n, *shufflenet_v2(rs))
     made["mobilenet_v3_small"] = lambda n: save(out, n, *mobilenet_v3_small(rs))
     made["resnext50"] = lambda n: save(out, n, *resnext50(rs))
+    for name, op, gates, seq, hidden, batch in [("lstm", "LSTM", 4, 50, 256, 1), ("gru", "GRU", 3, 50, 256, 1),
+                                                ("lstm_b8", "LSTM", 4, 30, 512, 8)]:
+        # A recurrent layer, PyTorch's initialization (uniform in +-1/sqrt(hidden)), input 256 wide.
+        wr = [numpy_helper.from_array((rs.uniform(-1, 1, s) / np.sqrt(hidden)).astype(np.float32), k)
+              for k, s in [("W", (1, gates * hidden, 256)), ("R", (1, gates * hidden, hidden)), ("B", (1, 2 * gates * hidden))]]
+        node = helper.make_node(op, ["x", "W", "R", "B"], ["y"], hidden_size=hidden)
+        made[name] = lambda n, node=node, wr=wr, seq=seq, batch=batch, hidden=hidden: save(
+            out, n, [node], [seq, batch, 256], [seq, 1, batch, hidden], wr)
     made["densenet121"] = lambda n: save(out, n, *densenet121(rs))
     made["googlenet"] = lambda n: save(out, n, *googlenet(rs))
     made["regnet_y_400mf"] = lambda n: save(out, n, *regnet_y_400mf(rs))

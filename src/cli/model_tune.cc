@@ -63,7 +63,6 @@ struct TuneModelArgs {
 
 double finite_or_zero(double s) { return std::isfinite(s) ? s : 0.0; }
 
-
 void cmd_tune_model(const TuneModelArgs& a) {
   // Options that would be ignored without a word.
   USER_CHECK(!a.no_compile || a.out.empty())

@@ -76,8 +76,9 @@ constexpr int64_t kWinogradMaxWeightBytes = int64_t(4) << 20;
 int winograd_convs(Graph& g, int vector_lanes);
 /// 2-D Conv nodes with a constant weight get their weight packed by blocks of output channels
 /// ([K/b, C, KH, KW, b], ops::pack_conv_weight) when b = 2 x `vector_lanes` or `vector_lanes`
-/// divides K (with groups: divides the output channels per group; not depthwise convs): the CPU kernels then vectorize over output channels with
-/// contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
+/// divides K (with groups: the output channels per group, or b = half a vector for strided
+/// groups of that size; not depthwise convs): the CPU kernels then vectorize over output
+/// channels with contiguous weight loads (about 3-6x faster than vectorizing over the output width, see
 /// bench/RESULTS.md). Of the two, b is the one whose fallback register tile (within
 /// `vector_registers`) holds more accumulators, the wider on a tie. The layout is chosen at
 /// compile time, paid once. Not packed: 1x1 stride-1 convs whose rows are faster vectorized

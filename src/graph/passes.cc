@@ -410,6 +410,77 @@ int transpose_recurrent_weights(Graph& g) {
   return changed;
 }
 
+// Conv(h * s, W) with s a per-channel scale computed at run time ([1, C, 1, 1]: a squeeze-
+// and-excite gate) and W constant is Conv(h, W * s): scaling the C x K weights replaces a
+// pass over the whole map (h read, h * s written). The scaled weight keeps
+// W's layout (packed too: s then as [1, C, 1, 1, 1]).
+int fold_channel_scales_into_weights(Graph& g) {
+  int changed = 0;
+  for (size_t i = g.nodes.size(); i-- > 0;) {  // backwards: replace_node shifts later nodes
+    const Node& n = g.nodes[i];
+    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) continue;
+    if (auto it = n.attrs.find("group"); it != n.attrs.end() && it->second.i != 1) continue;
+    int x = n.inputs[0];
+    const Value w = g.values[size_t(n.inputs[1])];  // copies: add_value below may move g.values
+    if (!w.is_constant() || w.dtype != te::DataType::f32() || (w.shape.size() != 4 && w.shape.size() != 5)) continue;
+    int m = g.values[size_t(x)].producer;
+    if (m < 0 || g.use_count(x) != 1 || g.nodes[size_t(m)].dead || g.nodes[size_t(m)].op != "Mul" ||
+        g.nodes[size_t(m)].inputs.size() != 2)
+      continue;
+    const ops::Shape xs = g.values[size_t(x)].shape;
+    int h = -1, scale = -1;
+    for (int k = 0; k < 2; ++k) {
+      int a = g.nodes[size_t(m)].inputs[size_t(k)], b = g.nodes[size_t(m)].inputs[size_t(1 - k)];
+      if (a < 0 || b < 0) continue;
+      const Value &va = g.values[size_t(a)], &vb = g.values[size_t(b)];
+      if (xs.size() == 4 && va.shape == xs && vb.shape == ops::Shape{1, xs[1], 1, 1} && !vb.is_constant() &&
+          vb.dtype == te::DataType::f32() && w.shape[1] == xs[1])
+        h = a, scale = b;
+    }
+    // Only when the weights are smaller than the map: scaling them writes and reads as many
+    // floats as the product h * s would (efficientnet's 7x7 stages have the larger weights).
+    int64_t per_input_channel = w.shape.size() == 5 ? w.shape[0] * w.shape[4] : w.shape[0];
+    for (size_t d = 2; d < 4; ++d) per_input_channel *= w.shape[d];
+    if (h < 0 || per_input_channel >= xs[0] * xs[2] * xs[3]) continue;
+    std::vector<Node> fresh;
+    int s = scale;
+    if (w.shape.size() == 5) {  // packed [K/b, C, KH, KW, b]
+      Node reshape;
+      reshape.op = "Reshape";
+      reshape.name = n.name + "_scale";
+      Value sv = g.values[size_t(scale)];
+      sv.name += "_packed_scale";
+      sv.shape = {1, xs[1], 1, 1, 1};
+      sv.producer = -1;
+      int shape = g.add_constant(sv.name + "_shape", ops::HostTensor::from_values({5}, te::DataType::i64(),
+                                                                                   {1, double(xs[1]), 1, 1, 1}));
+      s = g.add_value(std::move(sv));
+      reshape.inputs = {scale, shape};
+      reshape.outputs = {s};
+      fresh.push_back(std::move(reshape));
+    }
+    Node mul;
+    mul.op = "Mul";
+    mul.name = n.name + "_scaled_weight";
+    Value scaled = w;
+    scaled.name += "_scaled";
+    scaled.data = nullptr;
+    scaled.producer = -1;
+    mul.inputs = {n.inputs[1], s};
+    mul.outputs = {g.add_value(std::move(scaled))};
+    Node conv = g.nodes[i];
+    conv.inputs[0] = h;
+    conv.inputs[1] = mul.outputs[0];
+    fresh.push_back(std::move(mul));
+    fresh.push_back(std::move(conv));
+    g.nodes[size_t(m)].dead = true;
+    g.values[size_t(x)].producer = -1;
+    g.replace_node(i, std::move(fresh));
+    ++changed;
+  }
+  return changed;
+}
+
 // A matmul with a constant B [k, n] reads B panel by panel: each block of output columns
 // streams k rows, a row stride apart. Packed [n/b, k, b], a panel is contiguous: untuned,
 // 128x256 @ 256x1024 (bert_encoder's FFN) 0.217 -> 0.135 ms, 1024^3 5.83 -> 4.35 ms.
@@ -473,6 +544,8 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("pack_matmul_weights", g);
   if (opts.vector_lanes > 0 && transpose_recurrent_weights(g) > 0 && opts.on_change)
     opts.on_change("transpose_recurrent_weights", g);
+  if (opts.vector_lanes > 0 && fold_channel_scales_into_weights(g) > 0 && opts.on_change)
+    opts.on_change("fold_channel_scales_into_weights", g);
   g.compact();
 }
 

@@ -106,6 +106,11 @@ int pack_matmul_weights(Graph& g, int vector_lanes);
 /// products then vectorize over the gate units (matrix products) instead of reducing rows.
 int transpose_recurrent_weights(Graph& g);
 
+/// Conv(h * s, W), s a per-channel scale [1, C, 1, 1] computed at run time (a squeeze-and-
+/// excite gate), W constant (packed or not) and one group, becomes Conv(h, W * s): the
+/// scaled weight replaces a pass over the map.
+int fold_channel_scales_into_weights(Graph& g);
+
 struct PassOptions {
   /// The target's float lanes per vector, for layout passes (pack_conv_weights); 0 keeps
   /// the ONNX layouts.

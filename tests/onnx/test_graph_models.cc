@@ -607,6 +607,35 @@ TEST(GraphModels, PackedConvsWithSiluEpilogues) {
   expect_outputs(g, in, {values(graph::evaluate_graph(g, in)[0])});
 }
 
+// Squeeze-and-excite gates folded into the weights of the conv after them
+// (graph::fold_channel_scales_into_weights): a 1x1 and a padded 3x3 projection, packed.
+TEST(GraphModels, SqueezeExciteScalesFoldedIntoTheProjection) {
+  ModelBuilder b(13);
+  b.input("x", {1, 16, 14, 14});
+  b.output("y", {1, 32, 14, 14});
+  b.output("z", {1, 16, 14, 14});
+  b.float_initializer("we", weight_pattern(64 * 16, 1), {64, 16, 1, 1});
+  b.float_initializer("w1", weight_pattern(8 * 64, 2), {8, 64, 1, 1});
+  b.float_initializer("w2", weight_pattern(64 * 8, 3), {64, 8, 1, 1});
+  b.float_initializer("b2", weight_pattern(64, 4));
+  b.float_initializer("wp", weight_pattern(32 * 64, 5), {32, 64, 1, 1});
+  b.float_initializer("w3", weight_pattern(16 * 64 * 9, 6), {16, 64, 3, 3});
+  b.node("Conv", {"x", "we"}, {"h"});
+  b.node("GlobalAveragePool", {"h"}, {"p"});
+  b.node("Conv", {"p", "w1"}, {"q"});
+  b.node("Relu", {"q"}, {"r"});
+  b.node("Conv", {"r", "w2", "b2"}, {"g"});
+  b.node("Sigmoid", {"g"}, {"s"});
+  b.node("Mul", {"h", "s"}, {"hs"});
+  b.node("Conv", {"hs", "wp"}, {"y"});
+  b.node("Mul", {"s", "h"}, {"hs2"});
+  set_ints(b.node("Conv", {"hs2", "w3"}, {"z"}), "pads", {1, 1, 1, 1});
+  graph::Graph g = b.import();
+  std::vector<HostTensor> in = {iota({1, 16, 14, 14})};
+  auto want = graph::evaluate_graph(g, in);
+  expect_outputs(g, in, {values(want[0]), values(want[1])});
+}
+
 // Concats written in place by their inputs' kernels (graph::in_place_concats): one of two
 // convs, then one of that concat and a third conv (an input made by a concat: a copy
 // kernel), and an input of the first read again after both. The concat's memory is live

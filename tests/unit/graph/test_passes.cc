@@ -470,6 +470,32 @@ TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
   expect_same_outputs(raw, g, ins);
 }
 
+// A squeeze-and-excite scale s [1, C, 1, 1] on the input of a conv with constant weights is
+// folded into the weights (packed ones too) when they are smaller than the map: the Mul over
+// the map is gone. Over a 2x2 map (weights larger) it stays.
+TEST(Passes, ChannelScalesFoldIntoConvWeights) {
+  Builder b;
+  auto se = [&](const ops::Shape& shape, int64_t k) {
+    int h = b.input(shape);
+    int gate = b.node("Sigmoid", {b.node("GlobalAveragePool", {h})});
+    return b.node("Conv", {b.node("Mul", {h, gate}), b.weight({k, shape[1], 1, 1})});
+  };
+  int big = se({1, 16, 6, 6}, 32), small = se({1, 16, 2, 2}, 32);
+  Graph raw = b.raw({big, small});
+  Graph g = for_target(raw, 16);
+  int maps = 0;
+  for (const Node& n : g.nodes)
+    if (!n.dead && n.op == "Mul") maps += g.values[size_t(n.outputs[0])].shape.size() == 4 &&
+                                          g.values[size_t(n.outputs[0])].shape[2] > 1;
+  EXPECT_EQ(maps, 1) << g.str();  // the 2x2 one
+  EXPECT_EQ(ops_of(g), (Ops{"GlobalAveragePool", "Sigmoid", "Reshape", "Mul", "Conv", "GlobalAveragePool",
+                            "Sigmoid", "Mul", "Conv"}))
+      << g.str();
+  Rng rng(12);
+  expect_same_outputs(raw, g, {ops::HostTensor::random({1, 16, 6, 6}, te::DataType::f32(), rng),
+                               ops::HostTensor::random({1, 16, 2, 2}, te::DataType::f32(), rng)});
+}
+
 // Constant W and R of recurrent layers: transposed to [dirs, k, gates x hidden] and marked;
 // an LSTM whose R is an input keeps ONNX's layout. Same outputs either way.
 TEST(Passes, RecurrentWeightsAreTransposed) {

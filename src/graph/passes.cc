@@ -412,8 +412,8 @@ int transpose_recurrent_weights(Graph& g) {
 
 // Conv(h * s, W) with s a per-channel scale computed at run time ([1, C, 1, 1]: a squeeze-
 // and-excite gate) and W constant is Conv(h, W * s): scaling the C x K weights replaces a
-// pass over the whole map (h read, h * s written). The scaled weight keeps
-// W's layout (packed too: s then as [1, C, 1, 1, 1]).
+// pass over the whole map (h read, h * s written). The scaled weight keeps W's layout
+// (packed too: s then as [1, C, 1, 1, 1]). Not for a gate per image ([N, C, 1, 1], N > 1).
 int fold_channel_scales_into_weights(Graph& g) {
   int changed = 0;
   for (size_t i = g.nodes.size(); i-- > 0;) {  // backwards: replace_node shifts later nodes

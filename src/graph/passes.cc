@@ -173,6 +173,21 @@ std::optional<std::array<int64_t, 4>> explicit_pads(const Node& n) {
   return std::array<int64_t, 4>{p[0], p[1], p[2], p[3]};
 }
 
+// A new computed value named after value `like` plus `suffix`, of like's dtype and `shape`.
+int add_value_like(Graph& g, int like, const std::string& suffix, ops::Shape shape) {
+  Value v;
+  v.name = g.values[size_t(like)].name + suffix;
+  v.dtype = g.values[size_t(like)].dtype;
+  v.shape = std::move(shape);
+  return g.add_value(std::move(v));
+}
+
+// An int64 vector constant (Slice's bounds, Reshape's shape).
+int add_i64s(Graph& g, const std::string& name, const std::vector<int64_t>& v) {
+  std::vector<double> d(v.begin(), v.end());
+  return g.add_constant(name, ops::HostTensor::from_values({int64_t(v.size())}, te::DataType::i64(), d));
+}
+
 bool all_ones(const Node& n, const char* key) {
   auto it = n.attrs.find(key);
   if (it == n.attrs.end()) return true;
@@ -301,16 +316,10 @@ void pad_conv_output(Graph& g, size_t i, int64_t kp) {
     const Value& b = g.values[size_t(conv.inputs[2])];
     conv.inputs[2] = g.add_constant(b.name + "_padded", zero_padded_rows(*b.data, kp));
   }
-  Value wide = g.values[size_t(out)];
-  wide.name += "_padded";
-  wide.shape[1] = kp;
-  wide.data = nullptr;
-  wide.producer = -1;
-  conv.outputs = {g.add_value(std::move(wide))};
-  auto ints = [&](const char* name, int64_t v) {
-    return g.add_constant(g.values[size_t(out)].name + name,
-                          ops::HostTensor::from_values({1}, te::DataType::i64(), {double(v)}));
-  };
+  ops::Shape wide = g.values[size_t(out)].shape;
+  wide[1] = kp;
+  conv.outputs = {add_value_like(g, out, "_padded", wide)};
+  auto ints = [&](const char* name, int64_t v) { return add_i64s(g, g.values[size_t(out)].name + name, {v}); };
   Node slice;
   slice.op = "Slice";
   slice.name = conv.name + "_channels";
@@ -448,26 +457,17 @@ int fold_channel_scales_into_weights(Graph& g) {
       Node reshape;
       reshape.op = "Reshape";
       reshape.name = n.name + "_scale";
-      Value sv = g.values[size_t(scale)];
-      sv.name += "_packed_scale";
-      sv.shape = {1, xs[1], 1, 1, 1};
-      sv.producer = -1;
-      int shape = g.add_constant(sv.name + "_shape", ops::HostTensor::from_values({5}, te::DataType::i64(),
-                                                                                   {1, double(xs[1]), 1, 1, 1}));
-      s = g.add_value(std::move(sv));
-      reshape.inputs = {scale, shape};
+      ops::Shape packed = {1, xs[1], 1, 1, 1};
+      reshape.inputs = {scale, add_i64s(g, reshape.name + "_shape", packed)};
+      s = add_value_like(g, scale, "_packed_scale", packed);
       reshape.outputs = {s};
       fresh.push_back(std::move(reshape));
     }
     Node mul;
     mul.op = "Mul";
     mul.name = n.name + "_scaled_weight";
-    Value scaled = w;
-    scaled.name += "_scaled";
-    scaled.data = nullptr;
-    scaled.producer = -1;
     mul.inputs = {n.inputs[1], s};
-    mul.outputs = {g.add_value(std::move(scaled))};
+    mul.outputs = {add_value_like(g, n.inputs[1], "_scaled", w.shape)};
     Node conv = g.nodes[i];
     conv.inputs[0] = h;
     conv.inputs[1] = mul.outputs[0];

@@ -157,4 +157,12 @@ inline void expect_outputs(const graph::Graph& g, const std::vector<HostTensor>&
 }
 
 
+// Every output of `g` on `in`, compiled, against the graph interpreter's (the target's
+// layout passes apply only when compiled).
+inline void expect_compiled_as_interpreted(const graph::Graph& g, const std::vector<HostTensor>& in) {
+  std::vector<std::vector<double>> want;
+  for (const HostTensor& t : graph::evaluate_graph(g, in)) want.push_back(values(t));
+  expect_outputs(g, in, want);
+}
+
 }  // namespace tuner::onnx_tests

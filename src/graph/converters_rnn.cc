@@ -3,8 +3,9 @@
 // then adds its recurrent product H R^T and the biases and applies the gate formulas, one
 // stage per state. Y is gathered from the steps' hidden states. With W and R as ONNX stores
 // them ([gates x hidden, k]) the products are row reductions (vectorized over k: the matmul
-// tiling would gather R a row apart); transposed by the pass transpose_recurrent_weights
-// (attribute tuner_weights_kn) they are matrix products vectorized over the gate units.
+// tiling would gather R a row apart); transposed by the pass pack_recurrent_weights
+// (attribute tuner_weights_kn), or packed into column panels (tuner_weights_block), they are
+// matrix products vectorized over the gate units.
 #include <functional>
 
 #include "graph/converters_impl.h"
@@ -39,7 +40,8 @@ struct Recurrent {
   int gates;  // RNN 1, GRU 3, LSTM 4
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
   bool reverse_only = false, batch_first = false;
-  bool kn = false;  // W and R transposed: [dirs, k, gates x hidden]
+  bool kn = false;     // W and R transposed: [dirs, k, gates x hidden]
+  int64_t block = 0;  // and packed: [dirs, gates x hidden / block, k, block]
   te::Tensor x;  // [seq, batch, input]
   std::vector<Act> acts;
   double clip = 0;
@@ -59,11 +61,17 @@ struct Recurrent {
     if (batch_first) x = ops::transpose(x, {1, 0, 2}, c.name("x"));
     seq = x.shape()[0], batch = x.shape()[1], input = x.shape()[2];
     kn = c.attr_int("tuner_weights_kn", 0) != 0;
+    block = kn ? c.attr_int("tuner_weights_block", 0) : 0;
     const ops::Shape& rs = c.input(2).shape();
-    hidden = c.attr_int("hidden_size", rs.size() == 3 ? rs[kn ? 1 : 2] : 0);
+    hidden = c.attr_int("hidden_size", block ? (rs.size() == 4 ? rs[2] : 0) : rs.size() == 3 ? rs[kn ? 1 : 2] : 0);
     int64_t gh = gates * hidden;
-    expect_shape(1, kn ? ops::Shape{dirs, input, gh} : ops::Shape{dirs, gh, input}, "W");
-    expect_shape(2, kn ? ops::Shape{dirs, hidden, gh} : ops::Shape{dirs, gh, hidden}, "R");
+    if (block && (block < 0 || gh % block != 0))
+      c.fail("tuner_weights_block " + std::to_string(block) + " does not divide " + std::to_string(gh));
+    auto layout = [&](int64_t k) {
+      return block ? ops::Shape{dirs, gh / block, k, block} : kn ? ops::Shape{dirs, k, gh} : ops::Shape{dirs, gh, k};
+    };
+    expect_shape(1, layout(input), "W");
+    expect_shape(2, layout(hidden), "R");
     if (c.has_input(3)) expect_shape(3, {dirs, 2 * gates * hidden}, "B");
     if (c.has_input(4)) {
       for (int64_t n : c.constant_ints(4, "sequence_lens"))
@@ -117,7 +125,13 @@ struct Recurrent {
     int64_t gh = gates * hidden, nb = batch;
     return product({seq * batch, gh}, input, c.name("xw" + std::to_string(d)), [&](const Expr& row, const Expr& i) {
       return nb == 1 ? x(row, Expr(0), i) : x(te::floordiv(row, Expr(nb)), te::floormod(row, Expr(nb)), i);
-    }, [&](const Expr& j, const Expr& i) { return kn ? w(Expr(d), i, j) : w(Expr(d), j, i); });
+    }, [&](const Expr& j, const Expr& i) { return weight(w, d, j, i); });
+  }
+
+  // W or R of direction d at gate unit j (of gates x hidden) and input k, in its layout.
+  Expr weight(const te::Tensor& w, int64_t d, const Expr& j, const Expr& k) const {
+    if (block) return w(Expr(d), te::floordiv(j, Expr(block)), k, te::floormod(j, Expr(block)));
+    return kn ? w(Expr(d), k, j) : w(Expr(d), j, k);
   }
 
   // out[row, j] = sum_k a(row, k) b(j, k): tagged matmul when the weights are [k, n] (kn).
@@ -128,6 +142,7 @@ struct Recurrent {
       te::IterVar k = te::reduce_axis(k_extent, "k");
       return te::sum(a(ax[0], k.var) * b(ax[1], k.var), {k});
     };
+    if (block) return te::compute(shape, body, name, "matmul", {{"transpose_b", 0}, {"b_block", block}});
     if (kn) return te::compute(shape, body, name, "matmul", {{"transpose_b", 0}});
     return te::compute(shape, body, name);
   }
@@ -157,9 +172,7 @@ struct Recurrent {
                        const std::string& tag) const {
     te::Tensor r = c.input(2);
     return product({batch, n}, hidden, c.name(tag), [&](const Expr& b, const Expr& k) { return hprev(b, k); },
-                   [&](const Expr& j, const Expr& k) {
-                     return kn ? r(Expr(d), k, j + Expr(j0)) : r(Expr(d), j + Expr(j0), k);
-                   });
+                   [&](const Expr& j, const Expr& k) { return weight(r, d, j + Expr(j0), k); });
   }
 
   // Gate k's pre-activation at (batch b, unit u) of step time t: x W + h R + Wb + Rb, from the

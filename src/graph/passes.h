@@ -95,16 +95,18 @@ int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);
 /// is one row and k at least two whole vectors of `vector_lanes`: its outputs are then dot
 /// products of contiguous rows of B as stored.
 int transpose_gemm_weights(Graph& g, int vector_lanes);
-/// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) and more than one row of A
-/// get B packed into column panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x
-/// `vector_lanes`, else `vector_lanes`, dividing n) and the attribute b_block = b, which
-/// their converters read (ops::matmul_packed).
+/// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) get B packed into column
+/// panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x `vector_lanes`, else `vector_lanes`,
+/// dividing n) and the attribute b_block = b, which their converters read (ops::matmul_packed).
 int pack_matmul_weights(Graph& g, int vector_lanes);
 
 /// RNN, GRU and LSTM nodes with constant W and R get them transposed to [dirs, k, gates x
 /// hidden] and the attribute tuner_weights_kn = 1, which their converters read: the
 /// products then vectorize over the gate units (matrix products) instead of reducing rows.
-int transpose_recurrent_weights(Graph& g);
+/// When b = 2 x `vector_lanes` (else `vector_lanes`) divides the hidden size they are packed
+/// [dirs, gates x hidden / b, k, b] instead (ops::pack_recurrent_weight), with the attribute
+/// tuner_weights_block = b.
+int pack_recurrent_weights(Graph& g, int vector_lanes);
 
 /// Conv(h * s, W), s a per-channel scale [1, C, 1, 1] computed at run time (a squeeze-and-
 /// excite gate), W constant (packed or not) and one group, becomes Conv(h, W * s): the

@@ -56,6 +56,22 @@ HostTensor unpack_matmul_weight(const HostTensor& packed) {
   return transpose_matrix(nk);
 }
 
+HostTensor pack_recurrent_weight(const HostTensor& dnk, int64_t block) {
+  INTERNAL_CHECK(dnk.shape.size() == 3 && block > 0 && dnk.shape[1] % block == 0)
+      << "pack_recurrent_weight: a [dirs, n, k] tensor with n a multiple of the block";
+  int64_t dirs = dnk.shape[0], n = dnk.shape[1], k = dnk.shape[2];
+  HostTensor out({dirs, n / block, k, block}, dnk.dtype);
+  size_t es = size_t(dnk.dtype.bytes());
+  const char* src = static_cast<const char*>(dnk.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t d = 0; d < dirs; ++d)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < k; ++i)
+        std::memcpy(dst + size_t(((d * (n / block) + j / block) * k + i) * block + j % block) * es,
+                    src + size_t((d * n + j) * k + i) * es, es);
+  return out;
+}
+
 HostTensor transpose_matrix(const HostTensor& m) {
   INTERNAL_CHECK(m.shape.size() == 2) << "transpose_matrix needs a 2-D tensor";
   int64_t rows = m.shape[0], cols = m.shape[1];

@@ -15,6 +15,9 @@ HostTensor unpack_conv_weight(const HostTensor& packed);
 HostTensor pack_matmul_weight(const HostTensor& kn, int64_t block);
 /// The inverse of pack_matmul_weight.
 HostTensor unpack_matmul_weight(const HostTensor& packed);
+/// Packs a recurrent layer's W or R [dirs, n, k] (ONNX's layout, n = gates x hidden) into
+/// [dirs, n/b, k, b]: per direction, the panels of pack_matmul_weight of its transpose.
+HostTensor pack_recurrent_weight(const HostTensor& dnk, int64_t block);
 /// The transpose of a 2-D tensor.
 HostTensor transpose_matrix(const HostTensor& m);
 

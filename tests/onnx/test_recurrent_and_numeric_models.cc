@@ -135,8 +135,13 @@ TEST(GraphModels, RecurrentLayersInEveryDirectionAndLayout) {
   add({.op = "RNN", .direction = "bidirectional", .activations = {"Relu", "Tanh"}});
   // activation_alpha goes to the activations that take one, in order (as ONNX Runtime reads it).
   add({.op = "LSTM", .activations = {"Sigmoid", "LeakyRelu", "Tanh"}, .leaky_alpha = 0.3f});
-  // Constant W and R (initializers, as exported models have them) are transposed at compile
-  // time (graph::transpose_recurrent_weights) and read as matrix products.
+  // Hidden sizes a vector block divides: constant W and R are then packed into column panels
+  // (GRU's second product reads R from its third gate's panels on).
+  add({.op = "GRU", .direction = "bidirectional", .H = 16});
+  add({.op = "LSTM", .layout = 1, .H = 32});
+  add({.op = "RNN", .direction = "reverse", .H = 16});
+  // Constant W and R (initializers, as exported models have them) are transposed or packed at
+  // compile time (graph::pack_recurrent_weights) and read as matrix products.
   auto check = [](const Recurrent& c, bool constant_weights) {
     SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout) +
                  (constant_weights ? " constant W, R" : ""));

@@ -448,7 +448,7 @@ TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
   int shared = b.weight({5, 16});
   int m1 = b.node("MatMul", {x3, shared});                                     // [1, 5, 16]
   int m0 = b.node("MatMul", {x2, shared});                                     // the same panels
-  int m2 = b.node("MatMul", {row, b.weight({5, 16})});                         // one row: kept
+  int m2 = b.node("MatMul", {row, b.weight({5, 16})});                         // one row: packed too
   int m3 = b.node("MatMul", {x2, b.weight({5, 12})});                          // 12 columns: kept
   int m4 = b.node("MatMul", {x2, b.node("Transpose", {x2})});                  // B not constant
   int g1 = b.node("Gemm", {x2, b.weight({5, 8}), b.weight({8})});              // [1, 5, 8]
@@ -456,12 +456,12 @@ TEST(Passes, MatMulWeightsArePackedIntoColumnPanels) {
   Graph raw = b.raw({m1, m0, m2, m3, m4, g1, g2});
   Graph g = for_target(raw, 8);
   EXPECT_EQ(b_and_attr(g, {"MatMul", "Gemm"}, "b_block"),
-            (BAttrs{{{1, 5, 16}, 16}, {{1, 5, 16}, 16}, {{5, 16}, 0}, {{5, 12}, 0}, {{5, 3}, 0}, {{1, 5, 8}, 8},
+            (BAttrs{{{1, 5, 16}, 16}, {{1, 5, 16}, 16}, {{1, 5, 16}, 16}, {{5, 12}, 0}, {{5, 3}, 0}, {{1, 5, 8}, 8},
                     {{1, 5, 16}, 16}}));
   std::set<int> shared_bs;  // a B read by two nodes is packed once
   for (const Node& n : g.nodes)
     if (!n.dead && n.op == "MatMul" && n.attrs.count("b_block") && g.values[size_t(n.inputs[0])].shape.size() >= 2 &&
-        g.values[size_t(n.inputs[1])].shape == ops::Shape{1, 5, 16})
+        g.values[size_t(n.inputs[0])].shape[0] != 1 && g.values[size_t(n.inputs[1])].shape == ops::Shape{1, 5, 16})
       shared_bs.insert(n.inputs[1]);
   EXPECT_EQ(shared_bs.size(), 1u);
   Rng rng(4);
@@ -498,20 +498,30 @@ TEST(Passes, ChannelScalesFoldIntoConvWeights) {
 
 // Constant W and R of recurrent layers: transposed to [dirs, k, gates x hidden] and marked;
 // an LSTM whose R is an input keeps ONNX's layout. Same outputs either way.
-TEST(Passes, RecurrentWeightsAreTransposed) {
+// Constant W and R are transposed, or packed into column panels when a block of 2 x lanes
+// (else lanes) divides the hidden size; the layers compute the same.
+TEST(Passes, RecurrentWeightsAreTransposedOrPacked) {
   Builder b;
   int x = b.input({5, 2, 3});
-  Attr hidden, both;
+  Attr hidden, both, h16, h8;
   hidden.i = 4;
+  h16.i = 16;
+  h8.i = 8;
   both.kind = Attr::String;
   both.s = "bidirectional";
   int gru = b.node("GRU", {x, b.weight({2, 12, 3}), b.weight({2, 12, 4}), b.weight({2, 24})},
                    {{"hidden_size", hidden}, {"direction", both}});
   int r = b.input({1, 16, 4});
   int lstm = b.node("LSTM", {x, b.weight({1, 16, 3}), r}, {{"hidden_size", hidden}});
-  Graph raw = b.raw({gru, lstm});
+  int gru16 = b.node("GRU", {x, b.weight({2, 48, 3}, 0.3), b.weight({2, 48, 16}, 0.3), b.weight({2, 96})},
+                     {{"hidden_size", h16}, {"direction", both}, {"linear_before_reset", int_attr(1)}});
+  int lstm8 = b.node("LSTM", {x, b.weight({1, 32, 3}, 0.3), b.weight({1, 32, 8}, 0.3)}, {{"hidden_size", h8}});
+  Graph raw = b.raw({gru, lstm, gru16, lstm8});
   Graph g = for_target(raw, 8);
-  EXPECT_EQ(b_and_attr(g, {"GRU", "LSTM"}, "tuner_weights_kn"), (BAttrs{{{2, 3, 12}, 1}, {{1, 16, 3}, 0}}));
+  EXPECT_EQ(b_and_attr(g, {"GRU", "LSTM"}, "tuner_weights_kn"),
+            (BAttrs{{{2, 3, 12}, 1}, {{1, 16, 3}, 0}, {{2, 3, 3, 16}, 1}, {{1, 4, 3, 8}, 1}}));
+  EXPECT_EQ(b_and_attr(g, {"GRU", "LSTM"}, "tuner_weights_block"),
+            (BAttrs{{{2, 3, 12}, 0}, {{1, 16, 3}, 0}, {{2, 3, 3, 16}, 16}, {{1, 4, 3, 8}, 8}}));
   Rng rng(4);
   expect_same_outputs(raw, g, {ops::HostTensor::random({5, 2, 3}, te::DataType::f32(), rng),
                                ops::HostTensor::random({1, 16, 4}, te::DataType::f32(), rng)});

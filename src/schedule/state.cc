@@ -360,7 +360,7 @@ Tensor with_body(const Tensor& op, Expr body, std::string name, std::string tag,
                  std::vector<IterVar> axes, std::vector<IterVar> reduce_axes) {
   auto n = std::make_shared<te::OperationNode>(*op);
   n->name = std::move(name);
-  n->body = std::move(body);
+  n->set_body(std::move(body));
   n->tag = std::move(tag);
   n->axes = std::move(axes);
   n->reduce_axes = std::move(reduce_axes);
@@ -524,7 +524,7 @@ std::string State::rfactor(const std::string& name, int reduce_iter, int64_t fac
   rf_node->shape = rf_shape;
   rf_node->axes = rf_axes;
   rf_node->reduce_axes = rf_reduce;
-  rf_node->body = te::reduce(red->combiner, src, rf_reduce);
+  rf_node->set_body(te::reduce(red->combiner, src, rf_reduce));
   rf_node->tag = "rfactor";
   Tensor rf(std::move(rf_node));
 

@@ -23,7 +23,9 @@ const std::vector<int64_t>& Tensor::shape() const { return (*this)->shape; }
 DataType Tensor::dtype() const { return (*this)->dtype; }
 const std::string& Tensor::name() const { return (*this)->name; }
 
-std::vector<Tensor> OperationNode::inputs() const {
+namespace {
+
+std::vector<Tensor> tensors_read(const Expr& body) {
   std::vector<Tensor> out;
   if (!body) return out;
   std::set<const OperationNode*> seen;
@@ -32,6 +34,21 @@ std::vector<Tensor> OperationNode::inputs() const {
       if (seen.insert(r->tensor.get()).second) out.push_back(r->tensor);
   });
   return out;
+}
+
+}  // namespace
+
+// The cache is written only by set_body, while a node is being built, so concurrent readers
+// (parallel candidate builds) never race; a body assigned directly is walked each time.
+std::vector<Tensor> OperationNode::inputs() const {
+  if (body && body.get() == inputs_body_.get()) return inputs_;
+  return tensors_read(body);
+}
+
+void OperationNode::set_body(Expr b) {
+  body = std::move(b);
+  inputs_ = tensors_read(body);
+  inputs_body_ = body;
 }
 
 int64_t num_elements(const std::vector<int64_t>& shape) {
@@ -98,7 +115,7 @@ Tensor compute(std::vector<int64_t> shape, const std::function<Expr(const std::v
   op->shape = std::move(shape);
   op->dtype = body.type();
   op->is_placeholder = false;
-  op->body = std::move(body);
+  op->set_body(std::move(body));
   op->tag = std::move(tag);
   op->attrs = std::move(attrs);
   return Tensor(std::move(op));

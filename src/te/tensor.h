@@ -27,6 +27,13 @@ struct OperationNode {
   bool is_reduction() const { return !reduce_axes.empty(); }
   /// Tensors read by the body, in order of first read.
   std::vector<Tensor> inputs() const;
+  /// Sets the body and remembers the tensors it reads: schedules ask every stage for its
+  /// inputs in loops over the stages (a 150-stage LSTM spent its search walking bodies).
+  void set_body(Expr b);
+
+ private:
+  std::vector<Tensor> inputs_;  // read by inputs_body_
+  Expr inputs_body_;            // the body inputs_ was taken from (held: its address stays its own)
 };
 
 /// An input tensor of the given shape and type.

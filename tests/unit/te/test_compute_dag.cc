@@ -61,3 +61,23 @@ TEST(ShapeStr, LongShapesStayOneShortLine) {
   EXPECT_EQ(shape_str(std::vector<int64_t>(10, 2)), "2x2x2x2x2x2x2x2x2x2");
   EXPECT_EQ(shape_str(std::vector<int64_t>(1000, 1)), "1x1x1x1x1x1x1x1x1x1x... (1000 dimensions)");
 }
+
+// inputs() answers from what set_body remembered, and a body assigned directly (a copied
+// node given another) is read afresh: never the old body's tensors.
+TEST(Tensor, InputsFollowTheBody) {
+  Tensor A = placeholder({4}, DataType::f32(), "A"), B = placeholder({4}, DataType::f32(), "B");
+  Tensor C = compute({4}, [&](const std::vector<Var>& i) { return A(i[0]) * B(i[0]) + A(i[0]); }, "C");
+  auto names = [](const std::vector<Tensor>& ts) {
+    std::vector<std::string> out;
+    for (const Tensor& t : ts) out.push_back(t->name);
+    return out;
+  };
+  EXPECT_EQ(names(C->inputs()), (std::vector<std::string>{"A", "B"}));
+  auto copy = std::make_shared<OperationNode>(*C);
+  Var i = copy->axes[0].var;
+  copy->body = B(i) + B(i);
+  EXPECT_EQ(names(copy->inputs()), (std::vector<std::string>{"B"}));
+  copy->set_body(A(i));
+  EXPECT_EQ(names(copy->inputs()), (std::vector<std::string>{"A"}));
+  EXPECT_EQ(names(C->inputs()), (std::vector<std::string>{"A", "B"}));
+}

@@ -85,6 +85,20 @@ bool same_terms(const LinearForm& a, const LinearForm& b) {
   return true;
 }
 
+// Replaces the tests in `known` (each an equal expression) by true.
+class KnownTestRemover : public IRMutator {
+ public:
+  explicit KnownTestRemover(const std::vector<Expr>& known) : known_(known) {}
+  using IRMutator::mutate;
+  Expr mutate(const Expr& e) override {
+    if (e && e.type() == DataType::boolean() && contains_equal(known_, e)) return make_int(1, DataType::boolean());
+    return IRMutator::mutate(e);
+  }
+
+ private:
+  const std::vector<Expr>& known_;
+};
+
 class ReductionLoopClipper : public IRMutator {
  protected:
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
@@ -99,6 +113,7 @@ class ReductionLoopClipper : public IRMutator {
     // addend; across the stores, those of equal terms with the loosest constant (the
     // unrolled columns of a tile test one column each).
     std::vector<NonNegativeTest> loosest;
+    std::vector<std::pair<Expr, NonNegativeTest>> all_tests;  // every store's, with its expression
     for (size_t i = 0; i < stores.size(); ++i) {
       Expr x = addend(stores[i]);
       if (!x) return r;
@@ -108,7 +123,10 @@ class ReductionLoopClipper : public IRMutator {
       for (const Expr& t : tests) {
         bool local = std::any_of(inner.begin(), inner.end(), [&](const VarNode* w) { return uses_var(t, w); });
         std::optional<NonNegativeTest> n = nonnegative_form(t);
-        if (n && !local && uses_var(t, v)) forms.push_back(std::move(*n));
+        if (n && !local && uses_var(t, v)) {
+          all_tests.emplace_back(t, *n);
+          forms.push_back(std::move(*n));
+        }
       }
       if (i == 0) {
         loosest = std::move(forms);
@@ -125,17 +143,24 @@ class ReductionLoopClipper : public IRMutator {
       });
     }
     Expr lo = f->min, hi = f->min + f->extent;
-    bool clipped = false;
+    std::vector<const NonNegativeTest*> bounding;
     for (const NonNegativeTest& t : loosest) {
       std::optional<VarBound> b = linear_bound(t.form.to_expr(t.type) >= make_int(0, t.type), v);
       if (!b) continue;  // v inside a division or product
       if (b->lower) lo = max(lo, b->bound);
       else hi = min(hi, b->bound);
-      clipped = true;
+      bounding.push_back(&t);
     }
-    if (!clipped) return r;
+    if (bounding.empty()) return r;
+    // The bounds are exact (linear_bound), so inside the clipped loop a test no stricter than
+    // a bounding one always holds: it goes (a 7x1 conv's row test, once per tap and pixel).
+    std::vector<Expr> known;
+    for (const auto& [e, n] : all_tests)
+      for (const NonNegativeTest* b : bounding)
+        if (n.type == b->type && same_terms(n.form, b->form) && n.form.constant >= b->form.constant) known.push_back(e);
+    Stmt body = known.empty() ? f->body : simplify(KnownTestRemover(known).mutate(f->body));
     lo = simplify(lo);
-    return make_for(f->var, lo, simplify(max(hi - lo, make_int(0, lo.type()))), ForKind::Serial, f->body);
+    return make_for(f->var, lo, simplify(max(hi - lo, make_int(0, lo.type()))), ForKind::Serial, body);
   }
 };
 

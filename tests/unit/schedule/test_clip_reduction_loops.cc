@@ -66,6 +66,26 @@ TEST(ClipGuardedReductionLoops, SeveralStoresTakeTheLoosestBound) {
   EXPECT_EQ(visited(s, d.t, 0), (std::vector<int64_t>{1, 2}));
 }
 
+// Inside the clipped loop the bounding tests always hold: they leave the body. A store whose
+// test is stricter than the loosest keeps it.
+TEST(ClipGuardedReductionLoops, TestsTheBoundsImplyAreRemoved) {
+  DilatedTap d;
+  std::string one = to_string(clip_guarded_reduction_loops(d.loop(d.acc(d.t, d.tap()))));
+  EXPECT_EQ(one.find("if_then_else"), std::string::npos) << one;
+  // Columns t and t + 4: the second's lower test and the first's upper one bound the loop.
+  Stmt body = seq({d.acc(d.t, d.tap()), d.acc(d.t + make_int(1), d.tap(4))});
+  Stmt s = clip_guarded_reduction_loops(d.loop(body));
+  std::string two = to_string(s);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = two.find(what); at != std::string::npos; at = two.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("if_then_else"), 2u) << two;
+  EXPECT_EQ(count("&&"), 0u) << two;  // one test left per guard
+  EXPECT_EQ(visited(s, d.t, 8), (std::vector<int64_t>{0, 1, 2}));
+}
+
 TEST(ClipGuardedReductionLoops, OtherLoopsAreUnchanged) {
   DilatedTap d;
   // A store that does not accumulate: skipping would leave the old value.

@@ -13,6 +13,7 @@
 #include "codegen/compile.h"
 #include "codegen/target.h"
 #include "graph/converters.h"
+#include "graph/onnx_import.h"
 #include "measure/builder.h"
 #include "measure/local_runner.h"
 #include "measure/measure_option.h"
@@ -77,7 +78,8 @@ void list_onnx_ops(bool json) {
     fmt::print("{}\n", Json(ops).dump(2));
     return;
   }
-  fmt::print("{} ONNX operators (default domain, opsets 11 to 18):\n", ops.size());
+  fmt::print("{} ONNX operators (default domain, opsets {} to {}):\n", ops.size(), graph::kMinOpset,
+             graph::kMaxOpset);
   std::string line;
   for (const auto& o : ops) {
     if (!line.empty() && line.size() + o.size() + 1 > 96) {

@@ -93,6 +93,8 @@ struct Converter {
   /// A float16 accumulator drops the low digits of every term (ONNX Runtime sums in float32:
   /// a 4096-term float16 dot product came out 9% low, a 4096-element mean 1% off).
   HalfInputs half = HalfInputs::kAsIs;
+  /// The first default-domain opset that has the operator (later than Tuner's oldest, 11).
+  int64_t since = 1;
 };
 
 /// The converter of ONNX operator `op`, or nullptr.

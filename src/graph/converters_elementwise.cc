@@ -124,6 +124,12 @@ Converter activation(const char* op, std::function<Expr(const Expr&, te::DataTyp
 
 Expr fconst(te::DataType t, double v) { return te::make_const(t, v); }
 
+// Converter c for an operator that opset `first` introduced.
+Converter since(int64_t first, Converter c) {
+  c.since = first;
+  return c;
+}
+
 // alpha (e^x - 1) for x < 0, else x.
 Expr elu_of(const Expr& x, te::DataType t, double alpha) {
   Expr neg = fconst(t, alpha) * (te::call(te::Intrinsic::Exp, {x}) - fconst(t, 1));
@@ -182,38 +188,63 @@ std::vector<ConvertOutput> mod(const ConvertContext& c) {
       c.name()));
 }
 
-// The scale (or zero point) of a quantization read at an element: a scalar, or 1-D along
-// `axis`.
-Expr per_axis(const te::Tensor& p, const std::vector<te::Var>& o, int axis) {
-  return p.ndim() == 0 ? p() : p(o[size_t(axis)]);
+// Where a quantization's scale (and zero point) applies: one for the tensor, one per index
+// of `axis`, or (opset 21's block_size > 0) one per block of `block` indices along `axis`,
+// the scale then having x's rank.
+struct QuantLayout {
+  int axis = 0;
+  int64_t block = 0;
+};
+
+// The scale (or zero point) at an element.
+Expr per_axis(const te::Tensor& p, const std::vector<te::Var>& o, const QuantLayout& q) {
+  if (p.ndim() == 0) return p();
+  if (q.block == 0) return p(o[size_t(q.axis)]);
+  std::vector<Expr> idx = ops::detail::exprs(o);
+  idx[size_t(q.axis)] = te::floordiv(idx[size_t(q.axis)], Expr(q.block));
+  return p(idx);
 }
 
-// The axis a 1-D scale runs along (per-tensor scales ignore it).
-int quant_axis(const ConvertContext& c, const te::Tensor& x, const te::Tensor& scale, const char* what) {
+// The layout of a scale; the zero point must match it.
+QuantLayout quant_layout(const ConvertContext& c, const te::Tensor& x, const te::Tensor& scale,
+                         const char* what) {
   if (c.has_input(2) && c.input(2).shape() != scale.shape())
     c.fail("the zero point must have the scale's shape");
-  if (scale.ndim() == 0) return 0;
-  int axis = ops::normalize_axis(c.attr_int("axis", 1), int(x.ndim()), c.name());
-  if (scale.ndim() > 1 || scale.shape()[0] != x.shape()[size_t(axis)])
-    c.fail(std::string(what) + " must be a scalar or have the size of the axis");
-  return axis;
+  QuantLayout q;
+  q.block = c.attr_int("block_size", 0);
+  if (q.block < 0) c.fail("block_size must not be negative");
+  if (scale.ndim() == 0 && q.block == 0) return q;
+  q.axis = ops::normalize_axis(c.attr_int("axis", 1), int(x.ndim()), c.name());
+  if (q.block == 0) {
+    if (scale.ndim() > 1 || scale.shape()[0] != x.shape()[size_t(q.axis)])
+      c.fail(std::string(what) + " must be a scalar or have the size of the axis");
+    return q;
+  }
+  ops::Shape want = x.shape();
+  want[size_t(q.axis)] = (want[size_t(q.axis)] + q.block - 1) / q.block;
+  if (scale.shape() != want)
+    c.fail(std::string(what) + " of blocks of " + std::to_string(q.block) + " must have shape " +
+           te::shape_str(want) + ", got " + te::shape_str(scale.shape()));
+  return q;
 }
 
 // QuantizeLinear: saturate(round_even(x / scale) + zero_point) in the zero point's
-// type (uint8 when absent).
+// type (output_dtype, else uint8, when absent).
 std::vector<ConvertOutput> quantize(const ConvertContext& c) {
   const te::Tensor &x = c.input(0), &scale = c.input(1);
   if (!x.dtype().is_float()) c.fail("x must be floating point");
-  te::DataType q = c.has_input(2) ? c.input(2).dtype() : te::DataType::u8();
+  int64_t out = c.attr_int("output_dtype", 0);  // opset 21
+  te::DataType q = c.has_input(2) ? c.input(2).dtype() : out ? onnx_dtype(c, out) : te::DataType::u8();
+  if (out && onnx_dtype(c, out) != q) c.fail("output_dtype differs from the zero point's type");
   if (q != te::DataType::u8() && q != te::DataType::i8()) c.fail("only uint8 and int8 are supported");
-  int axis = quant_axis(c, x, scale, "y_scale");
+  QuantLayout layout = quant_layout(c, x, scale, "y_scale");
   double lo = q == te::DataType::u8() ? 0 : -128, hi = q == te::DataType::u8() ? 255 : 127;
   te::DataType t = x.dtype();
   return one(te::compute(
       x.shape(),
       [&](const std::vector<te::Var>& o) {
-        Expr v = round_even(x(ops::detail::exprs(o)) / per_axis(scale, o, axis));
-        if (c.has_input(2)) v = v + te::cast(t, per_axis(c.input(2), o, axis));
+        Expr v = round_even(x(ops::detail::exprs(o)) / per_axis(scale, o, layout));
+        if (c.has_input(2)) v = v + te::cast(t, per_axis(c.input(2), o, layout));
         return te::cast(q, te::min(te::max(v, fconst(t, lo)), fconst(t, hi)));
       },
       c.name()));
@@ -248,18 +279,22 @@ std::vector<ConvertOutput> dynamic_quantize(const ConvertContext& c) {
   return {y, scale, ops::cast(zero, u8, c.name("zero"))};
 }
 
-// DequantizeLinear: (x - zero_point) * scale in float32.
+// DequantizeLinear: (x - zero_point) * scale in the scale's type (or output_dtype, opset 23).
 std::vector<ConvertOutput> dequantize(const ConvertContext& c) {
   const te::Tensor &x = c.input(0), &scale = c.input(1);
   if (!scale.dtype().is_float()) c.fail("x_scale must be floating point");
-  int axis = quant_axis(c, x, scale, "x_scale");
+  QuantLayout layout = quant_layout(c, x, scale, "x_scale");
   te::DataType t = scale.dtype();
+  int64_t dtype = c.attr_int("output_dtype", 0);
+  te::DataType out = dtype ? onnx_dtype(c, dtype) : t;
+  if (!out.is_float()) c.fail("output_dtype must be floating point");
   return one(te::compute(
       x.shape(),
       [&](const std::vector<te::Var>& o) {
         Expr v = te::cast(t, x(ops::detail::exprs(o)));
-        if (c.has_input(2)) v = v - te::cast(t, per_axis(c.input(2), o, axis));
-        return v * per_axis(scale, o, axis);
+        if (c.has_input(2)) v = v - te::cast(t, per_axis(c.input(2), o, layout));
+        v = v * per_axis(scale, o, layout);
+        return out == t ? v : te::cast(out, v);
       },
       c.name()));
 }
@@ -322,6 +357,14 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(unary("tuner.Silu", [](const te::Tensor& x, const std::string& n) { return ops::silu(x, n); }));
   // PyTorch's exported GELU as one op (fuse_gelu).
   out.push_back(unary("tuner.Gelu", [](const te::Tensor& x, const std::string& n) { return ops::gelu(x, n); }));
+  out.push_back(since(20, {"Gelu",
+                           [](const ConvertContext& c) {
+                             std::string a = c.attr_string("approximate", "none");
+                             if (a == "tanh") return one(ops::gelu_tanh(c.input(0), c.name()));
+                             if (a != "none") c.fail("approximate must be 'none' or 'tanh', got '" + a + "'");
+                             return one(ops::gelu(c.input(0), c.name()));
+                           },
+                           {}}));
   out.push_back({"LeakyRelu",
                  [](const ConvertContext& c) {
                    return one(ops::leaky_relu(c.input(0), c.attr_float("alpha", 0.01), c.name()));
@@ -390,9 +433,12 @@ void add_elementwise_converters(std::vector<Converter>& out) {
   out.push_back(activation("Softsign", [](const Expr& x, te::DataType, const ConvertContext&) {
     return ops::scalar::softsign(x);
   }));
-  out.push_back(activation("Mish", [](const Expr& x, te::DataType t, const ConvertContext&) {
+  out.push_back(since(18, activation("Mish", [](const Expr& x, te::DataType t, const ConvertContext&) {
     return x * te::call(te::Intrinsic::Tanh, {softplus_of(x, t)});
-  }));
+  })));
+  out.push_back(since(24, activation("Swish", [](const Expr& x, te::DataType t, const ConvertContext& c) {
+    return x * te::call(te::Intrinsic::Sigmoid, {fconst(t, c.attr_float("alpha", 1.0)) * x});
+  })));
   out.push_back(activation("ThresholdedRelu", [](const Expr& x, te::DataType t, const ConvertContext& c) {
     return te::select(x > fconst(t, c.attr_float("alpha", 1.0)), x, fconst(t, 0));
   }));

@@ -155,6 +155,15 @@ std::vector<ConvertOutput> layer_norm(const ConvertContext& c) {
   return out;
 }
 
+// RMSNormalization (opset 23): x over the root mean square of its trailing axes, times scale.
+std::vector<ConvertOutput> rms_norm(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  int axis = ops::normalize_axis(c.attr_int("axis", -1), int(x.ndim()), c.name());
+  std::vector<int64_t> axes;
+  for (int d = axis; d < int(x.ndim()); ++d) axes.push_back(d);
+  return one(ops::rms_norm(x, c.input(1), axes, c.attr_float("epsilon", 1e-5), c.name()));
+}
+
 using Map = Expr (*)(const Expr&);
 
 Expr square(const Expr& v) { return v * v; }
@@ -382,16 +391,20 @@ std::vector<ConvertOutput> instance_norm(const ConvertContext& c) {
       c.name()));
 }
 
-// GroupNormalization (opset 18): the channels in num_groups groups, each (n, group)
-// normalized over its channels and spatial positions, then scale[group] and bias[group].
+// GroupNormalization: the channels in num_groups groups, each (n, group) normalized over its
+// channels and spatial positions, then scale and bias per group (opset 18) or per channel
+// (opset 21, which fixed 18's definition; ONNX Runtime follows each).
 std::vector<ConvertOutput> group_norm(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   if (x.ndim() < 3 || !x.dtype().is_float()) c.fail("input must be floating point [N, C, D1, ...]");
   int64_t groups = c.attr("num_groups").i, channels = x.shape()[1];
   if (groups < 1 || channels % groups) c.fail("num_groups must divide the channels");
   te::Tensor scale = c.input(1), bias = c.input(2);
-  if (scale.shape() != ops::Shape{groups} || bias.shape() != ops::Shape{groups})
-    c.fail("scale and bias must have shape [num_groups] = [" + std::to_string(groups) + "]");
+  bool per_channel = c.opset() >= 21;
+  int64_t n = per_channel ? channels : groups;
+  if (scale.shape() != ops::Shape{n} || bias.shape() != ops::Shape{n})
+    c.fail(std::string("scale and bias must have shape ") + (per_channel ? "[channels]" : "[num_groups]") +
+           " = [" + std::to_string(n) + "] in opset " + std::to_string(c.opset()));
   int64_t per_group = channels / groups;
   for (int d = 2; d < x.ndim(); ++d) per_group *= x.shape()[size_t(d)];
   te::Tensor xr = ops::reshape(x, {x.shape()[0], groups, per_group}, c.name("grouped"));
@@ -405,7 +418,8 @@ std::vector<ConvertOutput> group_norm(const ConvertContext& c) {
         Expr g = te::floordiv(ax[1], Expr(cpg));
         std::vector<Expr> s = {ax[0], g, te::make_int(0)};
         Expr inv = te::call(te::Intrinsic::Rsqrt, {m.var(s) + te::make_const(t, eps)});
-        return (x(ops::detail::exprs(ax)) - m.shift(s) - m.mean(s)) * inv * scale(g) + bias(g);
+        Expr p = per_channel ? Expr(ax[1]) : g;
+        return (x(ops::detail::exprs(ax)) - m.shift(s) - m.mean(s)) * inv * scale(p) + bias(p);
       },
       c.name()));
 }
@@ -500,6 +514,7 @@ void add_nn_converters(std::vector<Converter>& out) {
                  {},
                  HalfInputs::kInFloat32});
   out.push_back({"LayerNormalization", layer_norm, {}, HalfInputs::kInFloat32KeepStats});
+  out.push_back({"RMSNormalization", rms_norm, {}, HalfInputs::kInFloat32, 23});
   out.push_back({"ReduceSum",
                  [](const ConvertContext& c) { return reduce(c, ops::ReduceOp::Sum); },
                  {1},
@@ -542,7 +557,7 @@ void add_nn_converters(std::vector<Converter>& out) {
   out.push_back({"CumSum", cumsum, {1}, HalfInputs::kInFloat32});
   out.push_back({"InstanceNormalization", instance_norm, {}, HalfInputs::kInFloat32});
   out.push_back({"MeanVarianceNormalization", mean_variance_norm, {}, HalfInputs::kInFloat32});
-  out.push_back({"GroupNormalization", group_norm, {}, HalfInputs::kInFloat32});
+  out.push_back({"GroupNormalization", group_norm, {}, HalfInputs::kInFloat32, 18});
   out.push_back({"LRN", lrn, {}});
   out.push_back({"LpNormalization",
                  [](const ConvertContext& c) {

@@ -172,12 +172,14 @@ std::vector<ConvertOutput> gather(const ConvertContext& c) {
   return one(ops::gather(data, c.input(1), a, c.name()));
 }
 
-// Pad's edge and reflect modes: each output index maps to an input index along every
-// dimension (edge: the nearest; reflect: mirrored about the border, which is not repeated).
+// Pad's edge, reflect and wrap modes: each output index maps to an input index along every
+// dimension (edge: the nearest; reflect: mirrored about the border, which is not repeated;
+// wrap, opset 19: the input repeated, as numpy.pad's wrap).
 te::Tensor pad_by_index(const ConvertContext& c, const te::Tensor& x,
-                        const std::vector<int64_t>& pads, bool reflect) {
+                        const std::vector<int64_t>& pads, const std::string& mode) {
   const ops::Shape& in = x.shape();
   size_t n = in.size();
+  bool reflect = mode == "reflect";
   ops::Shape out;
   for (size_t d = 0; d < n; ++d) {
     if (reflect && (pads[d] >= in[d] || pads[d + n] >= in[d]))
@@ -193,6 +195,8 @@ te::Tensor pad_by_index(const ConvertContext& c, const te::Tensor& x,
           if (reflect)
             i = te::select(i < te::Expr(0), te::Expr(0) - i,
                            te::select(i > last, last * te::Expr(2) - i, i));
+          else if (mode == "wrap")  // a multiple of the size added keeps the operand >= 0
+            i = te::floormod(te::Expr(ax[d]) + te::Expr(in[d] - pads[d] % in[d]), te::Expr(in[d]));
           else
             i = te::min(te::max(i, te::Expr(0)), last);
           idx.push_back(i);
@@ -205,8 +209,8 @@ te::Tensor pad_by_index(const ConvertContext& c, const te::Tensor& x,
 std::vector<ConvertOutput> pad(const ConvertContext& c) {
   const te::Tensor& x = c.input(0);
   std::string mode = c.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "edge" && mode != "reflect")
-    c.fail("pad mode '" + mode + "' is not supported");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && (mode != "wrap" || c.opset() < 19))
+    c.fail("pad mode '" + mode + "' is not supported" + (mode == "wrap" ? " before opset 19" : ""));
   std::vector<int64_t> pads;
   te::DataType t = x.dtype();
   te::Expr value = te::make_const(t, 0);
@@ -238,7 +242,7 @@ std::vector<ConvertOutput> pad(const ConvertContext& c) {
   for (int64_t p : pads)
     if (p < 0) c.fail("negative pads are not supported");
   if (pads.size() != 2 * size_t(x.ndim())) c.fail("pads must hold two values per dimension");
-  if (mode != "constant") return one(pad_by_index(c, x, pads, mode == "reflect"));
+  if (mode != "constant") return one(pad_by_index(c, x, pads, mode));
   return one(ops::pad_with(x, pads, value, c.name()));
 }
 
@@ -251,8 +255,10 @@ ops::ResizeAttrs::Coord resize_coord(const ConvertContext& c) {
   if (s == "asymmetric") return Coord::Asymmetric;
   if (s == "tf_half_pixel_for_nn") return Coord::TfHalfPixelForNN;
   if (s == "tf_crop_and_resize") return Coord::TfCropAndResize;
-  if (s == "half_pixel_symmetric")
-    c.fail("coordinate_transformation_mode '" + s + "' is not supported");
+  if (s == "half_pixel_symmetric") {
+    if (c.opset() < 19) c.fail("coordinate_transformation_mode '" + s + "' needs opset 19");
+    return Coord::HalfPixelSymmetric;
+  }
   c.fail("unknown coordinate_transformation_mode '" + s + "'");
 }
 

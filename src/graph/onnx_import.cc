@@ -26,13 +26,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kMinOpset = 11, kMaxOpset = 18;
-
 // Debian's libonnx (1.12) knows opsets up to 17. Opset 18 changed a few operators' signatures
 // (axes as an input of the Reduce family and Pad, Split's num_outputs, Resize's new
-// attributes) and added Mish and GroupNormalization. The checker sees a copy in opset 17 form
+// attributes) and added Mish and GroupNormalization; 19-25 added attributes (AveragePool's
+// dilations, Cast's saturate, block quantization, GroupNormalization's stash_type), element
+// types and operators (Gelu, RMSNormalization, Swish); the rest of their changes are values
+// of attributes (Pad's wrap, Resize's half_pixel_symmetric) or the converters' business
+// (GroupNormalization's scale per channel from 21). The checker sees a copy in opset 17 form
 // with those differences removed, so it still checks the graph's structure, names, types and
-// every other node; the converters read the opset 18 forms themselves.
+// every other node; the converters read the newer forms themselves.
 // A graph output may leave its shape out (ONNX Runtime runs such models) but the checker
 // requires one: the view gives it an empty one (Tuner's shapes come from the converters).
 // Newer exporters write IR versions the checker refuses outright; the view carries the
@@ -77,11 +79,20 @@ onnx::ModelProto checker_view(const onnx::ModelProto& m, int64_t opset) {
       drop_attrs(n, {"num_outputs"});
     } else if (n.op_type() == "Resize") {
       drop_attrs(n, {"antialias", "axes", "keep_aspect_ratio_policy"});
-    } else if (n.op_type() == "Mish") {
+    } else if (n.op_type() == "Mish" || n.op_type() == "Gelu" || n.op_type() == "Swish") {
       n.set_op_type("Relu");
+      drop_attrs(n, {"approximate", "alpha"});
     } else if (n.op_type() == "GroupNormalization") {
       n.set_op_type("InstanceNormalization");
-      drop_attrs(n, {"num_groups"});
+      drop_attrs(n, {"num_groups", "stash_type"});
+    } else if (n.op_type() == "RMSNormalization") {  // LayerNormalization without a bias
+      n.set_op_type("LayerNormalization");
+    } else if (n.op_type() == "AveragePool") {
+      drop_attrs(n, {"dilations"});
+    } else if (n.op_type() == "Cast" || n.op_type() == "CastLike") {
+      drop_attrs(n, {"saturate"});
+    } else if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") {
+      drop_attrs(n, {"saturate", "block_size", "output_dtype"});
     }
   }
   return v;
@@ -342,11 +353,12 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const auto& n = m.graph().node(i);
     bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (!default_domain || !find_converter(n.op_type()))
-      unsupported.push_back(n.op_type() + " '" + n.name() + "' (" +
-                            (default_domain ? "opset " + std::to_string(g.opset)
-                                            : "domain " + n.domain()) +
-                            ")");
+    const Converter* c = default_domain ? find_converter(n.op_type()) : nullptr;
+    if (c && g.opset >= c->since) continue;
+    std::string why = !default_domain ? "domain " + n.domain()
+                      : c ? fmt::format("opset {}; it is in opsets from {}", g.opset, c->since)
+                          : "opset " + std::to_string(g.opset);
+    unsupported.push_back(n.op_type() + " '" + n.name() + "' (" + why + ")");
   }
   if (!unsupported.empty()) {
     std::string list;

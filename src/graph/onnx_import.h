@@ -9,6 +9,9 @@
 
 namespace tuner::graph {
 
+/// The default-domain opsets import_onnx reads.
+inline constexpr int64_t kMinOpset = 11, kMaxOpset = 25;
+
 struct ImportOptions {
   /// Fixed shapes for inputs with dynamic dimensions ("--input-shape name:1x3x224x224").
   std::map<std::string, ops::Shape> input_shapes;

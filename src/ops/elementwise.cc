@@ -107,6 +107,17 @@ te::Tensor gelu(const te::Tensor& x, const std::string& name) {
       name);
 }
 
+te::Tensor gelu_tanh(const te::Tensor& x, const std::string& name) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return float_unary(
+      x,
+      [&](const Expr& v) {
+        Expr inner = Expr(k) * (v + Expr(0.044715) * v * v * v);
+        return Expr(0.5) * v * (Expr(1.0) + intrinsic(Intrinsic::Tanh, inner));
+      },
+      name);
+}
+
 te::Tensor silu(const te::Tensor& x, const std::string& name) {
   return float_unary(x, [](const Expr& v) { return v * intrinsic(Intrinsic::Sigmoid, v); }, name);
 }

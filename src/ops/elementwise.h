@@ -47,8 +47,11 @@ te::Tensor sqrt(const te::Tensor& x, const std::string& name = "sqrt");
 te::Tensor erf(const te::Tensor& x, const std::string& name = "erf");
 /// 0.5 x (1 + erf(x / sqrt 2)) (the exact, erf form).
 te::Tensor gelu(const te::Tensor& x, const std::string& name = "gelu");
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (ONNX Gelu's approximate = "tanh").
+te::Tensor gelu_tanh(const te::Tensor& x, const std::string& name = "gelu_tanh");
 /// x * sigmoid(x).
 te::Tensor silu(const te::Tensor& x, const std::string& name = "silu");
+
 /// x * min(max(x + 3, 0), 6) / 6.
 te::Tensor hardswish(const te::Tensor& x, const std::string& name = "hardswish");
 /// max(0, min(1, alpha x + beta)).

@@ -309,8 +309,6 @@ te::Tensor max_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
 
 te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::string& name) {
   detail::check_float(data, name);
-  USER_CHECK(a.dilation_h == 1 && a.dilation_w == 1)
-      << name << ": dilated average pooling is not supported";
   Shape out = pool2d_shape(data.shape(), a, name);
   te::Tensor s = pool_reduce(data, a, out, te::ReduceKind::Sum, te::make_const(data.dtype(), 0),
                              name + "_sum", true);
@@ -318,22 +316,26 @@ te::Tensor avg_pool2d(const te::Tensor& data, const Pool2dAttrs& a, const std::s
   return te::compute(
       out,
       [&](const std::vector<Var>& ax) {
-        // The divisor: the window clipped to the padded input (count_include_pad) or to the
-        // input itself; a constant when no window is clipped.
-        auto count = [&](Expr o, int64_t stride, int64_t k, int64_t in, int64_t p0, int64_t p1,
-                         int64_t n_out) -> Expr {
-          int64_t last_end = (n_out - 1) * stride - p0 + k;  // end of the last window
+        // The divisor: the taps in the padded input (count_include_pad) or in the input
+        // itself; a constant when no window is clipped.
+        auto count = [&](Expr o, int64_t stride, int64_t k, int64_t dil, int64_t in, int64_t p0,
+                         int64_t p1, int64_t n_out) -> Expr {
+          int64_t lo = a.count_include_pad ? -p0 : 0, hi = a.count_include_pad ? in + p1 : in;
+          int64_t span = (k - 1) * dil + 1;
+          int64_t last_end = (n_out - 1) * stride - p0 + span;  // end of the last window
+          if (-p0 >= lo && last_end <= hi) return Expr(k);
           Expr start = detail::scaled(o, stride) - Expr(p0);
-          if (a.count_include_pad) {
-            if (last_end <= in + p1) return Expr(k);
-            return te::min(start + Expr(k), Expr(in + p1)) - start;
+          if (dil == 1) {
+            Expr end = last_end > hi ? te::min(start + Expr(k), Expr(hi)) : start + Expr(k);
+            return end - (-p0 < lo ? te::max(start, Expr(lo)) : start);
           }
-          if (p0 == 0 && last_end <= in) return Expr(k);
-          Expr end = last_end > in ? te::min(start + Expr(k), Expr(in)) : start + Expr(k);
-          return end - (p0 ? te::max(start, Expr(0)) : start);
+          // Taps j in [first, last] land in [lo, hi): start + j dil >= lo and < hi.
+          Expr first = te::max(te::floordiv(Expr(lo + dil - 1) - start, Expr(dil)), Expr(0));
+          Expr last = te::min(te::floordiv(Expr(hi - 1) - start, Expr(dil)), Expr(k - 1));
+          return te::max(last - first + Expr(1), Expr(1));  // a window wholly in padding sums 0
         };
-        Expr ch = count(ax[2], a.stride_h, a.kernel_h, h_in, a.pad_top, a.pad_bottom, out[2]);
-        Expr cw = count(ax[3], a.stride_w, a.kernel_w, w_in, a.pad_left, a.pad_right, out[3]);
+        Expr ch = count(ax[2], a.stride_h, a.kernel_h, a.dilation_h, h_in, a.pad_top, a.pad_bottom, out[2]);
+        Expr cw = count(ax[3], a.stride_w, a.kernel_w, a.dilation_w, w_in, a.pad_left, a.pad_right, out[3]);
         return s(detail::exprs(ax)) / te::cast(data.dtype(), ch * cw);
       },
       name);

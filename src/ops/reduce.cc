@@ -45,6 +45,20 @@ std::vector<Expr> drop_axes(const std::vector<Var>& full, const std::vector<int>
   return idx;
 }
 
+// A normalization's scale or bias: x's dtype and the normalized shape, or one that broadcasts
+// to it ([1], [1, C]: onnxruntime takes them); an undefined one passes.
+void check_norm_param(const te::Tensor& x, const te::Tensor& p, const Shape& inner,
+                      const char* what, const std::string& name) {
+  if (!p) return;
+  detail::check_same_dtype(x, p, name);
+  const Shape& ps = p.shape();
+  bool fits = ps.size() <= inner.size();
+  for (size_t d = 0; fits && d < ps.size(); ++d)
+    fits = ps[d] == 1 || ps[d] == inner[inner.size() - ps.size() + d];
+  USER_CHECK(fits) << name << ": " << what << " " << p.name() << " must have the normalized shape "
+                   << te::shape_str(inner) << " (or broadcast to it), got " << te::shape_str(ps);
+}
+
 }  // namespace
 
 te::Tensor reduce(const te::Tensor& x, ReduceOp op, const std::vector<int64_t>& axes,
@@ -140,19 +154,9 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
   std::vector<int> ax = trailing_axes(axes, x.ndim(), name);
   Shape inner(x.shape().end() - ax.size(), x.shape().end());
   Shape outer = reduce_shape(x.shape(), ax, false);
-  for (const te::Tensor* p : {&gamma, &beta}) {
-    if (!*p) continue;
-    detail::check_same_dtype(x, *p, name);
-    // The normalized shape, or one that broadcasts to it ([1], [1, C]: onnxruntime takes them).
-    const Shape& ps = p->shape();
-    bool fits = ps.size() <= inner.size();
-    for (size_t d = 0; fits && d < ps.size(); ++d)
-      fits = ps[d] == 1 || ps[d] == inner[inner.size() - ps.size() + d];
-    USER_CHECK(fits) << name << ": " << (p == &gamma ? "scale " : "bias ") << p->name()
-                     << " must have the normalized shape " << te::shape_str(inner)
-                     << " (or broadcast to it), got " << te::shape_str(ps);
-  }
   USER_CHECK(gamma) << name << ": gamma is required";
+  check_norm_param(x, gamma, inner, "scale", name);
+  check_norm_param(x, beta, inner, "bias", name);
   double inv_n = 1.0 / double(te::num_elements(inner));
   // Moments of x - k, k the row's first element: the same variance, but the sums are of
   // deviations, not of the values (at mean 1e4 a float32 mean is 1e-3 of a unit deviation
@@ -199,6 +203,32 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Te
                  te::call(te::Intrinsic::Rsqrt, {var(o) + Expr(epsilon)}) *
                  gamma(detail::broadcast_index(in, gamma.shape()));
         return beta ? v + beta(detail::broadcast_index(in, beta.shape())) : v;
+      },
+      name);
+}
+
+te::Tensor rms_norm(const te::Tensor& x, const te::Tensor& gamma, const std::vector<int64_t>& axes,
+                    double epsilon, const std::string& name) {
+  detail::check_float(x, name);
+  std::vector<int> ax = trailing_axes(axes, x.ndim(), name);
+  Shape inner(x.shape().end() - ax.size(), x.shape().end());
+  USER_CHECK(gamma) << name << ": gamma is required";
+  check_norm_param(x, gamma, inner, "scale", name);
+  double inv_n = 1.0 / double(te::num_elements(inner));
+  te::Tensor ms = te::compute(
+      reduce_shape(x.shape(), ax, false),
+      [&](const std::vector<Var>& o) {
+        std::vector<IterVar> r = reduce_axes(x.shape(), ax);
+        Expr v = x(full_index(x.ndim(), ax, o, r, false));
+        return te::sum(v * v * Expr(inv_n), r);
+      },
+      name + "_ms", "reduce");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> in(i.end() - ax.size(), i.end());
+        return x(detail::exprs(i)) * te::call(te::Intrinsic::Rsqrt, {ms(drop_axes(i, ax)) + Expr(epsilon)}) *
+               gamma(detail::broadcast_index(in, gamma.shape()));
       },
       name);
 }

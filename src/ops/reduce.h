@@ -44,5 +44,9 @@ struct LayerNormStats {
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& gamma, const te::Tensor& beta,
                       const std::vector<int64_t>& axes = {-1}, double epsilon = 1e-5,
                       const std::string& name = "layer_norm", LayerNormStats* stats = nullptr);
+/// x / sqrt(mean(x^2) + epsilon) * gamma over the trailing `axes` (ONNX RMSNormalization);
+/// gamma broadcasts to the normalized shape. Ops <name>_ms (the mean square), <name>.
+te::Tensor rms_norm(const te::Tensor& x, const te::Tensor& gamma, const std::vector<int64_t>& axes = {-1},
+                    double epsilon = 1e-5, const std::string& name = "rms_norm");
 
 }  // namespace tuner::ops

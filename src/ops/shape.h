@@ -58,6 +58,7 @@ struct ResizeAttrs {
     Asymmetric,        // x / scale
     TfHalfPixelForNN,  // (x + 0.5) / scale
     TfCropAndResize,   // x * (end - start) * (in - 1) / (out - 1) + start * (in - 1), roi
+    HalfPixelSymmetric,  // HalfPixel shifted so a rounded output length stays centred (opset 19)
   };
   /// Rounding of the input coordinate in Nearest mode.
   enum class Round { PreferFloor, PreferCeil, Floor, Ceil };

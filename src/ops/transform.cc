@@ -216,6 +216,11 @@ Expr resize_coordinate(const Var& o, int64_t in, int64_t out, double scale, cons
     case Coord::AlignCorners: return out == 1 ? c(0) : x * c(double(in - 1)) / c(double(out - 1));
     case Coord::Asymmetric: return x / c(scale);
     case Coord::TfHalfPixelForNN: return (x + c(0.5)) / c(scale);
+    case Coord::HalfPixelSymmetric: {
+      // The output's whole length against scale x in: the offset splits the difference.
+      double offset = double(in) / 2 * (1 - double(out) / out_width);
+      return c(offset) + (x + c(0.5)) / c(scale) - c(0.5);
+    }
     case Coord::TfCropAndResize: {
       double start = a.roi[axis], end = a.roi[axis + a.scales.size()];
       Expr r = out_width == 1 ? c((end - start) * double(in - 1) / 2)

@@ -129,7 +129,7 @@ save_tensor(x.astype(np.int64), "x_int64.pb", "x")
 # The same Relu under other opsets and with dynamic / missing input dimensions.
 relu = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
 save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=9), "opset9.onnx")
-save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=19), "opset19.onnx")
+save(model(relu, [tensor_info("x", [2, 3])], [tensor_info("y", [2, 3])], opset=26), "opset26.onnx")
 save(model(relu, [tensor_info("x", ["N", 3])], [tensor_info("y", ["N", 3])]), "dynamic.onnx")
 save(model(relu, [tensor_info("x", ["N", "M"])], [tensor_info("y", ["N", "M"])]), "dynamic2.onnx")
 save(model(relu, [tensor_info("x", [-5, 3])], [tensor_info("y", [5, 3])]), "input_negative.onnx")

@@ -233,8 +233,8 @@ expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0'
 expect_model "1 unsupported operator: MyOp 'custom0' \(domain com\.example\)" "$m/custom_domain.onnx"
 expect_model "1 unsupported operator: BitwiseNot 'bnot0' \(opset 18\) \(.tuner op list --onnx. lists the supported ones\)" \
   "$m/opset18_unsupported.onnx"
-expect_model "opset 9 is not supported \(Tuner reads opsets 11 to 18\)" "$m/opset9.onnx"
-expect_model "opset 19 is not supported \(Tuner reads opsets 11 to 18\)" "$m/opset19.onnx"
+expect_model "opset 9 is not supported \(Tuner reads opsets 11 to 25\)" "$m/opset9.onnx"
+expect_model "opset 26 is not supported \(Tuner reads opsets 11 to 25\)" "$m/opset26.onnx"
 
 # --- dynamic shapes and --input-shape
 expect_model "input 'x' \(Nx3\) has a dynamic shape; fix it with --input-shape" "$m/dynamic.onnx"

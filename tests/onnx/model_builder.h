@@ -117,6 +117,13 @@ inline void set_int(onnx::NodeProto& n, const std::string& key, int64_t v) {
   a->set_i(v);
 }
 
+inline void set_float(onnx::NodeProto& n, const std::string& key, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
 inline void set_string(onnx::NodeProto& n, const std::string& key, const std::string& v) {
   auto* a = n.add_attribute();
   a->set_name(key);

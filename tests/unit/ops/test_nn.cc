@@ -272,7 +272,9 @@ TEST(Nn, ConvTransposeMatchesScatter) {
   }
 }
 
-TEST(Nn, DilatedMaxPoolMatchesALoop) {
+// Max and average (over the taps inside the input, or inside the padded input) of dilated
+// windows, the last one past the padding (ceil_mode).
+TEST(Nn, DilatedPoolsMatchALoop) {
   Pool2dAttrs a;
   a.kernel_h = 2, a.kernel_w = 3;
   a.stride_h = 1, a.stride_w = 2;
@@ -285,21 +287,31 @@ TEST(Nn, DilatedMaxPoolMatchesALoop) {
   te::Tensor x = f32(in, "x");
   Rng rng(5);
   HostTensor xd = HostTensor::random(in, te::DataType::f32(), rng);
-  HostTensor got = evaluate_dag(te::ComputeDAG({x}, {max_pool2d(x, a)}), {xd})[0];
-  for_each_index(out, [&](const std::vector<int64_t>& o) {
-    double best = -1e30;
-    for (int64_t r = 0; r < a.kernel_h; ++r)
-      for (int64_t s = 0; s < a.kernel_w; ++s) {
-        int64_t h = o[2] * a.stride_h + r * a.dilation_h - a.pad_top;
-        int64_t w = o[3] * a.stride_w + s * a.dilation_w - a.pad_left;
-        if (h >= 0 && h < in[2] && w >= 0 && w < in[3])
-          best = std::max(best, xd.get(((o[1] * in[2]) + h) * in[3] + w));
-      }
-    EXPECT_EQ(got.get(((o[1] * out[2]) + o[2]) * out[3] + o[3]), best) << o[1] << o[2] << o[3];
-  });
+  for (int kind = 0; kind < 3; ++kind) {  // max, average, average counting the padding
+    a.count_include_pad = kind == 2;
+    te::Tensor y = kind == 0 ? max_pool2d(x, a) : avg_pool2d(x, a);
+    HostTensor got = evaluate_dag(te::ComputeDAG({x}, {y}), {xd})[0];
+    for_each_index(out, [&](const std::vector<int64_t>& o) {
+      double best = -1e30, sum = 0;
+      int64_t taps = 0;
+      for (int64_t r = 0; r < a.kernel_h; ++r)
+        for (int64_t s = 0; s < a.kernel_w; ++s) {
+          int64_t h = o[2] * a.stride_h + r * a.dilation_h - a.pad_top;
+          int64_t w = o[3] * a.stride_w + s * a.dilation_w - a.pad_left;
+          bool inside = h >= 0 && h < in[2] && w >= 0 && w < in[3];
+          bool padded = h >= -a.pad_top && h < in[2] + a.pad_bottom && w >= -a.pad_left &&
+                        w < in[3] + a.pad_right;
+          if (inside) best = std::max(best, xd.get(((o[1] * in[2]) + h) * in[3] + w));
+          if (inside) sum += xd.get(((o[1] * in[2]) + h) * in[3] + w);
+          if (kind == 2 ? padded : inside) ++taps;
+        }
+      double want = kind == 0 ? best : sum / double(taps);
+      EXPECT_NEAR(got.get(((o[1] * out[2]) + o[2]) * out[3] + o[3]), want, 1e-5)
+          << "kind " << kind << " at " << o[1] << o[2] << o[3];
+    });
+  }
   EXPECT_EQ(max_pool2d(x, a)->attrs.at("dilation_h"), 3);
   EXPECT_EQ(max_pool2d(x, Pool2dAttrs{})->attrs.count("dilation_h"), 0u);  // identity kept
-  EXPECT_THROW(avg_pool2d(x, a), UserError);
 }
 
 TEST(Nn, ConvTransposeIsAConvOverTheSpreadInput) {

@@ -114,6 +114,7 @@ const std::map<std::string, Converter>& registry() {
     detail::add_elementwise_converters(all);
     detail::add_shape_converters(all);
     detail::add_rnn_converters(all);
+    detail::add_quant_converters(all);
     std::map<std::string, Converter> m;
     for (Converter& c : all) {
       std::string op = c.op;

@@ -100,9 +100,9 @@ struct ConvArgs {
   std::vector<int64_t> strides, dil;
 };
 
-ConvArgs conv_args(const ConvertContext& c, const Spatial& sp) {
-  ConvArgs a{sp.lift(c.input(0), "x2d"), sp.lift(c.input(1), "w2d"), sp.ints("strides", 1),
-             sp.ints("dilations", 1)};
+// x and w default to inputs 0 and 1 (the integer convs pass them centered).
+ConvArgs conv_args(const ConvertContext& c, const Spatial& sp, const te::Tensor& x, const te::Tensor& w) {
+  ConvArgs a{sp.lift(x, "x2d"), sp.lift(w, "w2d"), sp.ints("strides", 1), sp.ints("dilations", 1)};
   // Rank 5: packed by pack_conv_weights (2-D only).
   if (a.w.ndim() != 4 && !(a.w.ndim() == 5 && !sp.one_d()))
     c.fail("weight W must have the rank of X");
@@ -113,17 +113,53 @@ ConvArgs conv_args(const ConvertContext& c, const Spatial& sp) {
   return a;
 }
 
-std::vector<ConvertOutput> conv(const ConvertContext& c) {
-  Spatial sp(c, c.input(0));
-  auto [x, w, strides, dil] = conv_args(c, sp);
+// Conv of data x and weight w (as the node gives them, 1-D or 2-D) with the node's attributes,
+// rank 4; `name` names the op.
+te::Tensor conv2d_of(const ConvertContext& c, const Spatial& sp, const te::Tensor& data,
+                     const te::Tensor& weight, const te::Tensor& bias, const std::string& name) {
+  auto [x, w, strides, dil] = conv_args(c, sp, data, weight);
   auto p = window_pads(c, sp, x.shape(), {w.shape()[2], w.shape()[3]}, strides, dil);
   ops::Conv2dAttrs a;
   a.stride_h = strides[0], a.stride_w = strides[1];
   a.dilation_h = dil[0], a.dilation_w = dil[1];
   a.pad_top = p[0], a.pad_left = p[1], a.pad_bottom = p[2], a.pad_right = p[3];
   a.groups = c.attr_int("group", 1);
+  return ops::conv2d(x, w, a, bias, name);
+}
+
+std::vector<ConvertOutput> conv(const ConvertContext& c) {
+  Spatial sp(c, c.input(0));
   te::Tensor bias = c.has_input(2) ? c.input(2) : te::Tensor();
-  return one(sp.lower(ops::conv2d(x, w, a, bias, sp.op_name())));
+  return one(sp.lower(conv2d_of(c, sp, c.input(0), c.input(1), bias, sp.op_name())));
+}
+
+// ConvInteger: (x - x_zero_point) * (w - w_zero_point) in int32; x's zero point per tensor,
+// w's per tensor or per output channel.
+std::vector<ConvertOutput> conv_integer(const ConvertContext& c) {
+  Spatial sp(c, c.input(0));
+  te::Tensor x = centered_int32(c, 0, 2, -1, "x"), w = centered_int32(c, 1, 3, 0, "w");
+  return one(sp.lower(conv2d_of(c, sp, x, w, te::Tensor(), sp.op_name())));
+}
+
+// QLinearConv: ConvInteger's sum plus the int32 bias, requantized with x_scale * w_scale /
+// y_scale (w_scale per tensor or per output channel).
+std::vector<ConvertOutput> qlinear_conv(const ConvertContext& c) {
+  Spatial sp(c, c.input(0));
+  te::Tensor x = centered_int32(c, 0, 2, -1, "x"), w = centered_int32(c, 3, 5, 0, "w");
+  te::Tensor bias;
+  if (c.has_input(8)) {
+    bias = c.input(8);
+    if (bias.dtype() != te::DataType::i32()) c.fail("B must be int32");
+  }
+  te::Tensor acc = conv2d_of(c, sp, x, w, bias, c.name("acc"));
+  te::Tensor y = requantize(
+      c, acc,
+      [&](const std::vector<te::Var>& o) {
+        return scale_at(c, 1, x, -1, te::Expr(0), "x_scale") * scale_at(c, 4, w, 0, o[1], "w_scale") /
+               scale_at(c, 6, x, -1, te::Expr(0), "y_scale");
+      },
+      7, sp.op_name());
+  return one(sp.lower(y));
 }
 
 // ConvTranspose pads: from output_shape or auto_pad SAME_* (the total split like ONNX's
@@ -167,7 +203,7 @@ std::array<int64_t, 4> conv_transpose_pads(const ConvertContext& c, const Spatia
 
 std::vector<ConvertOutput> conv_transpose(const ConvertContext& c) {
   Spatial sp(c, c.input(0));
-  auto [x, w, strides, dil] = conv_args(c, sp);
+  auto [x, w, strides, dil] = conv_args(c, sp, c.input(0), c.input(1));
   std::vector<int64_t> out_pad = sp.ints("output_padding", 0, 0);
   for (size_t d = 0; d < 2; ++d)  // ONNX: less than the stride or the dilation
     if (out_pad[d] >= std::max(strides[d], dil[d]))
@@ -243,6 +279,8 @@ void add_conv_converters(std::vector<Converter>& out) {
   out.push_back({"tuner.WinogradConv", winograd_conv, {}, HalfInputs::kInFloat32});
   out.push_back({"Conv", conv, {}, HalfInputs::kInFloat32});
   out.push_back({"ConvTranspose", conv_transpose, {}, HalfInputs::kInFloat32});
+  out.push_back({"ConvInteger", conv_integer, {}});
+  out.push_back({"QLinearConv", qlinear_conv, {}});
   out.push_back({"MaxPool", max_pool, {}});
   out.push_back({"AveragePool", avg_pool, {}, HalfInputs::kInFloat32});
   out.push_back(global_pool(

@@ -63,38 +63,6 @@ std::vector<ConvertOutput> matmul(const ConvertContext& c) {
   return one(y);
 }
 
-// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in int32; A's zero point is a
-// scalar (or [1]) or one per row, B's a scalar (or [1]) or one per column.
-std::vector<ConvertOutput> matmul_integer(const ConvertContext& c) {
-  te::Tensor a = c.input(0), b = c.input(1);
-  te::DataType i32 = te::DataType::i32();
-  for (const te::Tensor* t : {&a, &b})
-    if (t->dtype() != te::DataType::u8() && t->dtype() != te::DataType::i8())
-      c.fail("A and B must be uint8 or int8");
-  if (a.ndim() < 2 || b.ndim() < 2) c.fail("A and B must have rank 2 or more");
-  // x - zero point in int32; `axis` is the dimension a 1-D zero point runs along.
-  auto centered = [&](const te::Tensor& x, size_t zp_input, size_t axis, const char* tag) {
-    bool has_zp = c.has_input(zp_input);
-    te::Tensor zp = has_zp ? c.input(zp_input) : te::Tensor();
-    bool per_tensor = has_zp && (zp.ndim() == 0 || zp.shape() == ops::Shape{1});
-    if (has_zp && !per_tensor && (zp.ndim() != 1 || zp.shape()[0] != x.shape()[axis]))
-      c.fail(std::string(tag) + "'s zero point must be a scalar or one value per " +
-             (tag[0] == 'A' ? "row" : "column"));
-    return te::compute(
-        x.shape(),
-        [&](const std::vector<Var>& o) {
-          Expr v = te::cast(i32, x(ops::detail::exprs(o)));
-          if (has_zp)
-            v = v - te::cast(i32, zp.ndim() == 0 ? zp() : zp(per_tensor ? Expr(0) : Expr(o[axis])));
-          return v;
-        },
-        c.name(tag));
-  };
-  te::Tensor a32 = centered(a, 2, a.ndim() - 2, "A");
-  te::Tensor b32 = centered(b, 3, b.ndim() - 1, "B");
-  return one(ops::matmul(a32, b32, false, c.name()));
-}
-
 std::vector<ConvertOutput> batch_norm(const ConvertContext& c) {
   if (c.node().outputs.size() > 1 || c.attr_int("training_mode", 0))
     c.fail("training mode (running mean and variance outputs) is not supported");
@@ -493,7 +461,6 @@ std::vector<ConvertOutput> lrn(const ConvertContext& c) {
 void add_nn_converters(std::vector<Converter>& out) {
   out.push_back({"Gemm", gemm, {}, HalfInputs::kInFloat32});
   out.push_back({"MatMul", matmul, {}, HalfInputs::kInFloat32});
-  out.push_back({"MatMulInteger", matmul_integer, {}});
   out.push_back({"BatchNormalization", batch_norm, {}});
   out.push_back({"Softmax",
                  [](const ConvertContext& c) {

@@ -54,6 +54,15 @@ class ModelBuilder {
     for (int64_t d : shape) t->add_dims(d);
     for (float v : values) t->add_float_data(v);
   }
+  /// An initializer of an 8- to 32-bit integer type (uint8, int8, int32: int32_data).
+  void int_initializer(const std::string& name, int type, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : shape) t->add_dims(d);
+    for (int64_t v : values) t->add_int32_data(int32_t(v));
+  }
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs) {
     onnx::NodeProto* n = m_.mutable_graph()->add_node();

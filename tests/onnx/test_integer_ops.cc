@@ -1,0 +1,83 @@
+// The integer operators of quantized models (QLinearConv, ConvInteger, QLinearMatMul): int32
+// sums requantized as ONNX Runtime does, so the expected values are onnxruntime 1.32's
+// outputs for the same models, exactly.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "graph/evaluate.h"
+#include "graph/onnx_import.h"
+#include "onnx/model_builder.h"
+#include "onnx/node_harness.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+using ::testing::HasSubstr;
+constexpr int kU8 = onnx::TensorProto::UINT8, kI8 = onnx::TensorProto::INT8;
+
+const std::vector<double> kImage = {10, 200, 30, 40, 50, 250, 70, 80, 90,
+                                    0,  255, 128, 1, 2, 3,   64, 32, 16};
+
+// Two groups of one channel, 2x2 kernels, padded at the bottom and right.
+void add_grouped_conv(ModelBuilder& b, const char* op, std::vector<std::string> inputs) {
+  b.input("x", {1, 2, 3, 3}, kU8);
+  b.int_initializer("w", kI8, {2, 1, 2, 2}, {1, -2, 3, -4, -128, 127, 5, 6});
+  auto& n = b.node(op, inputs, {"y"});
+  set_ints(n, "pads", {0, 0, 1, 1});
+  set_int(n, "group", 2);
+}
+
+TEST(IntegerOps, QLinearConvPerChannelWeightsAndBias) {
+  ModelBuilder b(13);
+  add_grouped_conv(b, "QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"});
+  b.output("y", {1, 2, 3, 3}, kU8);
+  b.float_initializer("xs", {0.1f}, {});
+  b.int_initializer("xz", kU8, {}, {128});
+  b.float_initializer("ws", {0.05f, 0.002f});
+  b.int_initializer("wz", kI8, {2}, {0, 0});
+  b.float_initializer("ys", {0.25f}, {});
+  b.int_initializer("yz", kU8, {}, {10});
+  b.int_initializer("bias", onnx::TensorProto::INT32, {2}, {100, -50});
+  HostTensor x = HostTensor::from_values({1, 2, 3, 3}, te::DataType::u8(), kImage);
+  expect_outputs(b.import(), {x}, {{8, 3, 17, 14, 6, 12, 13, 13, 11, 35, 0, 9, 9, 9, 22, 7, 8, 21}});
+}
+
+TEST(IntegerOps, ConvIntegerSubtractsTheZeroPoint) {
+  ModelBuilder b(13);
+  add_grouped_conv(b, "ConvInteger", {"x", "w", "xz"});
+  b.output("y", {1, 2, 3, 3}, onnx::TensorProto::INT32);
+  b.int_initializer("xz", kU8, {}, {128});
+  HostTensor x = HostTensor::from_values({1, 2, 3, 3}, te::DataType::u8(), kImage);
+  expect_outputs(b.import(), {x},
+                 {{-214, -454, 268, 86, -314, 8, 38, 28, -38, 31122, -17636, -625, -642, -899, 15440,
+                   -4000, -1936, 14336}});
+}
+
+// B's scale per column; the outputs saturate at both ends of uint8.
+TEST(IntegerOps, QLinearMatMulPerColumnScaleSaturates) {
+  ModelBuilder b(13);
+  b.input("a", {2, 3}, kU8);
+  b.output("y", {2, 2}, kU8);
+  b.float_initializer("as", {0.5f}, {});
+  b.int_initializer("az", kU8, {}, {128});
+  b.int_initializer("b", kI8, {3, 2}, {1, -1, 127, -128, 0, 5});
+  b.float_initializer("bs", {0.01f, 0.02f});
+  b.int_initializer("bz", kI8, {2}, {0, 0});
+  b.float_initializer("ys", {0.3f}, {});
+  b.int_initializer("yz", kU8, {}, {100});
+  b.node("QLinearMatMul", {"a", "as", "az", "b", "bs", "bz", "ys", "yz"}, {"y"});
+  HostTensor a = HostTensor::from_values({2, 3}, te::DataType::u8(), {1, 2, 3, 250, 128, 0});
+  expect_outputs(b.import(), {a}, {{0, 255, 102, 75}});
+}
+
+TEST(IntegerOps, MismatchedZeroPointsAreRefused) {
+  ModelBuilder b(13);
+  add_grouped_conv(b, "ConvInteger", {"x", "w", "xz"});
+  b.output("y", {1, 2, 3, 3}, onnx::TensorProto::INT32);
+  b.int_initializer("xz", kU8, {2}, {1, 2});  // x's zero point must be a scalar
+  EXPECT_THAT(b.import_error(), HasSubstr("x's zero point must be a scalar"));
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

@@ -46,10 +46,15 @@ class LaneWidener : public IRMutator {
   }
 
  private:
-  // Throws unless `e` can be evaluated for all lanes with its loads masked.
+  // Throws unless `e` can be evaluated for all lanes with its loads masked. A scalar load at
+  // a constant index (a zero point, a scale) reads the same element in every lane, wherever
+  // the condition holds: in bounds either way.
   static void check_maskable(const Expr& e) {
     post_order_visit(e, [](const Expr& x) {
-      if (auto* l = x.as<BufferLoadNode>(); l && l->indices[0].type().is_scalar()) throw NotVectorizable();
+      if (auto* l = x.as<BufferLoadNode>(); l && l->indices[0].type().is_scalar()) {
+        const int64_t* i = as_const_int(l->indices[0]);
+        if (!i || *i != 0) throw NotVectorizable();
+      }
     });
     if (has_unsafe_division(e)) throw NotVectorizable();  // it would trap in an idle lane
   }

@@ -71,15 +71,8 @@ Prepared prepare(const OpArgs& a) {
   return {w.def, std::move(w.params), std::move(w.dag), std::move(w.target), std::move(c.sched), c.source};
 }
 
-// The ONNX operators `tuner compile` converts (default domain), wrapped to the terminal.
-void list_onnx_ops(bool json) {
-  std::vector<std::string> ops = graph::supported_ops();
-  if (json) {
-    fmt::print("{}\n", Json(ops).dump(2));
-    return;
-  }
-  fmt::print("{} ONNX operators (default domain, opsets {} to {}):\n", ops.size(), graph::kMinOpset,
-             graph::kMaxOpset);
+// Operator names wrapped to the terminal, indented.
+void print_wrapped(const std::vector<std::string>& ops) {
   std::string line;
   for (const auto& o : ops) {
     if (!line.empty() && line.size() + o.size() + 1 > 96) {
@@ -89,6 +82,22 @@ void list_onnx_ops(bool json) {
     line += (line.empty() ? "" : " ") + o;
   }
   if (!line.empty()) fmt::print("  {}\n", line);
+}
+
+// The ONNX operators `tuner compile` converts: the default domain's, then ONNX Runtime's
+// (com.microsoft, listed with their domain in --json).
+void list_onnx_ops(bool json) {
+  std::vector<std::string> ops = graph::supported_ops(), ort = graph::supported_ops("com.microsoft");
+  if (json) {
+    for (const auto& o : ort) ops.push_back("com.microsoft." + o);
+    fmt::print("{}\n", Json(ops).dump(2));
+    return;
+  }
+  fmt::print("{} ONNX operators (default domain, opsets {} to {}):\n", ops.size(), graph::kMinOpset,
+             graph::kMaxOpset);
+  print_wrapped(ops);
+  fmt::print("{} ONNX Runtime operators (domain com.microsoft, of quantized models):\n", ort.size());
+  print_wrapped(ort);
 }
 
 void cmd_list(bool json, bool onnx) {

@@ -132,10 +132,13 @@ const Converter* find_converter(const std::string& op) {
   return it == registry().end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> supported_ops() {
+std::vector<std::string> supported_ops(const std::string& domain) {
   std::vector<std::string> out;
-  for (const auto& [op, c] : registry())
-    if (op.rfind("tuner.", 0) != 0) out.push_back(op);  // passes' internal operators
+  for (const auto& [op, c] : registry()) {
+    size_t dot = op.rfind('.');  // "com.microsoft.QLinearAdd"; "tuner." is the passes' own
+    std::string d = dot == std::string::npos ? "" : op.substr(0, dot);
+    if (d == domain && d != "tuner") out.push_back(dot == std::string::npos ? op : op.substr(dot + 1));
+  }
   return out;
 }
 

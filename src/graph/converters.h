@@ -99,8 +99,9 @@ struct Converter {
 
 /// The converter of ONNX operator `op`, or nullptr.
 const Converter* find_converter(const std::string& op);
-/// Every supported operator type, sorted.
-std::vector<std::string> supported_ops();
+/// The supported operator types of `domain` ("": ONNX's default domain; "com.microsoft":
+/// ONNX Runtime's operators of quantized models, registered as "com.microsoft.<type>"), sorted.
+std::vector<std::string> supported_ops(const std::string& domain = "");
 
 /// Converts node `n` of `g` given te tensors for its inputs (undefined for absent inputs and
 /// for constant-only inputs). `prefix` names the te ops.

@@ -1,9 +1,14 @@
 // Integer-arithmetic operators of quantized models: MatMulInteger, QLinearMatMul (ConvInteger
-// and QLinearConv are in converters_conv.cc). Products accumulate in int32 as in ONNX Runtime,
-// so results match it exactly; QDQ models (QuantizeLinear/DequantizeLinear) run in float.
+// and QLinearConv are in converters_conv.cc), and ONNX Runtime's QLinearAdd,
+// QLinearGlobalAveragePool and QGemm (domain com.microsoft), which its quantizer's QOperator
+// models use. Products accumulate in int32 as in ONNX Runtime, so results match it; QDQ
+// models (QuantizeLinear/DequantizeLinear) run in float.
 #include "graph/converters_impl.h"
+#include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "ops/op_util.h"
+#include "ops/reduce.h"
+#include "ops/transform.h"
 
 namespace tuner::graph::detail {
 
@@ -101,11 +106,85 @@ std::vector<ConvertOutput> qlinear_matmul(const ConvertContext& c) {
       7, c.name()));
 }
 
+// ONNX Runtime's QLinearAdd (com.microsoft): A and B dequantized, added and quantized to C's
+// scale: round_even((a_scale (A - a_zp) + b_scale (B - b_zp)) / c_scale) + c_zp, as its
+// scalar kernel computes it (its vector kernels use fixed-point multipliers and may round a
+// value half a step the other way).
+std::vector<ConvertOutput> qlinear_add(const ConvertContext& c) {
+  te::Tensor a = centered_int32(c, 0, 2, -1, "A"), b = centered_int32(c, 3, 5, -1, "B");
+  te::DataType f = te::DataType::f32();
+  te::Tensor sum = ops::map_binary(
+      a, b,
+      [&](const Expr& va, const Expr& vb) {
+        Expr x = scale_at(c, 1, a, -1, Expr(0), "A_scale") * te::cast(f, va) +
+                 scale_at(c, 4, b, -1, Expr(0), "B_scale") * te::cast(f, vb);
+        return x / scale_at(c, 6, a, -1, Expr(0), "C_scale");
+      },
+      c.name("sum"));
+  return one(requantize(
+      c, sum, [&](const std::vector<Var>&) { return te::make_const(f, 1.0); }, 7, c.name()));
+}
+
+// ONNX Runtime's QLinearGlobalAveragePool (com.microsoft): the int32 sum of x - x_zp over
+// the spatial axes (NCHW, or NHWC with channels_last), requantized with
+// x_scale / (y_scale x positions).
+std::vector<ConvertOutput> qlinear_global_avg_pool(const ConvertContext& c) {
+  const te::Tensor& x = c.input(0);
+  if (x.ndim() < 3) c.fail("X must have a batch, a channel and spatial axes");
+  bool last = c.attr_int("channels_last", 0) != 0;
+  te::Tensor centered = centered_int32(c, 0, 2, -1, "x");
+  std::vector<int64_t> axes;
+  for (int d = last ? 1 : 2; d < int(x.ndim()) - (last ? 1 : 0); ++d) axes.push_back(d);
+  int64_t positions = 1;
+  for (int64_t d : axes) positions *= x.shape()[size_t(d)];
+  te::Tensor acc = ops::reduce_sum(centered, axes, true, c.name("sum"));
+  te::DataType f = te::DataType::f32();
+  return one(requantize(
+      c, acc,
+      [&](const std::vector<Var>&) {
+        return scale_at(c, 1, x, -1, Expr(0), "x_scale") /
+               (scale_at(c, 3, x, -1, Expr(0), "y_scale") * te::make_const(f, double(positions)));
+      },
+      4, c.name()));
+}
+
+// ONNX Runtime's QGemm (com.microsoft): alpha x a_scale x b_scale x ((A - a_zp)(B - b_zp) + C)
+// with C int32, quantized to y_scale and y_zp when y_scale is given, else float32; B's scale
+// and zero point per tensor or per column (per row of B with transB).
+std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
+  if (c.input(0).ndim() != 2 || c.input(3).ndim() != 2) c.fail("A and B must be 2-D");
+  bool trans_b = c.attr_int("transB", 0) != 0;
+  int col = trans_b ? 0 : 1;
+  te::Tensor a = centered_int32(c, 0, 2, -1, "A"), b = centered_int32(c, 3, 5, col, "B");
+  if (c.attr_int("transA", 0)) a = ops::transpose(a, {1, 0}, c.name("at"));
+  te::Tensor acc = ops::matmul(a, b, trans_b, c.name("acc"));
+  if (c.has_input(6)) {
+    if (c.input(6).dtype() != te::DataType::i32()) c.fail("C must be int32");
+    acc = ops::add(acc, c.input(6), c.name("bias"));
+  }
+  te::DataType f = te::DataType::f32();
+  double alpha = c.attr_float("alpha", 1.0);
+  auto scale = [&](const std::vector<Var>& o) {
+    return te::make_const(f, alpha) * scale_at(c, 1, c.input(0), -1, Expr(0), "a_scale") *
+           scale_at(c, 4, c.input(3), col, o[1], "b_scale");
+  };
+  if (c.has_input(7))
+    return one(requantize(
+        c, acc, [&](const std::vector<Var>& o) { return scale(o) / scale_at(c, 7, acc, -1, Expr(0), "y_scale"); }, 8,
+        c.name()));
+  return one(te::compute(
+      acc.shape(), [&](const std::vector<Var>& o) { return te::cast(f, acc(ops::detail::exprs(o))) * scale(o); },
+      c.name()));
+}
+
 }  // namespace
 
 void add_quant_converters(std::vector<Converter>& out) {
   out.push_back({"MatMulInteger", matmul_integer, {}});
   out.push_back({"QLinearMatMul", qlinear_matmul, {}});
+  out.push_back({"com.microsoft.QLinearAdd", qlinear_add, {}});
+  out.push_back({"com.microsoft.QLinearGlobalAveragePool", qlinear_global_avg_pool, {}});
+  out.push_back({"com.microsoft.QGemm", qgemm, {}});
 }
 
 }  // namespace tuner::graph::detail

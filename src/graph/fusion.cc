@@ -10,13 +10,17 @@ namespace tuner::graph {
 
 FusePattern fuse_pattern(const std::string& op) {
   // A Winograd conv (graph/passes.h) takes the conv's epilogue, like a Conv; a recurrent
-  // layer (its steps' products) is a kernel of its own.
-  static const std::set<std::string> anchors = {"Conv",  "ConvTranspose", "Gemm", "MatMul",
-                                                "tuner.WinogradConv", "RNN", "GRU", "LSTM"};
+  // layer (its steps' products) is a kernel of its own. The integer products end in an
+  // injective requantization but are products: taken for injective, a QLinearConv joined the
+  // one before it and recomputed it per tap (QOperator resnet18 286 ms).
+  static const std::set<std::string> anchors = {
+      "Conv",         "ConvTranspose", "Gemm",         "MatMul",        "tuner.WinogradConv", "RNN",
+      "GRU",          "LSTM",          "QLinearConv",  "ConvInteger",   "QLinearMatMul",      "MatMulInteger",
+      "com.microsoft.QGemm"};
   static const std::set<std::string> reductions = {
       "ReduceSum",     "ReduceMean",        "ReduceMax",     "ReduceMin",  "Softmax",
       "LogSoftmax",    "LayerNormalization", "MaxPool",      "AveragePool", "GlobalAveragePool",
-      "GlobalMaxPool"};
+      "GlobalMaxPool", "com.microsoft.QLinearGlobalAveragePool"};
   if (anchors.count(op)) return FusePattern::Anchor;
   if (reductions.count(op)) return FusePattern::Reduction;
   return FusePattern::Injective;

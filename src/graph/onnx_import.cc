@@ -110,6 +110,13 @@ std::string first_line(const std::string& s) {
   return line.size() > 300 ? line.substr(0, 300) + "..." : line;
 }
 
+// A node's operator as the graph names it: the type in the default domain, else the domain
+// and the type ("com.microsoft.QLinearAdd": ONNX Runtime's operators of quantized models).
+std::string graph_op(const onnx::NodeProto& n) {
+  bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  return default_domain ? n.op_type() : n.domain() + "." + n.op_type();
+}
+
 onnx::ModelProto read_model(const std::string& path) {
   std::string bytes = read_file_bytes(path, (size_t(1) << 31) - 1,
                                       "ONNX files over 2 GiB must keep their weights as external data");
@@ -353,8 +360,8 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const auto& n = m.graph().node(i);
     bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    const Converter* c = default_domain ? find_converter(n.op_type()) : nullptr;
-    if (c && g.opset >= c->since) continue;
+    const Converter* c = find_converter(graph_op(n));
+    if (c && (!default_domain || g.opset >= c->since)) continue;
     std::string why = !default_domain ? "domain " + n.domain()
                       : c ? fmt::format("opset {}; it is in opsets from {}", g.opset, c->since)
                           : "opset " + std::to_string(g.opset);
@@ -426,7 +433,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const auto& pn = m.graph().node(i);
     Node n;
-    n.op = pn.op_type();
+    n.op = graph_op(pn);
     n.name = pn.name().empty() ? pn.op_type() + "_" + std::to_string(i) : pn.name();
     std::string where = describe(n);
     for (const auto& a : pn.attribute()) n.attrs[a.name()] = convert_attr(a, where);

@@ -1,6 +1,7 @@
-// The integer operators of quantized models (QLinearConv, ConvInteger, QLinearMatMul): int32
-// sums requantized as ONNX Runtime does, so the expected values are onnxruntime 1.32's
-// outputs for the same models, exactly.
+// The integer operators of quantized models (QLinearConv, ConvInteger, QLinearMatMul, and
+// ONNX Runtime's QLinearAdd, QLinearGlobalAveragePool and QGemm): int32 sums requantized as
+// ONNX Runtime does, so the expected values are onnxruntime 1.32's outputs for the same
+// models, exactly.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -77,6 +78,78 @@ TEST(IntegerOps, MismatchedZeroPointsAreRefused) {
   b.output("y", {1, 2, 3, 3}, onnx::TensorProto::INT32);
   b.int_initializer("xz", kU8, {2}, {1, 2});  // x's zero point must be a scalar
   EXPECT_THAT(b.import_error(), HasSubstr("x's zero point must be a scalar"));
+}
+
+// A node of ONNX Runtime's com.microsoft domain, which the model then imports.
+onnx::NodeProto& ort_node(ModelBuilder& b, const char* op, const std::vector<std::string>& inputs) {
+  auto* o = b.model().add_opset_import();
+  o->set_domain("com.microsoft");
+  o->set_version(1);
+  auto& n = b.node(op, inputs, {"y"});
+  n.set_domain("com.microsoft");
+  return n;
+}
+
+// B broadcasts along the rows; both ends of uint8 saturate.
+TEST(IntegerOps, OrtQLinearAddBroadcasts) {
+  ModelBuilder b(13);
+  b.input("a", {2, 4}, kU8);
+  b.output("y", {2, 4}, kU8);
+  b.float_initializer("as", {0.05f}, {});
+  b.int_initializer("az", kU8, {}, {100});
+  b.int_initializer("b", kU8, {4}, {10, 128, 240, 77});
+  b.float_initializer("bs", {0.03f}, {});
+  b.int_initializer("bz", kU8, {}, {128});
+  b.float_initializer("cs", {0.07f}, {});
+  b.int_initializer("cz", kU8, {}, {120});
+  ort_node(b, "QLinearAdd", {"a", "as", "az", "b", "bs", "bz", "cs", "cz"});
+  HostTensor a = HostTensor::from_values({2, 4}, te::DataType::u8(), {0, 50, 100, 150, 200, 250, 255, 1});
+  expect_outputs(b.import(), {a}, {{0, 84, 168, 134, 141, 227, 255, 27}});
+}
+
+TEST(IntegerOps, OrtQLinearGlobalAveragePool) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3, 2, 2}, kU8);
+  b.output("y", {2, 3, 1, 1}, kU8);
+  b.float_initializer("xs", {0.1f}, {});
+  b.int_initializer("xz", kU8, {}, {30});
+  b.float_initializer("ys", {0.3f}, {});
+  b.int_initializer("yz", kU8, {}, {5});
+  ort_node(b, "QLinearGlobalAveragePool", {"x", "xs", "xz", "ys", "yz"});
+  std::vector<double> x;
+  for (int i = 0; i < 24; ++i) x.push_back((20 * i) % 256);  // uint8 wraps, as numpy made them
+  expect_outputs(b.import(), {HostTensor::from_values({2, 3, 2, 2}, te::DataType::u8(), x)},
+                 {{5, 32, 58, 21, 26, 53}});
+}
+
+// transB, B's scale per column, an int32 C; quantized (y_scale given) or float32 output.
+TEST(IntegerOps, OrtQGemmQuantizedAndFloatOutputs) {
+  for (bool quantized : {true, false}) {
+    ModelBuilder b(13);
+    b.input("a", {2, 3}, kU8);
+    b.output("y", {2, 2}, quantized ? kU8 : int(onnx::TensorProto::FLOAT));
+    b.float_initializer("as", {0.5f}, {});
+    b.int_initializer("az", kU8, {}, {128});
+    b.int_initializer("b", kI8, {2, 3}, {1, 127, 0, -1, -128, 5});
+    b.float_initializer("bs", {0.01f, 0.02f});
+    b.int_initializer("bz", kI8, {2}, {0, 0});
+    b.int_initializer("c", onnx::TensorProto::INT32, {2}, {100, -300});
+    std::vector<std::string> in = {"a", "as", "az", "b", "bs", "bz", "c"};
+    if (quantized) {
+      b.float_initializer("ys", {0.3f}, {});
+      b.int_initializer("yz", kU8, {}, {100});
+      in.insert(in.end(), {"ys", "yz"});
+    }
+    auto& n = ort_node(b, "QGemm", in);
+    set_int(n, "transB", 1);
+    if (!quantized) set_float(n, "alpha", 2.0f);
+    HostTensor a = HostTensor::from_values({2, 3}, te::DataType::u8(), {1, 2, 3, 250, 128, 0});
+    SCOPED_TRACE(quantized ? "quantized" : "float");
+    expect_outputs(b.import(), {a},
+                   {quantized ? std::vector<double>{0, 255, 104, 65}
+                              : std::vector<double>{-160.2899932861328, 306.6000061035156, 2.2200000286102295,
+                                                    -21.239999771118164}});
+  }
 }
 
 }  // namespace

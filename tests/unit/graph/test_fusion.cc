@@ -147,6 +147,15 @@ TEST(Fusion, ReductionTakesItsInjectiveProducer) {
   EXPECT_EQ(ts.groups[0].ops(g), "Mul+Softmax");
 }
 
+// The integer products end in an injective requantization but are anchors: a QLinearConv
+// after another starts its own kernel (it had joined the first and recomputed it per tap).
+TEST(Fusion, IntegerProductsAreAnchors) {
+  for (const char* op : {"QLinearConv", "ConvInteger", "QLinearMatMul", "MatMulInteger", "com.microsoft.QGemm"})
+    EXPECT_EQ(fuse_pattern(op), FusePattern::Anchor) << op;
+  EXPECT_EQ(fuse_pattern("com.microsoft.QLinearGlobalAveragePool"), FusePattern::Reduction);
+  EXPECT_EQ(fuse_pattern("com.microsoft.QLinearAdd"), FusePattern::Injective);
+}
+
 TEST(Fusion, SharedValuesAreNotFusedAwayAndOrderStaysTopological) {
   Builder b;
   int x = b.input({64});

@@ -155,7 +155,7 @@ std::vector<ConvertOutput> qlinear_conv(const ConvertContext& c) {
   te::Tensor y = requantize(
       c, acc,
       [&](const std::vector<te::Var>& o) {
-        return scale_at(c, 1, x, -1, te::Expr(0), "x_scale") * scale_at(c, 4, w, 0, o[1], "w_scale") /
+        return scale_at(c, 1, x, -1, te::Expr(0), "x_scale") * scale_at(c, 4, acc, 1, o[1], "w_scale") /
                scale_at(c, 6, x, -1, te::Expr(0), "y_scale");
       },
       7, sp.op_name());

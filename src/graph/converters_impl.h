@@ -28,7 +28,7 @@ void add_quant_converters(std::vector<Converter>& out);
 
 /// Integer input `x` (uint8 or int8) minus its zero point, input `zp_input` (absent: 0), in
 /// int32; a zero point is a scalar (or [1]) or, when `axis` >= 0, one value per index of
-/// that axis. `what` names x in errors.
+/// that axis; an int32 x without one is taken as already centred. `what` names x in errors.
 te::Tensor centered_int32(const ConvertContext& c, size_t x_input, size_t zp_input, int axis,
                           const std::string& what);
 /// A float32 scale input: a scalar (or [1]) or, when `axis` >= 0, one per index of x's `axis`;

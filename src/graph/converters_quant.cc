@@ -27,9 +27,11 @@ Expr scalar_of(const te::Tensor& t) { return t.ndim() == 0 ? t() : t(Expr(0)); }
 te::Tensor centered_int32(const ConvertContext& c, size_t x_input, size_t zp_input, int axis,
                           const std::string& what) {
   const te::Tensor& x = c.input(x_input);
+  bool has_zp = c.has_input(zp_input);
+  // int32 without a zero point: already centred (pack_integer_conv_weights).
+  if (x.dtype() == te::DataType::i32() && !has_zp) return x;
   if (x.dtype() != te::DataType::u8() && x.dtype() != te::DataType::i8())
     c.fail(what + " must be uint8 or int8, got " + x.dtype().str());
-  bool has_zp = c.has_input(zp_input);
   te::Tensor zp = has_zp ? c.input(zp_input) : te::Tensor();
   if (has_zp && zp.dtype() != x.dtype()) c.fail(what + "'s zero point must have its type");
   bool scalar = has_zp && per_tensor(zp);

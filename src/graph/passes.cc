@@ -370,6 +370,37 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   return changed;
 }
 
+int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    bool qlinear = n.op == "QLinearConv";
+    if (n.dead || (!qlinear && n.op != "ConvInteger")) continue;
+    size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3;
+    if (n.inputs.size() <= wi || n.inputs[wi] < 0) continue;
+    const Value& w = g.values[size_t(n.inputs[wi])];
+    bool has_zp = n.inputs.size() > zi && n.inputs[zi] >= 0;
+    const Value* zp = has_zp ? &g.values[size_t(n.inputs[zi])] : nullptr;
+    if (!w.is_constant() || w.shape.size() != 4 || (zp && (!zp->is_constant() || zp->num_elements() == 0))) continue;
+    auto group = n.attrs.find("group");
+    int64_t groups = group == n.attrs.end() ? 1 : group->second.i, k = w.shape[0];
+    if (groups != 1 && (groups <= 0 || w.shape[1] == 1 || k % groups != 0)) continue;
+    const auto& out = g.values[size_t(n.outputs[0])].shape;
+    int64_t block = conv_weight_block(k / groups, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
+    if (block == 0) continue;
+    // The weights minus their zero point, in int32: what the conv multiplies.
+    ops::HostTensor centered(w.shape, te::DataType::i32());
+    int64_t per_channel = w.num_elements() / k;
+    for (int64_t e = 0; e < w.num_elements(); ++e) {
+      int64_t z = zp ? zp->data->get_int(zp->num_elements() == 1 ? 0 : e / per_channel) : 0;
+      centered.set(e, double(w.data->get_int(e) - z));
+    }
+    n.inputs[wi] = g.add_constant(w.name + "_centered_packed", ops::pack_conv_weight(centered, block));
+    if (has_zp) n.inputs[zi] = -1;
+    ++changed;
+  }
+  return changed;
+}
+
 int transpose_gemm_weights(Graph& g, int vector_lanes) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -550,6 +581,9 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("winograd_convs", g);
   if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 && opts.on_change)
     opts.on_change("pack_conv_weights", g);
+  if (opts.vector_lanes > 0 && pack_integer_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 &&
+      opts.on_change)
+    opts.on_change("pack_integer_conv_weights", g);
   if (opts.vector_lanes > 0 && transpose_gemm_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("transpose_gemm_weights", g);
   if (opts.vector_lanes > 0 && pack_matmul_weights(g, opts.vector_lanes) > 0 && opts.on_change)

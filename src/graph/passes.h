@@ -86,6 +86,11 @@ int winograd_convs(Graph& g, int vector_lanes);
 /// the conv expands the channels; with 16, rows of at least 8 vectors, or 4 with one-vector
 /// blocks).
 int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers);
+/// QLinearConv and ConvInteger with constant weights (and zero point) get them centred on the
+/// zero point in int32 and packed as pack_conv_weights packs float ones (the block chosen
+/// alike), the zero point input then absent: the conv vectorizes over output channels,
+/// not over a row of 7 or 14 pixels.
+int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
 int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);

@@ -8,6 +8,7 @@
 
 #include "graph/evaluate.h"
 #include "graph/onnx_import.h"
+#include "graph/passes.h"
 #include "onnx/model_builder.h"
 #include "onnx/node_harness.h"
 
@@ -78,6 +79,43 @@ TEST(IntegerOps, MismatchedZeroPointsAreRefused) {
   b.output("y", {1, 2, 3, 3}, onnx::TensorProto::INT32);
   b.int_initializer("xz", kU8, {2}, {1, 2});  // x's zero point must be a scalar
   EXPECT_THAT(b.import_error(), HasSubstr("x's zero point must be a scalar"));
+}
+
+// With 32 output channels the weights are packed (centred on their per-channel zero points,
+// in int32) and the conv vectorizes over output channels: compiled as interpreted (the
+// interpreter runs ONNX's layouts, checked against ONNX Runtime above).
+TEST(IntegerOps, PackedQLinearConvComputesAsUnpacked) {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 6, 6}, kU8);
+  b.output("y", {1, 32, 6, 6}, kU8);
+  std::vector<int64_t> w, wz;
+  for (int i = 0; i < 32 * 8 * 9; ++i) w.push_back((i * 37) % 256 - 128);
+  for (int m = 0; m < 32; ++m) wz.push_back(m % 5 - 2);
+  b.int_initializer("w", kI8, {32, 8, 3, 3}, w);
+  b.int_initializer("wz", kI8, {32}, wz);
+  b.float_initializer("xs", {0.02f}, {});
+  b.int_initializer("xz", kU8, {}, {120});
+  std::vector<float> ws;
+  for (int m = 0; m < 32; ++m) ws.push_back(0.001f * float(1 + m % 7));
+  b.float_initializer("ws", ws);
+  b.float_initializer("ys", {0.2f}, {});
+  b.int_initializer("yz", kU8, {}, {128});
+  set_ints(b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}), "pads", {1, 1, 1, 1});
+  graph::Graph g = b.import();
+  graph::Graph packed = g;
+  graph::PassOptions opts;
+  opts.vector_lanes = 16, opts.vector_registers = 32;
+  graph::run_passes(packed, opts);
+  bool found = false;
+  for (const graph::Node& n : packed.nodes)
+    if (n.op == "QLinearConv") {
+      const graph::Value& pw = packed.values[size_t(n.inputs[3])];
+      found = pw.dtype == te::DataType::i32() && pw.shape.size() == 5 && n.inputs[5] < 0;
+    }
+  EXPECT_TRUE(found) << "the weights were not packed";
+  std::vector<double> x;
+  for (int i = 0; i < 8 * 36; ++i) x.push_back((i * 53) % 256);
+  expect_compiled_as_interpreted(g, {HostTensor::from_values({1, 8, 6, 6}, te::DataType::u8(), x)});
 }
 
 // A node of ONNX Runtime's com.microsoft domain, which the model then imports.

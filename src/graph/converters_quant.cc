@@ -81,29 +81,38 @@ te::Tensor requantize(const ConvertContext& c, const te::Tensor& acc,
 
 namespace {
 
-// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in int32; A's zero point is a
-// scalar (or [1]) or one per row, B's a scalar (or [1]) or one per column.
-std::vector<ConvertOutput> matmul_integer(const ConvertContext& c) {
-  if (c.input(0).ndim() < 2 || c.input(1).ndim() < 2) c.fail("A and B must have rank 2 or more");
+// (A - a_zp) x (B - b_zp) in int32, A input 0 and B input `bi` (zero points 2 and bi + 2);
+// A's zero point is a scalar (or [1]) or one per row, B's a scalar (or [1]) or one per
+// column. B may come centred and packed [n/b, k, b] (attribute b_block, pack_matmul_weights).
+te::Tensor integer_product(const ConvertContext& c, size_t bi, const std::string& name) {
+  if (c.input(0).ndim() < 2 || c.input(bi).ndim() < 2) c.fail("A and B must have rank 2 or more");
   te::Tensor a = centered_int32(c, 0, 2, int(c.input(0).ndim()) - 2, "A");
-  te::Tensor b = centered_int32(c, 1, 3, int(c.input(1).ndim()) - 1, "B");
-  return one(ops::matmul(a, b, false, c.name()));
+  int64_t block = c.attr_int("b_block", 0);
+  if (block) {
+    const te::Tensor& b = c.input(bi);
+    if (b.ndim() != 3 || b.shape()[2] != block || b.dtype() != te::DataType::i32() || c.has_input(bi + 2))
+      c.fail("b_block needs B centred in int32 and packed [n/b, k, b]");
+    return ops::matmul_packed(a, b, name);
+  }
+  te::Tensor b = centered_int32(c, bi, bi + 2, int(c.input(bi).ndim()) - 1, "B");
+  return ops::matmul(a, b, false, name);
 }
+
+// MatMulInteger: the int32 product itself.
+std::vector<ConvertOutput> matmul_integer(const ConvertContext& c) { return one(integer_product(c, 1, c.name())); }
 
 // QLinearMatMul: MatMulInteger's product, requantized with a_scale * b_scale / y_scale
 // (scales per tensor, or per row of A and per column of B).
 std::vector<ConvertOutput> qlinear_matmul(const ConvertContext& c) {
-  const te::Tensor &a = c.input(0), &b = c.input(3);
-  if (a.ndim() < 2 || b.ndim() < 2) c.fail("A and B must have rank 2 or more");
-  int row = int(a.ndim()) - 2, col = int(b.ndim()) - 1;
-  te::Tensor acc = ops::matmul(centered_int32(c, 0, 2, row, "A"), centered_int32(c, 3, 5, col, "B"),
-                               false, c.name("acc"));
-  int out_row = int(acc.ndim()) - 2, out_col = int(acc.ndim()) - 1;
+  const te::Tensor& a = c.input(0);
+  te::Tensor acc = integer_product(c, 3, c.name("acc"));
+  int row = int(a.ndim()) - 2, out_row = int(acc.ndim()) - 2, out_col = int(acc.ndim()) - 1;
   return one(requantize(
       c, acc,
       [&](const std::vector<Var>& o) {
+        // B's scale is checked against the product's columns (B itself may be packed).
         return scale_at(c, 1, a, row, o[size_t(out_row)], "a_scale") *
-               scale_at(c, 4, b, col, o[size_t(out_col)], "b_scale") / scale_at(c, 6, acc, -1, Expr(0), "y_scale");
+               scale_at(c, 4, acc, out_col, o[size_t(out_col)], "b_scale") / scale_at(c, 6, acc, -1, Expr(0), "y_scale");
       },
       7, c.name()));
 }

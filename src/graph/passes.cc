@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include "ops/layout.h"
@@ -370,6 +371,32 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   return changed;
 }
 
+namespace {
+
+// Integer weights w minus their zero point (absent, a scalar, or one per index of `axis`), in
+// int32: what an integer product multiplies.
+ops::HostTensor centre_on_zero_point(const Value& w, const Value* zp, size_t axis) {
+  ops::HostTensor out(w.shape, te::DataType::i32());
+  int64_t stride = 1;
+  for (size_t d = axis + 1; d < w.shape.size(); ++d) stride *= w.shape[d];
+  for (int64_t e = 0; e < w.num_elements(); ++e) {
+    int64_t z = zp ? zp->data->get_int(zp->num_elements() == 1 ? 0 : (e / stride) % w.shape[axis]) : 0;
+    out.set(e, double(w.data->get_int(e) - z));
+  }
+  return out;
+}
+
+// The zero point input `zi` of n if it is absent or constant (`ok` false otherwise).
+const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool& ok) {
+  ok = true;
+  if (n.inputs.size() <= zi || n.inputs[zi] < 0) return nullptr;
+  const Value& zp = g.values[size_t(n.inputs[zi])];
+  ok = zp.is_constant() && zp.num_elements() > 0;
+  return &zp;
+}
+
+}  // namespace
+
 int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -378,24 +405,17 @@ int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) 
     size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3;
     if (n.inputs.size() <= wi || n.inputs[wi] < 0) continue;
     const Value& w = g.values[size_t(n.inputs[wi])];
-    bool has_zp = n.inputs.size() > zi && n.inputs[zi] >= 0;
-    const Value* zp = has_zp ? &g.values[size_t(n.inputs[zi])] : nullptr;
-    if (!w.is_constant() || w.shape.size() != 4 || (zp && (!zp->is_constant() || zp->num_elements() == 0))) continue;
+    bool zp_ok = false;
+    const Value* zp = constant_zero_point(g, n, zi, zp_ok);
+    if (!w.is_constant() || w.shape.size() != 4 || !zp_ok) continue;
     auto group = n.attrs.find("group");
     int64_t groups = group == n.attrs.end() ? 1 : group->second.i, k = w.shape[0];
     if (groups != 1 && (groups <= 0 || w.shape[1] == 1 || k % groups != 0)) continue;
     const auto& out = g.values[size_t(n.outputs[0])].shape;
     int64_t block = conv_weight_block(k / groups, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
     if (block == 0) continue;
-    // The weights minus their zero point, in int32: what the conv multiplies.
-    ops::HostTensor centered(w.shape, te::DataType::i32());
-    int64_t per_channel = w.num_elements() / k;
-    for (int64_t e = 0; e < w.num_elements(); ++e) {
-      int64_t z = zp ? zp->data->get_int(zp->num_elements() == 1 ? 0 : e / per_channel) : 0;
-      centered.set(e, double(w.data->get_int(e) - z));
-    }
-    n.inputs[wi] = g.add_constant(w.name + "_centered_packed", ops::pack_conv_weight(centered, block));
-    if (has_zp) n.inputs[zi] = -1;
+    n.inputs[wi] = g.add_constant(w.name + "_centered_packed", ops::pack_conv_weight(centre_on_zero_point(w, zp, 0), block));
+    if (zp) n.inputs[zi] = -1;
     ++changed;
   }
   return changed;
@@ -533,20 +553,31 @@ int fold_channel_scales_into_weights(Graph& g) {
 // 256 columns within 5%).
 int pack_matmul_weights(Graph& g, int vector_lanes) {
   int changed = 0;
-  std::map<std::pair<int, int64_t>, int> packed;  // (B, block) -> its packed constant: shared B is packed once
+  // (B, its zero point, block) -> its packed constant: a shared B is packed once.
+  std::map<std::tuple<int, int, int64_t>, int> packed;
   for (Node& n : g.nodes) {
-    if (n.dead || (n.op != "MatMul" && n.op != "Gemm") || n.inputs.size() < 2 || n.inputs[1] < 0) continue;
+    // Integer products: B centred on its zero point in int32, then packed (the zero point
+    // input then absent).
+    bool integer = n.op == "MatMulInteger" || n.op == "QLinearMatMul";
+    size_t bi = n.op == "QLinearMatMul" ? 3 : 1, zi = bi + 2;
+    if (n.dead || (n.op != "MatMul" && n.op != "Gemm" && !integer) || n.inputs.size() <= bi || n.inputs[bi] < 0) continue;
     if (n.attrs.count("b_block")) continue;
     if (auto t = n.attrs.find("transB"); t != n.attrs.end() && t->second.i != 0) continue;
     const Value& a = g.values[size_t(n.inputs[0])];
-    const Value& b = g.values[size_t(n.inputs[1])];
-    if (!b.is_constant() || b.shape.size() != 2 || !b.dtype.is_float() || a.shape.size() < 2) continue;
+    const Value& b = g.values[size_t(n.inputs[bi])];
+    bool zp_ok = true;
+    const Value* zp = integer ? constant_zero_point(g, n, zi, zp_ok) : nullptr;
+    if (!b.is_constant() || b.shape.size() != 2 || a.shape.size() < 2 || !zp_ok) continue;
+    if (integer ? b.dtype != te::DataType::u8() && b.dtype != te::DataType::i8() : !b.dtype.is_float()) continue;
     int64_t cols = b.shape[1];
     int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
     if (block == 0) continue;
-    auto [it, fresh] = packed.try_emplace({n.inputs[1], block}, -1);
-    if (fresh) it->second = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(*b.data, block));
-    n.inputs[1] = it->second;
+    auto [it, fresh] = packed.try_emplace({n.inputs[bi], zp ? n.inputs[zi] : -1, block}, -1);
+    if (fresh)
+      it->second = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(integer ? centre_on_zero_point(b, zp, 1)
+                                                                                      : *b.data, block));
+    n.inputs[bi] = it->second;
+    if (zp) n.inputs[zi] = -1;
     Attr attr;
     attr.i = block;
     n.attrs["b_block"] = attr;

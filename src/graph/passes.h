@@ -103,6 +103,8 @@ int transpose_gemm_weights(Graph& g, int vector_lanes);
 /// MatMul and Gemm nodes with a constant 2-D B [k, n] (transB = 0) get B packed into column
 /// panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x `vector_lanes`, else `vector_lanes`,
 /// dividing n) and the attribute b_block = b, which their converters read (ops::matmul_packed).
+/// MatMulInteger and QLinearMatMul pack their uint8/int8 B centred on its zero point in
+/// int32 (the zero point input then absent).
 int pack_matmul_weights(Graph& g, int vector_lanes);
 
 /// RNN, GRU and LSTM nodes with constant W and R get them transposed to [dirs, k, gates x

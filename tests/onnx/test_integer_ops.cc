@@ -118,6 +118,45 @@ TEST(IntegerOps, PackedQLinearConvComputesAsUnpacked) {
   expect_compiled_as_interpreted(g, {HostTensor::from_values({1, 8, 6, 6}, te::DataType::u8(), x)});
 }
 
+// B of 32 columns packs into panels centred on its per-column zero point (in int32), for
+// MatMulInteger and QLinearMatMul alike: compiled as interpreted.
+TEST(IntegerOps, PackedIntegerMatMulsComputeAsUnpacked) {
+  for (const char* op : {"MatMulInteger", "QLinearMatMul"}) {
+    bool q = std::string(op) == "QLinearMatMul";
+    ModelBuilder b(13);
+    b.input("a", {3, 5}, kU8);
+    b.output("y", {3, 32}, q ? kU8 : int(onnx::TensorProto::INT32));
+    std::vector<int64_t> w, wz;
+    for (int i = 0; i < 5 * 32; ++i) w.push_back((i * 41) % 256 - 128);
+    for (int n = 0; n < 32; ++n) wz.push_back(n % 3 - 1);
+    b.int_initializer("b", kI8, {5, 32}, w);
+    b.int_initializer("bz", kI8, {32}, wz);
+    b.int_initializer("az", kU8, {}, {100});
+    b.float_initializer("as", {0.05f}, {});
+    b.float_initializer("bs", {0.02f}, {});
+    b.float_initializer("ys", {0.5f}, {});
+    b.int_initializer("yz", kU8, {}, {128});
+    if (q)
+      b.node(op, {"a", "as", "az", "b", "bs", "bz", "ys", "yz"}, {"y"});
+    else
+      b.node(op, {"a", "b", "az", "bz"}, {"y"});
+    graph::Graph g = b.import();
+    graph::Graph packed = g;
+    graph::PassOptions opts;
+    opts.vector_lanes = 16, opts.vector_registers = 32;
+    graph::run_passes(packed, opts);
+    size_t bi = q ? 3 : 1;
+    bool found = false;
+    for (const graph::Node& n : packed.nodes)
+      if (n.op == op) found = packed.values[size_t(n.inputs[bi])].shape == ops::Shape{1, 5, 32} && n.inputs[bi + 2] < 0;
+    EXPECT_TRUE(found) << op << ": B was not packed";
+    std::vector<double> a;
+    for (int i = 0; i < 15; ++i) a.push_back((i * 67) % 256);
+    SCOPED_TRACE(op);
+    expect_compiled_as_interpreted(g, {HostTensor::from_values({3, 5}, te::DataType::u8(), a)});
+  }
+}
+
 // A node of ONNX Runtime's com.microsoft domain, which the model then imports.
 onnx::NodeProto& ort_node(ModelBuilder& b, const char* op, const std::vector<std::string>& inputs) {
   auto* o = b.model().add_opset_import();

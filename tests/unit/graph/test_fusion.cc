@@ -153,6 +153,7 @@ TEST(Fusion, IntegerProductsAreAnchors) {
   for (const char* op : {"QLinearConv", "ConvInteger", "QLinearMatMul", "MatMulInteger", "com.microsoft.QGemm"})
     EXPECT_EQ(fuse_pattern(op), FusePattern::Anchor) << op;
   EXPECT_EQ(fuse_pattern("com.microsoft.QLinearGlobalAveragePool"), FusePattern::Reduction);
+  EXPECT_EQ(fuse_pattern("DynamicQuantizeLinear"), FusePattern::Reduction);
   EXPECT_EQ(fuse_pattern("com.microsoft.QLinearAdd"), FusePattern::Injective);
 }
 

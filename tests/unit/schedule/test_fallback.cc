@@ -492,3 +492,18 @@ TEST(Fallback, ResizePassesAreComputedOnce) {
   for (int id : pass.leaves) parallel |= pass.iters[size_t(id)].ann == schedule::Annotation::Parallel;
   EXPECT_TRUE(parallel);
 }
+
+// A whole-tensor reduction long in all but short along its last axis (DynamicQuantizeLinear's
+// min and max of a [128, 256] activation) is computed as vector partials across the threads;
+// it ran as one serial scalar chain (0.14 ms). A short one stays serial.
+TEST(Fallback, WholeTensorReductionOfShortRowsIsSplitIntoPartials) {
+  auto& def = ops::find_op("reduce_max");
+  for (auto [shape, split] : {std::pair{"128x256", true}, {"8x256", false}}) {
+    auto dag = def.build(ops::parse_params(def, {std::string("shape=") + shape, "axes=0,1"}));
+    schedule::FallbackOptions fo;
+    fo.vector_lanes = 16;
+    std::string lowered = schedule::lower(schedule::fallback_schedule(dag, fo).state(), "k").str();
+    EXPECT_EQ(lowered.find("parallel") != std::string::npos, split) << shape << "\n" << lowered;
+    EXPECT_EQ(lowered.find("reduce_max.rf[ramp(") != std::string::npos, split) << shape << "\n" << lowered;
+  }
+}

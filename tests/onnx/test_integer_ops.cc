@@ -21,6 +21,14 @@ constexpr int kU8 = onnx::TensorProto::UINT8, kI8 = onnx::TensorProto::INT8;
 const std::vector<double> kImage = {10, 200, 30, 40, 50, 250, 70, 80, 90,
                                     0,  255, 128, 1, 2, 3,   64, 32, 16};
 
+// g after the passes, with AVX-512's layouts (16 lanes, 32 registers).
+graph::Graph with_avx512_layouts(graph::Graph g) {
+  graph::PassOptions opts;
+  opts.vector_lanes = 16, opts.vector_registers = 32;
+  graph::run_passes(g, opts);
+  return g;
+}
+
 // Two groups of one channel, 2x2 kernels, padded at the bottom and right.
 void add_grouped_conv(ModelBuilder& b, const char* op, std::vector<std::string> inputs) {
   b.input("x", {1, 2, 3, 3}, kU8);
@@ -102,10 +110,7 @@ TEST(IntegerOps, PackedQLinearConvComputesAsUnpacked) {
   b.int_initializer("yz", kU8, {}, {128});
   set_ints(b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}), "pads", {1, 1, 1, 1});
   graph::Graph g = b.import();
-  graph::Graph packed = g;
-  graph::PassOptions opts;
-  opts.vector_lanes = 16, opts.vector_registers = 32;
-  graph::run_passes(packed, opts);
+  graph::Graph packed = with_avx512_layouts(g);
   bool found = false;
   for (const graph::Node& n : packed.nodes)
     if (n.op == "QLinearConv") {
@@ -141,10 +146,7 @@ TEST(IntegerOps, PackedIntegerMatMulsComputeAsUnpacked) {
     else
       b.node(op, {"a", "b", "az", "bz"}, {"y"});
     graph::Graph g = b.import();
-    graph::Graph packed = g;
-    graph::PassOptions opts;
-    opts.vector_lanes = 16, opts.vector_registers = 32;
-    graph::run_passes(packed, opts);
+    graph::Graph packed = with_avx512_layouts(g);
     size_t bi = q ? 3 : 1;
     bool found = false;
     for (const graph::Node& n : packed.nodes)

@@ -247,6 +247,12 @@ int Target::vector_lanes(te::DataType t) const {
   return std::max(1, simd_unit(*this).bits / std::max(8, int(t.bits)));
 }
 
+bool Target::byte_dot_at_full_width() const {
+  std::vector<std::string> f = enabled_features({"avx512vnni", "avxvnni"});
+  bool avx512 = std::count(f.begin(), f.end(), "avx512vnni") > 0;
+  return simd_unit(*this).bits == 512 ? avx512 : avx512 || !f.empty();
+}
+
 int Target::vector_registers() const { return simd_unit(*this).registers; }
 
 std::string Target::llvm_arch() const {

@@ -49,6 +49,10 @@ struct Target {
   /// Vector registers of that SIMD unit: 32 with AVX-512 and on AArch64, 16 on other x86-64
   /// (register tiles are sized for them).
   int vector_registers() const;
+  /// True when x86 VNNI's vpdpbusd (4-wide byte dot products) runs at the full vector width:
+  /// avx512vnni with AVX-512, avxvnni or avx512vnni with AVX2 (graph::byte_dot_convs pays
+  /// there; without it the int32 products are as fast).
+  bool byte_dot_at_full_width() const;
   /// LLVM's name of the triple's architecture ("x86_64", "aarch64"); empty for cuda.
   std::string llvm_arch() const;
   /// True when the target names kernels measured under an emulator (-emulator=qemu).

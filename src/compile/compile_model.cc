@@ -214,6 +214,7 @@ graph::PassOptions pass_options_for(const codegen::Target& target) {
   if (target.is_llvm()) {
     po.vector_lanes = target.vector_lanes();
     po.vector_registers = target.vector_registers();
+    po.byte_dot = target.byte_dot_at_full_width();
   }
   return po;
 }

@@ -124,6 +124,9 @@ te::Tensor conv2d_of(const ConvertContext& c, const Spatial& sp, const te::Tenso
   a.dilation_h = dil[0], a.dilation_w = dil[1];
   a.pad_top = p[0], a.pad_left = p[1], a.pad_bottom = p[2], a.pad_right = p[3];
   a.groups = c.attr_int("group", 1);
+  // byte_dot_convs' form: data and weight in words of 4 channels' bytes.
+  a.byte_dot = c.has_attr("tuner_pad_word");
+  a.pad_word = c.attr_int("tuner_pad_word", 0);
   return ops::conv2d(x, w, a, bias, name);
 }
 
@@ -134,11 +137,12 @@ std::vector<ConvertOutput> conv(const ConvertContext& c) {
 }
 
 // ConvInteger: (x - x_zero_point) * (w - w_zero_point) in int32; x's zero point per tensor,
-// w's per tensor or per output channel.
+// w's per tensor or per output channel. Input 4, not ONNX's: byte_dot_convs' int32 bias.
 std::vector<ConvertOutput> conv_integer(const ConvertContext& c) {
   Spatial sp(c, c.input(0));
   te::Tensor x = centered_int32(c, 0, 2, -1, "x"), w = centered_int32(c, 1, 3, 0, "w");
-  return one(sp.lower(conv2d_of(c, sp, x, w, te::Tensor(), sp.op_name())));
+  te::Tensor bias = c.has_input(4) ? c.input(4) : te::Tensor();
+  return one(sp.lower(conv2d_of(c, sp, x, w, bias, sp.op_name())));
 }
 
 // QLinearConv: ConvInteger's sum plus the int32 bias, requantized with x_scale * w_scale /

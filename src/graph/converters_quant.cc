@@ -188,6 +188,11 @@ std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
       c.name()));
 }
 
+// byte_dot_convs' data words of a conv: 4 channels' bytes in one int32.
+std::vector<ConvertOutput> byte_words(const ConvertContext& c) {
+  return one(ops::byte_words(c.input(0), c.attr_int("fill", 0), c.name()));
+}
+
 }  // namespace
 
 void add_quant_converters(std::vector<Converter>& out) {
@@ -196,6 +201,7 @@ void add_quant_converters(std::vector<Converter>& out) {
   out.push_back({"com.microsoft.QLinearAdd", qlinear_add, {}});
   out.push_back({"com.microsoft.QLinearGlobalAveragePool", qlinear_global_avg_pool, {}});
   out.push_back({"com.microsoft.QGemm", qgemm, {}});
+  out.push_back({"tuner.ByteWords", byte_words, {}});
 }
 
 }  // namespace tuner::graph::detail

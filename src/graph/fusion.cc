@@ -15,6 +15,8 @@ FusePattern fuse_pattern(const std::string& op) {
   // one before it and recomputed it per tap (QOperator resnet18 286 ms). DynamicQuantizeLinear
   // reduces its whole input (min and max) first: as an epilogue it halved the speed of the
   // product it joined (dynamically quantized bert_encoder's 128x256x1024, 0.99 -> 0.48 ms).
+  // tuner.ByteWords reads 4 channels per element: a kernel of its own like a reduction, not
+  // an epilogue splitting a conv's channel tile.
   static const std::set<std::string> anchors = {
       "Conv",         "ConvTranspose", "Gemm",         "MatMul",        "tuner.WinogradConv", "RNN",
       "GRU",          "LSTM",          "QLinearConv",  "ConvInteger",   "QLinearMatMul",      "MatMulInteger",
@@ -22,7 +24,7 @@ FusePattern fuse_pattern(const std::string& op) {
   static const std::set<std::string> reductions = {
       "ReduceSum",     "ReduceMean",        "ReduceMax",     "ReduceMin",  "Softmax",
       "LogSoftmax",    "LayerNormalization", "MaxPool",      "AveragePool", "GlobalAveragePool",
-      "GlobalMaxPool", "com.microsoft.QLinearGlobalAveragePool", "DynamicQuantizeLinear"};
+      "GlobalMaxPool", "com.microsoft.QLinearGlobalAveragePool", "DynamicQuantizeLinear", "tuner.ByteWords"};
   if (anchors.count(op)) return FusePattern::Anchor;
   if (reductions.count(op)) return FusePattern::Reduction;
   return FusePattern::Injective;

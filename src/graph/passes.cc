@@ -397,6 +397,76 @@ const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool&
 
 }  // namespace
 
+int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
+  int changed = 0;
+  std::map<std::pair<int, int64_t>, int> words_of;  // (data, fill) -> its byte words
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node n = g.nodes[i];  // a copy: the graph grows below
+    bool qlinear = n.op == "QLinearConv";
+    if (n.dead || (!qlinear && n.op != "ConvInteger") || n.inputs.size() < 2) continue;
+    size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3, bi = qlinear ? 8 : 4;
+    if (n.inputs.size() <= wi || n.inputs[wi] < 0 || n.inputs[0] < 0) continue;
+    // Copies: adding values below may move g.values.
+    const Value x = g.values[size_t(n.inputs[0])], w = g.values[size_t(n.inputs[wi])];
+    bool x_zp_ok = false, w_zp_ok = false;
+    const Value* x_zp = constant_zero_point(g, n, 2, x_zp_ok);
+    const Value* w_zp = constant_zero_point(g, n, zi, w_zp_ok);
+    bool x_bytes = x.dtype == te::DataType::u8() || x.dtype == te::DataType::i8();
+    if (!x_bytes || x.shape.size() != 4 || !w.is_constant() || w.shape.size() != 4 || !x_zp_ok || !w_zp_ok ||
+        (x_zp && x_zp->num_elements() != 1))
+      continue;
+    if (auto group = n.attrs.find("group"); group != n.attrs.end() && group->second.i != 1) continue;
+    bool constant_bias = n.inputs.size() <= bi || n.inputs[bi] < 0 || g.values[size_t(n.inputs[bi])].is_constant();
+    const auto& out = g.values[size_t(n.outputs[0])].shape;
+    int64_t k = w.shape[0], block = conv_weight_block(k, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
+    ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
+    bool signed_bytes = true;
+    for (int64_t e = 0; e < centred.num_elements() && signed_bytes; ++e)
+      signed_bytes = centred.get_int(e) >= -128 && centred.get_int(e) <= 127;
+    if (!constant_bias || block == 0 || !signed_bytes) continue;
+
+    // (x - zx) w = x w - zx w: the data's bytes as uint8 (int8 + 128) with the zero point's
+    // sum folded into the bias, and the padding filled with the zero point.
+    int64_t fill = (x_zp ? x_zp->data->get_int(0) : 0) + (x.dtype == te::DataType::i8() ? 128 : 0);
+    ops::HostTensor bias({k}, te::DataType::i32());
+    int64_t per_k = centred.num_elements() / k;
+    for (int64_t o = 0; o < k; ++o) {
+      int64_t sum = 0;
+      for (int64_t e = 0; e < per_k; ++e) sum += centred.get_int(o * per_k + e);
+      int64_t b = n.inputs.size() > bi && n.inputs[bi] >= 0 ? g.values[size_t(n.inputs[bi])].data->get_int(o) : 0;
+      bias.set_int(o, b - fill * sum);
+    }
+    std::vector<Node> fresh;
+    auto [it, is_new] = words_of.try_emplace({n.inputs[0], fill}, -1);
+    if (is_new) {
+      Node words;
+      words.op = "tuner.ByteWords";
+      words.name = n.name + "_words";
+      words.inputs = {n.inputs[0]};
+      words.attrs["fill"].i = fill;
+      ops::Shape ws = x.shape;
+      ws[1] = (ws[1] + 3) / 4;
+      it->second = add_value_like(g, n.inputs[0], "_words", ws);
+      g.values[size_t(it->second)].dtype = te::DataType::i32();
+      words.outputs = {it->second};
+      fresh.push_back(std::move(words));
+    }
+    n.inputs[0] = it->second;
+    n.inputs[wi] = g.add_constant(w.name + "_byte_words", ops::pack_conv_weight(ops::byte_words(centred), block));
+    n.inputs[2] = -1;
+    if (n.inputs.size() > zi) n.inputs[zi] = -1;
+    if (n.inputs.size() <= bi) n.inputs.resize(bi + 1, -1);
+    n.inputs[bi] = g.add_constant(n.name + "_byte_dot_bias", std::move(bias));
+    n.attrs["tuner_pad_word"].i = int64_t(int32_t(uint32_t(fill) * 0x01010101u));
+    fresh.push_back(std::move(n));
+    size_t added = fresh.size() - 1;
+    g.replace_node(i, std::move(fresh));
+    i += added;
+    ++changed;
+  }
+  return changed;
+}
+
 int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
   for (Node& n : g.nodes) {
@@ -612,6 +682,9 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("winograd_convs", g);
   if (opts.vector_lanes > 0 && pack_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 && opts.on_change)
     opts.on_change("pack_conv_weights", g);
+  if (opts.vector_lanes > 0 && opts.byte_dot && byte_dot_convs(g, opts.vector_lanes, opts.vector_registers) > 0 &&
+      opts.on_change)
+    opts.on_change("byte_dot_convs", g);
   if (opts.vector_lanes > 0 && pack_integer_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 &&
       opts.on_change)
     opts.on_change("pack_integer_conv_weights", g);

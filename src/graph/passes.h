@@ -91,6 +91,13 @@ int pack_conv_weights(Graph& g, int vector_lanes, int vector_registers);
 /// alike), the zero point input then absent: the conv vectorizes over output channels,
 /// not over a row of 7 or 14 pixels.
 int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers);
+/// QLinearConv and ConvInteger with uint8 or int8 data (a constant zero point), a constant
+/// weight whose values minus their zero point are int8, one group and a constant bias read
+/// their data as int32 words of 4 channels (a tuner.ByteWords node, shared by the convs of one
+/// input) and the weight as such words packed like pack_conv_weights': the conv multiplies
+/// bytes in 4-wide dot products (ops::Conv2dAttrs::byte_dot; x86 VNNI's vpdpbusd), the data's
+/// zero point folded into the bias. Run where PassOptions::byte_dot says the target has them.
+int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
 int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);
@@ -129,6 +136,9 @@ struct PassOptions {
   int vector_registers = 0;
   /// Winograd convs (winograd_convs) where they apply (needs vector_lanes > 0).
   bool winograd = true;
+  /// Integer convs as byte dot products (byte_dot_convs): the target multiplies bytes at its
+  /// full vector width (codegen::byte_dot_at_full_width).
+  bool byte_dot = false;
   /// Called with (pass name, graph) after every pass that changed the graph, and once with
   /// ("import", graph) before the first.
   std::function<void(const std::string&, const Graph&)> on_change;

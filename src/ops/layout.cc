@@ -40,6 +40,24 @@ HostTensor unpack_conv_weight(const HostTensor& packed) {
   return out;
 }
 
+HostTensor byte_words(const HostTensor& kcrs) {
+  INTERNAL_CHECK(kcrs.shape.size() == 4) << "byte_words: a [K, C, KH, KW] weight";
+  int64_t k = kcrs.shape[0], c = kcrs.shape[1], taps = kcrs.shape[2] * kcrs.shape[3], words = (c + 3) / 4;
+  HostTensor out({k, words, kcrs.shape[2], kcrs.shape[3]}, te::DataType::i32());
+  for (int64_t o = 0; o < k; ++o)
+    for (int64_t w = 0; w < words; ++w)
+      for (int64_t t = 0; t < taps; ++t) {
+        uint32_t word = 0;
+        for (int64_t j = 0; j < 4 && 4 * w + j < c; ++j) {
+          int64_t v = kcrs.get_int((o * c + 4 * w + j) * taps + t);
+          INTERNAL_CHECK(v >= -128 && v <= 127) << "byte_words: weight " << v << " is not a byte";
+          word |= uint32_t(uint8_t(int8_t(v))) << (8 * j);
+        }
+        out.set_int((o * words + w) * taps + t, int32_t(word));
+      }
+  return out;
+}
+
 HostTensor pack_matmul_weight(const HostTensor& kn, int64_t block) {
   INTERNAL_CHECK(kn.shape.size() == 2 && block > 0 && kn.shape[1] % block == 0)
       << "pack_matmul_weight: a [k, n] matrix with n a multiple of the block";

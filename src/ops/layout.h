@@ -18,6 +18,10 @@ HostTensor unpack_matmul_weight(const HostTensor& packed);
 /// Packs a recurrent layer's W or R [dirs, n, k] (ONNX's layout, n = gates x hidden) into
 /// [dirs, n/b, k, b]: per direction, the panels of pack_matmul_weight of its transpose.
 HostTensor pack_recurrent_weight(const HostTensor& dnk, int64_t block);
+/// A conv weight [K, C, KH, KW] of values in [-128, 127] as int32 words [K, ceil(C/4), KH, KW]
+/// holding input channels 4c..4c+3 in bytes 0..3 (missing channels 0): the weight of
+/// Conv2dAttrs::byte_dot before pack_conv_weight.
+HostTensor byte_words(const HostTensor& kcrs);
 /// The transpose of a 2-D tensor.
 HostTensor transpose_matrix(const HostTensor& m);
 

@@ -119,14 +119,17 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
                        at.dilation_w == 1;
   if (split_columns) in = pad_split_columns(data, at, name + "_pad");
   else if (at.has_padding())
-    in = pad(data, {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right}, 0.0,
-             name + "_pad");
+    in = pad(data, {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right},
+             at.byte_dot ? double(at.pad_word) : 0.0, name + "_pad");
+  INTERNAL_CHECK(!at.byte_dot || (block && data.dtype() == te::DataType::i32()))
+      << name << ": byte products need packed int32 words";
   std::map<std::string, int64_t> attrs = {
       {"stride_h", at.stride_h},     {"stride_w", at.stride_w},   {"dilation_h", at.dilation_h},
       {"dilation_w", at.dilation_w}, {"groups", at.groups},       {"pad_top", at.pad_top},
       {"pad_left", at.pad_left},     {"pad_bottom", at.pad_bottom}, {"pad_right", at.pad_right},
       {"kernel_h", kh},              {"kernel_w", kw}};
   if (block) attrs["weight_block"] = block;
+  if (at.byte_dot) attrs["byte_dot"] = 1;
   te::Tensor conv = te::compute(
       out,
       [&](const std::vector<Var>& ax) {
@@ -158,10 +161,38 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
           Expr pair = Expr(ax[3]) + te::floordiv(rw.var, Expr(2));
           return te::sum(in(ax[0], ci, h, te::floormod(rw.var, Expr(2)), pair) * wv, raxes);
         }
-        return te::sum(in(ax[0], ci, h, w) * wv, raxes);
+        Expr x = in(ax[0], ci, h, w);
+        return te::sum(at.byte_dot ? te::call(te::Intrinsic::DotU8S8x4, {x, wv}) : x * wv, raxes);
       },
       name, "conv2d", attrs);
   return bias ? add_bias(conv, bias, 1, name) : conv;
+}
+
+te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::string& name) {
+  bool is_signed = x.dtype() == te::DataType::i8();
+  USER_CHECK(x.ndim() == 4 && (is_signed || x.dtype() == te::DataType::u8()))
+      << name << ": byte words are made of uint8 or int8 [N, C, H, W] data, got " << x.dtype().str() << " "
+      << te::shape_str(x.shape());
+  INTERNAL_CHECK(fill >= 0 && fill <= 255) << name << ": the fill is a uint8 value";
+  int64_t c = x.shape()[1];
+  te::DataType i32 = te::DataType::i32();
+  return te::compute(
+      {x.shape()[0], (c + 3) / 4, x.shape()[2], x.shape()[3]},
+      [&](const std::vector<Var>& o) {
+        Expr word;
+        for (int64_t j = 0; j < 4; ++j) {
+          Expr ch = detail::scaled(o[1], 4) + Expr(j);
+          Expr byte = te::cast(i32, x(o[0], ch, o[2], o[3]));
+          if (is_signed) byte = byte + Expr(128);
+          if (c % 4) byte = te::if_then_else(ch < Expr(c), byte, te::make_const(i32, double(fill)));
+          // The top byte sign-extended: the word's value then fits in int32 without wrapping.
+          if (j == 3) byte = te::cast(i32, te::cast(te::DataType::i8(), te::cast(te::DataType::u8(), byte)));
+          Expr part = j ? byte * te::make_const(i32, double(int64_t(1) << (8 * j))) : byte;
+          word = j ? word + part : part;
+        }
+        return word;
+      },
+      name, "byte_words");
 }
 
 te::Tensor conv2d_transpose(const te::Tensor& data, const te::Tensor& weight,

@@ -221,9 +221,17 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
   Value visit_Call(const CallNode* op, const Expr& e) override {
     if (op->op == Intrinsic::IfThenElse)  // lazy: only the branch taken
       return (*this)(op->args[0]).i ? (*this)(op->args[1]) : (*this)(op->args[2]);
+    if (op->op == Intrinsic::DotU8S8x4) return {0, dot_u8s8x4((*this)(op->args[0]).i, (*this)(op->args[1]).i)};
     double x = (*this)(op->args[0]).f;
     double y = op->args.size() > 1 ? (*this)(op->args[1]).f : 0;
     return {in_precision(e.type(), x, y, [&](auto a, auto b) { return math(op->op, a, b); }), 0};
+  }
+
+  static int64_t dot_u8s8x4(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    for (int j = 0; j < 4; ++j)
+      sum += int64_t(uint8_t(uint64_t(a) >> (8 * j))) * int64_t(int8_t(uint8_t(uint64_t(b) >> (8 * j))));
+    return sum;
   }
 
   template <typename T>
@@ -255,6 +263,7 @@ class Evaluator : public ExprFunctor<Value(const Expr&)> {
       case Intrinsic::Atanh: return std::atanh(x);
       case Intrinsic::RoundEven: return std::nearbyint(x);  // the default mode: halves to even
       case Intrinsic::Fmod: return std::fmod(x, y);
+      case Intrinsic::DotU8S8x4: break;
     }
     return 0;
   }

@@ -73,8 +73,8 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::Acosh: return "acosh";
     case Intrinsic::Atanh: return "atanh";
     case Intrinsic::RoundEven: return "round_even";
-    case Intrinsic::Fmod:
-      return "fmod";
+    case Intrinsic::Fmod: return "fmod";
+    case Intrinsic::DotU8S8x4: return "dot_u8s8x4";
   }
   return "?";
 }
@@ -257,6 +257,13 @@ Expr cast(DataType t, Expr v) {
 
 Expr call(Intrinsic op, std::vector<Expr> args) {
   INTERNAL_CHECK(!args.empty()) << intrinsic_name(op) << " needs arguments";
+  if (op == Intrinsic::DotU8S8x4) {
+    INTERNAL_CHECK(args.size() == 2) << intrinsic_name(op) << " takes 2 arguments";
+    unify(args[0], args[1]);
+    INTERNAL_CHECK(args[0].type().element() == DataType::i32()) << intrinsic_name(op) << " takes int32 words";
+    DataType t = args[0].type();
+    return Expr(std::make_shared<CallNode>(t, op, std::move(args)));
+  }
   if (op == Intrinsic::Pow || op == Intrinsic::Fmod) {
     INTERNAL_CHECK(args.size() == 2) << intrinsic_name(op) << " takes 2 arguments";
     unify(args[0], args[1]);

@@ -159,6 +159,9 @@ enum class Intrinsic : uint8_t {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
   RoundEven,  // to nearest, halves to even (ONNX Round, quantization)
   Fmod,       // C's fmod(a, b), exact (a - b * trunc(a / b) is not, for a large quotient)
+  // int32 a, b each holding 4 bytes: the sum of the 4 products of a's bytes as uint8 and b's
+  // as int8 (x86 VNNI's vpdpbusd per lane; quantized convs, ops::conv2d byte_dot).
+  DotU8S8x4,
 };
 const char* intrinsic_name(Intrinsic op);
 /// Sin ... Atanh: the math library's function of the intrinsic's name computes them.

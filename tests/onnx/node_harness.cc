@@ -380,9 +380,14 @@ NodeTestSummary run_node_tests(const std::string& node_dir, const NodeTestRunner
 
 std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported,
                                           const std::vector<ops::HostTensor>& inputs) {
-  graph::Graph g = imported;
   codegen::Target target = codegen::Target::host();
-  graph::run_passes(g, compile::pass_options_for(target));
+  return run_compiled(imported, inputs, target, compile::pass_options_for(target));
+}
+
+std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported, const std::vector<ops::HostTensor>& inputs,
+                                          const codegen::Target& target, const graph::PassOptions& passes) {
+  graph::Graph g = imported;
+  graph::run_passes(g, passes);
   compile::ModelCompileOptions co;
   co.target = target;
   runtime::Executor ex(compile::compile_model(g, co), 2);

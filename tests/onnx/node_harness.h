@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "graph/graph.h"
+#include "graph/passes.h"
 #include "ops/host_tensor.h"
 
 namespace tuner::onnx_tests {
@@ -70,6 +72,9 @@ struct NodeTestOptions {
 /// fusion, fallback schedules, LLVM), runs it on two threads and returns its outputs.
 std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported,
                                           const std::vector<ops::HostTensor>& inputs);
+/// The same for `target` (it must run here) after the passes `passes`.
+std::vector<ops::HostTensor> run_compiled(const graph::Graph& imported, const std::vector<ops::HostTensor>& inputs,
+                                          const codegen::Target& target, const graph::PassOptions& passes);
 
 /// Runs one test directory (model.onnx, test_data_set_0/{input,output}_*.pb). The import and
 /// the run happen in a child process, so a crash or a hang is a failure of this test only.

@@ -1,0 +1,177 @@
+// Integer convs as byte dot products (graph::byte_dot_convs, te's dot_u8s8x4, x86 VNNI):
+// the rewritten graph computes exactly what the int32 products of the ONNX layout compute,
+// interpreted, compiled with vpdpbusd where this CPU has it, and compiled without it.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "codegen/target.h"
+#include "compile/compile_model.h"
+#include "graph/evaluate.h"
+#include "graph/passes.h"
+#include "onnx/model_builder.h"
+#include "onnx/node_harness.h"
+#include "ops/te_eval.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+constexpr int kUint8 = onnx::TensorProto::UINT8, kInt8 = onnx::TensorProto::INT8;
+
+struct ByteConvCase {
+  const char* name;
+  const char* op;        // QLinearConv or ConvInteger
+  int x_type;            // kUint8 or kInt8
+  int64_t c, hw, kernel, stride, pad;
+  int64_t x_zero_point;  // of x's type
+  bool bias;
+};
+
+// x [1, c, hw, hw] -> 32 channels; weights in [-128, 127] with a per-channel zero point of 0
+// (as ONNX Runtime's quantizer writes them) or, for ConvInteger, a scalar one.
+graph::Graph byte_conv_model(const ByteConvCase& cc) {
+  ModelBuilder b(13);
+  int64_t out = (cc.hw + 2 * cc.pad - cc.kernel) / cc.stride + 1;
+  b.input("x", {1, cc.c, cc.hw, cc.hw}, cc.x_type);
+  std::vector<int64_t> w;
+  for (int64_t i = 0; i < 32 * cc.c * cc.kernel * cc.kernel; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer("w", kInt8, {32, cc.c, cc.kernel, cc.kernel}, w);
+  b.int_initializer("xz", cc.x_type, {}, {cc.x_zero_point});
+  onnx::NodeProto* n;
+  if (std::string(cc.op) == "QLinearConv") {
+    b.output("y", {1, 32, out, out}, kUint8);
+    b.float_initializer("xs", {0.02f}, {});
+    std::vector<float> ws;
+    for (int m = 0; m < 32; ++m) ws.push_back(0.0005f * float(1 + m % 7));
+    b.float_initializer("ws", ws);
+    b.int_initializer("wz", kInt8, {32}, std::vector<int64_t>(32, 0));
+    b.float_initializer("ys", {0.1f}, {});
+    b.int_initializer("yz", kUint8, {}, {100});
+    std::vector<std::string> in = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
+    if (cc.bias) {
+      std::vector<int64_t> bias;
+      for (int m = 0; m < 32; ++m) bias.push_back(m * 301 - 4000);
+      b.int_initializer("bias", onnx::TensorProto::INT32, {32}, bias);
+      in.push_back("bias");
+    }
+    n = &b.node("QLinearConv", in, {"y"});
+  } else {
+    b.output("y", {1, 32, out, out}, onnx::TensorProto::INT32);
+    b.int_initializer("wz", kInt8, {}, {1});  // w - 1 in [-128, 126]: still int8
+    n = &b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
+  }
+  set_ints(*n, "pads", {cc.pad, cc.pad, cc.pad, cc.pad});
+  set_ints(*n, "strides", {cc.stride, cc.stride});
+  return b.import();
+}
+
+HostTensor byte_image(const ByteConvCase& cc) {
+  std::vector<double> x;
+  for (int64_t i = 0; i < cc.c * cc.hw * cc.hw; ++i) {
+    int64_t v = (i * 53 + 7) % 256;  // every byte value, 0 and 255 included
+    x.push_back(cc.x_type == kUint8 ? double(v) : double(v - 128));
+  }
+  return HostTensor::from_values({1, cc.c, cc.hw, cc.hw}, cc.x_type == kUint8 ? te::DataType::u8() : te::DataType::i8(),
+                                 x);
+}
+
+graph::PassOptions host_passes_with_byte_dot(const codegen::Target& t) {
+  graph::PassOptions p = compile::pass_options_for(t);
+  p.byte_dot = true;
+  return p;
+}
+
+const ByteConvCase kByteConvCases[] = {
+    {"stem_3_channels_7x7_stride2", "QLinearConv", kUint8, 3, 20, 7, 2, 3, 0, true},
+    {"padded_3x3_zero_point_120", "QLinearConv", kUint8, 8, 9, 3, 1, 1, 120, true},
+    {"int8_data_6_channels_stride2", "QLinearConv", kInt8, 6, 11, 3, 2, 1, -5, false},
+    {"conv_integer_1x1", "ConvInteger", kUint8, 16, 7, 1, 1, 0, 7, false},
+    {"conv_integer_padded_zero_point_255", "ConvInteger", kUint8, 5, 8, 3, 1, 2, 255, false},
+};
+
+TEST(ByteDot, ConvsComputeAsTheirInt32Products) {
+  codegen::Target host = codegen::Target::host();
+  if (host.llvm_arch() != "x86_64") GTEST_SKIP() << "skipped: the byte-dot convs are x86 code (host " << host.str() << ")";
+  // The same code without VNNI: shifts and multiplies.
+  codegen::Target plain = codegen::Target::parse(host.str() + " -mattr=-avx512vnni,-avxvnni");
+  for (const ByteConvCase& cc : kByteConvCases) {
+    SCOPED_TRACE(cc.name);
+    graph::Graph g = byte_conv_model(cc);
+    std::vector<HostTensor> in = {byte_image(cc)};
+    std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
+
+    graph::Graph rewritten = g;
+    graph::run_passes(rewritten, host_passes_with_byte_dot(host));
+    int words = 0;
+    for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
+    EXPECT_EQ(words, 1) << "the conv was not rewritten";
+    EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
+    EXPECT_EQ(values(run_compiled(g, in, host, host_passes_with_byte_dot(host))[0]), want)
+        << "compiled for " << host.str();
+    EXPECT_EQ(values(run_compiled(g, in, plain, host_passes_with_byte_dot(plain))[0]), want)
+        << "compiled without VNNI";
+  }
+}
+
+TEST(ByteDot, ConvsOfOneInputShareTheirWords) {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 6, 6}, kUint8);
+  b.output("y1", {1, 32, 6, 6}, onnx::TensorProto::INT32);
+  b.output("y2", {1, 32, 6, 6}, onnx::TensorProto::INT32);
+  b.int_initializer("xz", kUint8, {}, {3});
+  std::vector<int64_t> w(32 * 8, 1);
+  b.int_initializer("w1", kInt8, {32, 8, 1, 1}, w);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int64_t(i % 9) - 4;
+  b.int_initializer("w2", kInt8, {32, 8, 1, 1}, w);
+  b.node("ConvInteger", {"x", "w1", "xz"}, {"y1"});
+  b.node("ConvInteger", {"x", "w2", "xz"}, {"y2"});
+  graph::Graph g = b.import();
+  graph::PassOptions p;
+  p.vector_lanes = 16, p.vector_registers = 32, p.byte_dot = true;
+  graph::run_passes(g, p);
+  int words = 0, convs = 0;
+  for (const graph::Node& n : g.nodes) {
+    words += n.op == "tuner.ByteWords";
+    convs += n.op == "ConvInteger" && g.values[size_t(n.inputs[0])].dtype == te::DataType::i32();
+  }
+  EXPECT_EQ(words, 1);
+  EXPECT_EQ(convs, 2);
+}
+
+// Weights minus their zero point outside int8 (uint8 weights, zero point 0), grouped convs
+// and targets without byte dot products keep the int32 products.
+TEST(ByteDot, OnlyInt8WeightsOfOneGroupAreRewritten) {
+  auto rewritten = [](int w_type, int64_t groups, bool byte_dot) {
+    ModelBuilder b(13);
+    b.input("x", {1, 8, 6, 6}, kUint8);
+    b.output("y", {1, 32, 6, 6}, onnx::TensorProto::INT32);
+    b.int_initializer("w", w_type, {32, 8 / groups, 1, 1}, std::vector<int64_t>(size_t(32 * 8 / groups), 200 % (w_type == kUint8 ? 256 : 100)));
+    auto& n = b.node("ConvInteger", {"x", "w"}, {"y"});
+    set_int(n, "group", groups);
+    graph::Graph g = b.import();
+    graph::PassOptions p;
+    p.vector_lanes = 16, p.vector_registers = 32, p.byte_dot = byte_dot;
+    graph::run_passes(g, p);
+    for (const graph::Node& node : g.nodes)
+      if (node.op == "tuner.ByteWords") return true;
+    return false;
+  };
+  EXPECT_TRUE(rewritten(kInt8, 1, true));
+  EXPECT_FALSE(rewritten(kUint8, 1, true));  // 200 is no int8
+  EXPECT_FALSE(rewritten(kInt8, 2, true));
+  EXPECT_FALSE(rewritten(kInt8, 1, false));
+}
+
+TEST(ByteDot, DotProductOfExtremeBytes) {
+  te::DataType i32 = te::DataType::i32();
+  te::Tensor a = te::placeholder({3}, i32, "a"), w = te::placeholder({3}, i32, "w");
+  te::Tensor dot = te::compute(
+      {3}, [&](const std::vector<te::Var>& i) { return te::call(te::Intrinsic::DotU8S8x4, {a(i[0]), w(i[0])}); },
+      "dot");
+  HostTensor av = HostTensor::from_values({3}, i32, {-1, -1, 0x04030201});
+  HostTensor wv = HostTensor::from_values({3}, i32, {double(int32_t(0x80808080)), 0x7F7F7F7F, double(int32_t(0xFF01FF02))});
+  std::vector<HostTensor> got = ops::evaluate_dag(te::ComputeDAG({a, w}, {dot}), {av, wv});
+  EXPECT_EQ(values(got[0]), (std::vector<double>{4 * 255 * -128, 4 * 255 * 127, 1 * 2 + 2 * -1 + 3 * 1 + 4 * -1}));
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

@@ -127,9 +127,11 @@ std::vector<ConvertOutput> qlinear_add(const ConvertContext& c) {
   te::Tensor sum = ops::map_binary(
       a, b,
       [&](const Expr& va, const Expr& vb) {
-        Expr x = scale_at(c, 1, a, -1, Expr(0), "A_scale") * te::cast(f, va) +
-                 scale_at(c, 4, b, -1, Expr(0), "B_scale") * te::cast(f, vb);
-        return x / scale_at(c, 6, a, -1, Expr(0), "C_scale");
+        // As ONNX Runtime: scale ratios, no division per element (it doubled a residual conv's
+        // time, whose epilogue this is).
+        Expr c_scale = scale_at(c, 6, a, -1, Expr(0), "C_scale");
+        return scale_at(c, 1, a, -1, Expr(0), "A_scale") / c_scale * te::cast(f, va) +
+               scale_at(c, 4, b, -1, Expr(0), "B_scale") / c_scale * te::cast(f, vb);
       },
       c.name("sum"));
   return one(requantize(

@@ -76,7 +76,7 @@ std::string ComputeDAG::hash_hex() const { return fmt::format("{:016x}", hash_);
 
 namespace {
 
-// Float operations of an expression; a lazy if_then_else counts its condition and the
+// Float operations of an expression (and a byte dot product's); a lazy if_then_else counts its condition and the
 // larger of its branches (only one runs: a chain of formulas picked per element counts one).
 class FlopCounter : public IRVisitor {
  public:
@@ -91,6 +91,7 @@ class FlopCounter : public IRVisitor {
         default: break;
       }
     auto* c = e.as<CallNode>();
+    if (c && c->op == Intrinsic::DotU8S8x4) count += 7;  // 4 multiplies, 3 adds (integer)
     if (!c || c->op != Intrinsic::IfThenElse) return IRVisitor::visit(e);
     FlopCounter then_case, else_case;
     visit(c->args[0]);

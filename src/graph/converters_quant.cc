@@ -190,9 +190,11 @@ std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
       c.name()));
 }
 
-// byte_dot_convs' data words of a conv: 4 channels' bytes in one int32.
+// byte_dot_convs' data words of a conv: 4 channels' bytes in one int32, padded.
 std::vector<ConvertOutput> byte_words(const ConvertContext& c) {
-  return one(ops::byte_words(c.input(0), c.attr_int("fill", 0), c.name()));
+  std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
+  if (p.size() != 4) c.fail("pads must have 4 entries");
+  return one(ops::byte_words(c.input(0), c.attr_int("fill", 0), {p[0], p[1], p[2], p[3]}, c.name()));
 }
 
 }  // namespace

@@ -399,7 +399,7 @@ const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool&
 
 int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
-  std::map<std::pair<int, int64_t>, int> words_of;  // (data, fill) -> its byte words
+  std::map<std::tuple<int, int64_t, std::array<int64_t, 4>>, int> words_of;  // (data, fill, pads) -> words
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node n = g.nodes[i];  // a copy: the graph grows below
     bool qlinear = n.op == "QLinearConv";
@@ -436,16 +436,22 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
       int64_t b = n.inputs.size() > bi && n.inputs[bi] >= 0 ? g.values[size_t(n.inputs[bi])].data->get_int(o) : 0;
       bias.set_int(o, b - fill * sum);
     }
+    // The padding too, filled once in the words (no border tests in the conv), when explicit.
+    std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
+    if (explicit_pads(n)) n.attrs["pads"] = ints_attr({0, 0, 0, 0});
     std::vector<Node> fresh;
-    auto [it, is_new] = words_of.try_emplace({n.inputs[0], fill}, -1);
+    auto [it, is_new] = words_of.try_emplace({n.inputs[0], fill, pads}, -1);
     if (is_new) {
       Node words;
       words.op = "tuner.ByteWords";
       words.name = n.name + "_words";
       words.inputs = {n.inputs[0]};
       words.attrs["fill"].i = fill;
+      words.attrs["pads"] = ints_attr({pads[0], pads[1], pads[2], pads[3]});
       ops::Shape ws = x.shape;
       ws[1] = (ws[1] + 3) / 4;
+      ws[2] += pads[0] + pads[2];
+      ws[3] += pads[1] + pads[3];
       it->second = add_value_like(g, n.inputs[0], "_words", ws);
       g.values[size_t(it->second)].dtype = te::DataType::i32();
       words.outputs = {it->second};

@@ -1,5 +1,6 @@
 #include "ops/nn.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "ops/op_util.h"
@@ -168,21 +169,26 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   return bias ? add_bias(conv, bias, 1, name) : conv;
 }
 
-te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::string& name) {
+te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::array<int64_t, 4>& pads,
+                      const std::string& name) {
   bool is_signed = x.dtype() == te::DataType::i8();
   USER_CHECK(x.ndim() == 4 && (is_signed || x.dtype() == te::DataType::u8()))
       << name << ": byte words are made of uint8 or int8 [N, C, H, W] data, got " << x.dtype().str() << " "
       << te::shape_str(x.shape());
-  INTERNAL_CHECK(fill >= 0 && fill <= 255) << name << ": the fill is a uint8 value";
-  int64_t c = x.shape()[1];
+  INTERNAL_CHECK(fill >= 0 && fill <= 255 && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; }))
+      << name << ": the fill is a uint8 value, pads are >= 0";
+  int64_t c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
   te::DataType i32 = te::DataType::i32();
+  Expr fill_word = te::make_const(i32, double(int32_t(uint32_t(fill) * 0x01010101u)));
   return te::compute(
-      {x.shape()[0], (c + 3) / 4, x.shape()[2], x.shape()[3]},
+      {x.shape()[0], (c + 3) / 4, h + pads[0] + pads[2], w + pads[1] + pads[3]},
       [&](const std::vector<Var>& o) {
+        Expr row = pads[0] ? Expr(o[2]) - Expr(pads[0]) : Expr(o[2]);
+        Expr col = pads[1] ? Expr(o[3]) - Expr(pads[1]) : Expr(o[3]);
         Expr word;
         for (int64_t j = 0; j < 4; ++j) {
           Expr ch = detail::scaled(o[1], 4) + Expr(j);
-          Expr byte = te::cast(i32, x(o[0], ch, o[2], o[3]));
+          Expr byte = te::cast(i32, x(o[0], ch, row, col));
           if (is_signed) byte = byte + Expr(128);
           if (c % 4) byte = te::if_then_else(ch < Expr(c), byte, te::make_const(i32, double(fill)));
           // The top byte sign-extended: the word's value then fits in int32 without wrapping.
@@ -190,7 +196,12 @@ te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::string& name
           Expr part = j ? byte * te::make_const(i32, double(int64_t(1) << (8 * j))) : byte;
           word = j ? word + part : part;
         }
-        return word;
+        std::vector<Expr> inside;
+        if (pads[0]) inside.push_back(row >= Expr(0));
+        if (pads[2]) inside.push_back(row < Expr(h));
+        if (pads[1]) inside.push_back(col >= Expr(0));
+        if (pads[3]) inside.push_back(col < Expr(w));
+        return inside.empty() ? word : te::if_then_else(detail::all_of(inside), word, fill_word);
       },
       name, "byte_words");
 }

@@ -3,6 +3,8 @@
 // (bias, average division) are separate "injective" ops named <name>_bias / <name>.
 #pragma once
 
+#include <array>
+
 #include <string>
 
 #include "ops/shape.h"
@@ -26,9 +28,11 @@ te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Ten
 te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& attrs,
                   const te::Tensor& bias = {}, const std::string& name = "conv2d");
 /// x [N, C, H, W] (uint8, or int8 read as x + 128) as int32 words [N, ceil(C/4), H, W]
-/// holding channels 4c..4c+3 in bytes 0..3, the channels past C as `fill` (a uint8 value):
-/// the data of a Conv2dAttrs::byte_dot conv. Tag "byte_words".
-te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::string& name = "byte_words");
+/// holding channels 4c..4c+3 in bytes 0..3, the channels past C and the padding `pads` (top,
+/// left, bottom, right) as `fill` (a uint8 value): the data of a Conv2dAttrs::byte_dot conv.
+/// Tag "byte_words".
+te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::array<int64_t, 4>& pads = {},
+                      const std::string& name = "byte_words");
 /// Transposed NCHW conv2d with weight [C, K/groups, KH, KW], as a conv2d (stride 1, the same
 /// dilation) of the input spread by the strides and padded (op <name>_spread, tag "pad") with
 /// the flipped weight (op <name>_weight); bias [K] op <name>_bias.

@@ -614,8 +614,8 @@ class CodeGenLLVM {
     }
   }
 
-  // for (v = min; v < min + extent; ++v) body; LLVM may unroll it unless `keep_rolled`.
-  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool keep_rolled = false) {
+  // for (v = min; v < min + extent; ++v) body
+  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body) {
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, "for.head." + var.name(), fn_.fn);
     auto* loop = llvm::BasicBlock::Create(ctx_, "for.body." + var.name(), fn_.fn);
@@ -630,13 +630,7 @@ class CodeGenLLVM {
     emit(body);
     llvm::Value* next = b_.CreateAdd(phi, llvm::ConstantInt::get(i64_, 1), "", true, true);
     phi->addIncoming(next, b_.GetInsertBlock());
-    llvm::Instruction* back = b_.CreateBr(head);
-    if (keep_rolled) {
-      llvm::MDNode* disable = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
-      llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, disable});
-      id->replaceOperandWith(0, id);
-      back->setMetadata(llvm::LLVMContext::MD_loop, id);
-    }
+    b_.CreateBr(head);
     b_.SetInsertPoint(exit);
     vars_.erase(var.get());
   }
@@ -644,20 +638,7 @@ class CodeGenLLVM {
   void emit_serial_for(const ForNode* op) {
     llvm::Value* mn = emit(op->min);
     llvm::Value* end = b_.CreateAdd(mn, emit(op->extent));
-    emit_loop(op->var, mn, end, op->body, !op->body.as<ForNode>() && broadcasts_byte_dot_operand(op->body));
-  }
-
-  // A reduction loop of byte dot products whose uint8 operand is a broadcast: vpdpbusd takes
-  // that operand only from a register, and unrolled taps kept so many broadcasts live that a
-  // 16-accumulator tile spilled (64 -> 64 3x3 at 56x56: 0.61 ms; the FMA of a float conv
-  // reads its broadcast from memory).
-  static bool broadcasts_byte_dot_operand(const Stmt& body) {
-    bool found = false;
-    visit_exprs(body, [&](const Expr& e) {
-      auto* c = e.as<CallNode>();
-      found = found || (c && c->op == Intrinsic::DotU8S8x4 && c->args[0].as<BroadcastNode>());
-    });
-    return found;
+    emit_loop(op->var, mn, end, op->body);
   }
 
   // Outlines the loop body into a task function and runs it through env->parallel_for.

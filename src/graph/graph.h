@@ -29,6 +29,13 @@ struct Attr {
   std::shared_ptr<const ops::HostTensor> tensor;
 };
 
+/// The inputs of a DequantizeLinear of constants, folded at import: QDQ models' weights,
+/// which qdq_to_qlinear gives their integer operators.
+struct Dequantized {
+  std::shared_ptr<const ops::HostTensor> q, scale, zero_point;  // zero_point may be null
+  int64_t axis = 1;
+};
+
 /// A tensor of the graph. Constant data is shared: passes copy values cheaply.
 struct Value {
   std::string name;
@@ -36,6 +43,7 @@ struct Value {
   te::DataType dtype = te::DataType::f32();
   std::shared_ptr<const ops::HostTensor> data;  // set for constants (initializers, folded)
   int producer = -1;                              // node index, -1 for inputs and constants
+  std::shared_ptr<const Dequantized> dequantized;  // set for a folded DequantizeLinear's output
 
   bool is_constant() const { return data != nullptr; }
   int64_t num_elements() const;

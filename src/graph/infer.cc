@@ -72,6 +72,15 @@ int infer_and_fold(Graph& g) {
     }
     bool outputs_const = std::all_of(n.outputs.begin(), n.outputs.end(),
                                      [&](int v) { return g.values[v].is_constant(); });
+    if (outputs_const && n.op == "DequantizeLinear" && (!n.attrs.count("block_size") || n.attrs.at("block_size").i == 0)) {
+      auto d = std::make_shared<Dequantized>();
+      auto input = [&](size_t i) {
+        return i < n.inputs.size() && n.inputs[i] >= 0 ? g.values[size_t(n.inputs[i])].data : nullptr;
+      };
+      d->q = input(0), d->scale = input(1), d->zero_point = input(2);
+      d->axis = n.attrs.count("axis") ? n.attrs.at("axis").i : 1;
+      g.values[size_t(n.outputs[0])].dequantized = std::move(d);
+    }
     if (outputs_const) {
       n.dead = true;
       for (int v : n.outputs) g.values[v].producer = -1;

@@ -671,6 +671,7 @@ void run_passes(Graph& g, const PassOptions& opts) {
   for (const Pass& p : {Pass{"remove_identities", remove_identities},
                         Pass{"lower_einsum", lower_einsum},
                         Pass{"fold_batch_norm", fold_batch_norm},
+                        Pass{"qdq_to_qlinear", qdq_to_qlinear},
                         Pass{"simplify_algebra", simplify_algebra},
                         Pass{"merge_reshapes", merge_reshapes},
                         Pass{"sink_transposes", sink_transposes},

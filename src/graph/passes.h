@@ -42,6 +42,13 @@ int fuse_silu(Graph& g);
 /// then takes it into the product computing x (bert's and ViT's MLP; it was a kernel of its
 /// own, x read twice).
 int fuse_gelu(Graph& g);
+/// QDQ models' quantized operators as ONNX Runtime runs them: QuantizeLinear(Conv(
+/// DequantizeLinear(x), w, b)), w and b folded DequantizeLinears of constants (int8/uint8 w per
+/// tensor or output channel, int32 b of scale x_scale x w_scale), becomes QLinearConv, and
+/// QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b))) com.microsoft.QLinearAdd (per
+/// tensor, the sum read by the QuantizeLinear alone). Integer arithmetic instead of float:
+/// outputs equal ONNX Runtime's rather than the float reference's (they differ by about one step).
+int qdq_to_qlinear(Graph& g);
 /// A two-operand Einsum that is a batched matrix product (graph/einsum.h) becomes MatMul,
 /// with Transpose nodes where an operand's or the output's order differs: the matmul
 /// schedules and passes (weight packing) then apply; 3-4x faster than the generic reduction

@@ -1,0 +1,134 @@
+// QDQ models as ONNX Runtime runs them (graph::qdq_to_qlinear): a QuantizeLinear of a Conv or
+// Add of DequantizeLinears becomes QLinearConv / QLinearAdd, and computes exactly what the
+// same model written with those operators computes (checked against ONNX Runtime in
+// test_integer_ops.cc), not the float reference.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "graph/evaluate.h"
+#include "graph/passes.h"
+#include "onnx/model_builder.h"
+#include "onnx/node_harness.h"
+
+namespace tuner::onnx_tests {
+namespace {
+
+constexpr int kQdqU8 = onnx::TensorProto::UINT8, kQdqI8 = onnx::TensorProto::INT8;
+constexpr int kQdqI32 = onnx::TensorProto::INT32;
+
+// The quantization parameters and weights both forms share: x [1, 8, 7, 7] uint8 (scale
+// 0.03, zero point 120), w [32, 8, 3, 3] int8 per output channel, bias int32, y uint8 (0.2,
+// 90), a second input r [1, 32, 7, 7] uint8 (0.05, 128) and their sum z uint8 (0.25, 100).
+void float_scalar(ModelBuilder& b, const std::string& name, float v) {
+  onnx::TensorProto* t = b.model().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_float_data(v);
+}
+
+void add_parameters(ModelBuilder& b) {
+  float_scalar(b, "xs", 0.03f);
+  b.int_initializer("xz", kQdqU8, {}, {120});
+  std::vector<int64_t> w, bias;
+  for (int i = 0; i < 32 * 8 * 9; ++i) w.push_back((i * 37 + 5) % 255 - 127);
+  b.int_initializer("wq", kQdqI8, {32, 8, 3, 3}, w);
+  std::vector<float> ws, bs;
+  for (int m = 0; m < 32; ++m) {
+    ws.push_back(0.001f * float(1 + m % 5));
+    bs.push_back(0.03f * ws.back());
+    bias.push_back(m * 97 - 1500);
+  }
+  b.float_initializer("ws", ws);
+  b.int_initializer("wz", kQdqI8, {32}, std::vector<int64_t>(32, 0));
+  b.int_initializer("bq", kQdqI32, {32}, bias);
+  b.float_initializer("bs", bs);
+  float_scalar(b, "ys", 0.2f);
+  b.int_initializer("yz", kQdqU8, {}, {90});
+  float_scalar(b, "rs", 0.05f);
+  b.int_initializer("rz", kQdqU8, {}, {128});
+  float_scalar(b, "zs", 0.25f);
+  b.int_initializer("zz", kQdqU8, {}, {100});
+}
+
+graph::Graph qdq_model() {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 7, 7}, kQdqU8);
+  b.input("r", {1, 32, 7, 7}, kQdqU8);
+  b.output("z", {1, 32, 7, 7}, kQdqU8);
+  add_parameters(b);
+  b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"});
+  set_int(b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wf"}), "axis", 0);
+  set_int(b.node("DequantizeLinear", {"bq", "bs"}, {"bf"}), "axis", 0);
+  set_ints(b.node("Conv", {"xf", "wf", "bf"}, {"yf"}), "pads", {1, 1, 1, 1});
+  b.node("QuantizeLinear", {"yf", "ys", "yz"}, {"y"});
+  b.node("DequantizeLinear", {"y", "ys", "yz"}, {"yd"});
+  b.node("DequantizeLinear", {"r", "rs", "rz"}, {"rd"});
+  b.node("Add", {"yd", "rd"}, {"sum"});
+  b.node("QuantizeLinear", {"sum", "zs", "zz"}, {"z"});
+  return b.import();
+}
+
+graph::Graph qoperator_model() {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 7, 7}, kQdqU8);
+  b.input("r", {1, 32, 7, 7}, kQdqU8);
+  b.output("z", {1, 32, 7, 7}, kQdqU8);
+  add_parameters(b);
+  set_ints(b.node("QLinearConv", {"x", "xs", "xz", "wq", "ws", "wz", "ys", "yz", "bq"}, {"y"}), "pads", {1, 1, 1, 1});
+  auto* o = b.model().add_opset_import();
+  o->set_domain("com.microsoft");
+  o->set_version(1);
+  b.node("QLinearAdd", {"y", "ys", "yz", "r", "rs", "rz", "zs", "zz"}, {"z"}).set_domain("com.microsoft");
+  return b.import();
+}
+
+std::vector<HostTensor> qdq_inputs() {
+  std::vector<double> x, r;
+  for (int i = 0; i < 8 * 49; ++i) x.push_back((i * 53 + 3) % 256);
+  for (int i = 0; i < 32 * 49; ++i) r.push_back((i * 29 + 11) % 256);
+  return {HostTensor::from_values({1, 8, 7, 7}, te::DataType::u8(), x),
+          HostTensor::from_values({1, 32, 7, 7}, te::DataType::u8(), r)};
+}
+
+TEST(Qdq, ConvAndAddRunAsTheirIntegerOperators) {
+  graph::Graph g = qdq_model();
+  std::vector<HostTensor> in = qdq_inputs();
+  std::vector<double> want = values(graph::evaluate_graph(qoperator_model(), in)[0]);
+
+  graph::Graph rewritten = g;
+  graph::run_passes(rewritten);
+  std::vector<std::string> ops;
+  for (const graph::Node& n : rewritten.nodes) ops.push_back(n.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"QLinearConv", "com.microsoft.QLinearAdd"}));
+  EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
+  EXPECT_EQ(values(run_compiled(g, in)[0]), want) << "compiled";
+}
+
+// A bias whose scale is not x_scale x w_scale, or a sum read by more than its QuantizeLinear,
+// keeps the float form.
+TEST(Qdq, OtherScalesOrReadersKeepTheFloatForm) {
+  for (const char* change : {"bias_scale", "second_reader"}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 8, 7, 7}, kQdqU8);
+    b.output("y", {1, 32, 7, 7}, kQdqU8);
+    add_parameters(b);
+    b.float_initializer("bs2", std::vector<float>(32, 0.5f));
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"});
+    set_int(b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wf"}), "axis", 0);
+    bool bias_scale = std::string(change) == "bias_scale";
+    set_int(b.node("DequantizeLinear", {"bq", bias_scale ? "bs2" : "bs"}, {"bf"}), "axis", 0);
+    set_ints(b.node("Conv", {"xf", "wf", "bf"}, {"yf"}), "pads", {1, 1, 1, 1});
+    b.node("QuantizeLinear", {"yf", "ys", "yz"}, {"y"});
+    if (!bias_scale) {
+      b.output("yf", {1, 32, 7, 7});
+    }
+    graph::Graph g = b.import();
+    graph::run_passes(g);
+    int convs = 0;
+    for (const graph::Node& n : g.nodes) convs += n.op == "Conv";
+    EXPECT_EQ(convs, 1) << change;
+  }
+}
+
+}  // namespace
+}  // namespace tuner::onnx_tests

@@ -86,8 +86,26 @@ namespace {
 // column. B may come centred and packed [n/b, k, b] (attribute b_block, pack_matmul_weights).
 te::Tensor integer_product(const ConvertContext& c, size_t bi, const std::string& name) {
   if (c.input(0).ndim() < 2 || c.input(bi).ndim() < 2) c.fail("A and B must have rank 2 or more");
-  te::Tensor a = centered_int32(c, 0, 2, int(c.input(0).ndim()) - 2, "A");
   int64_t block = c.attr_int("b_block", 0);
+  if (c.has_attr("tuner_a_offset")) {
+    // pack_matmul_weights' byte dot form: A and B in words of 4 k's bytes, B centred and
+    // packed; (A - a_zp) B = A B - (a_zp + offset) colsum(B), colsum(B) the input after B's zero point.
+    size_t si = bi + 3 + (bi == 3 ? 2 : 0);  // MatMulInteger 4, QLinearMatMul 8
+    const te::Tensor &a = c.input(0), &b = c.input(bi), &colsum = c.input(si);
+    te::Tensor acc = ops::matmul_packed(a, b, name + "_dot", true);
+    te::DataType i32 = te::DataType::i32();
+    bool has_zp = c.has_input(2);
+    if (has_zp && !per_tensor(c.input(2))) c.fail("A's zero point must be a scalar here");
+    return te::compute(
+        acc.shape(),
+        [&](const std::vector<Var>& o) {
+          Expr zp = te::make_const(i32, double(c.attr_int("tuner_a_offset", 0)));
+          if (has_zp) zp = te::cast(i32, scalar_of(c.input(2))) + zp;
+          return acc(ops::detail::exprs(o)) - zp * colsum(o.back());
+        },
+        name);
+  }
+  te::Tensor a = centered_int32(c, 0, 2, int(c.input(0).ndim()) - 2, "A");
   if (block) {
     const te::Tensor& b = c.input(bi);
     if (b.ndim() != 3 || b.shape()[2] != block || b.dtype() != te::DataType::i32() || c.has_input(bi + 2))
@@ -192,6 +210,7 @@ std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
 
 // byte_dot_convs' data words of a conv: 4 channels' bytes in one int32, padded.
 std::vector<ConvertOutput> byte_words(const ConvertContext& c) {
+  if (c.attr_int("axis", 1) == -1) return one(ops::byte_words_last(c.input(0), c.name()));  // a matmul's A
   std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
   if (p.size() != 4) c.fail("pads must have 4 entries");
   return one(ops::byte_words(c.input(0), c.attr_int("fill", 0), {p[0], p[1], p[2], p[3]}, c.name()));

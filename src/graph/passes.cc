@@ -627,11 +627,39 @@ int fold_channel_scales_into_weights(Graph& g) {
 // apart fill only some of the cache's sets (AMD Zen 4, 2 threads: 1x256 @ 256x1024 9.6 ->
 // 5.3 us, 1x1024 @ 1024x4096 0.366 -> 0.103 ms, 1x768 @ 768x3072 0.090 -> 0.057; 768 or
 // 256 columns within 5%).
-int pack_matmul_weights(Graph& g, int vector_lanes) {
+namespace {
+
+// B' [k, n] (int32 values in [-128, 127]) as words of 4 k's bytes packed [n/b, ceil(k/4), b],
+// and its column sums.
+std::pair<ops::HostTensor, ops::HostTensor> byte_word_panels(const ops::HostTensor& centred, int64_t block) {
+  int64_t k = centred.shape[0], n = centred.shape[1];
+  ops::HostTensor nk = ops::transpose_matrix(centred), sums({n}, te::DataType::i32());
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t s = 0;
+    for (int64_t i = 0; i < k; ++i) s += nk.get_int(j * k + i);
+    sums.set_int(j, s);
+  }
+  nk.shape = {n, k, 1, 1};
+  ops::HostTensor words = ops::byte_words(nk);
+  words.shape = {n, words.shape[1]};
+  return {ops::pack_matmul_weight(ops::transpose_matrix(words), block), std::move(sums)};
+}
+
+bool fits_int8(const ops::HostTensor& t) {
+  for (int64_t e = 0; e < t.num_elements(); ++e)
+    if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
+  return true;
+}
+
+}  // namespace
+
+int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot) {
   int changed = 0;
-  // (B, its zero point, block) -> its packed constant: a shared B is packed once.
-  std::map<std::tuple<int, int, int64_t>, int> packed;
-  for (Node& n : g.nodes) {
+  // (B, its zero point, block, byte words) -> its packed constant(s): a shared B is packed once.
+  std::map<std::tuple<int, int, int64_t, bool>, std::pair<int, int>> packed;
+  std::map<int, int> words_of;  // A -> its byte words
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
     // Integer products: B centred on its zero point in int32, then packed (the zero point
     // input then absent).
     bool integer = n.op == "MatMulInteger" || n.op == "QLinearMatMul";
@@ -639,8 +667,8 @@ int pack_matmul_weights(Graph& g, int vector_lanes) {
     if (n.dead || (n.op != "MatMul" && n.op != "Gemm" && !integer) || n.inputs.size() <= bi || n.inputs[bi] < 0) continue;
     if (n.attrs.count("b_block")) continue;
     if (auto t = n.attrs.find("transB"); t != n.attrs.end() && t->second.i != 0) continue;
-    const Value& a = g.values[size_t(n.inputs[0])];
-    const Value& b = g.values[size_t(n.inputs[bi])];
+    // Copies: adding values below may move g.values.
+    const Value a = g.values[size_t(n.inputs[0])], b = g.values[size_t(n.inputs[bi])];
     bool zp_ok = true;
     const Value* zp = integer ? constant_zero_point(g, n, zi, zp_ok) : nullptr;
     if (!b.is_constant() || b.shape.size() != 2 || a.shape.size() < 2 || !zp_ok) continue;
@@ -648,15 +676,49 @@ int pack_matmul_weights(Graph& g, int vector_lanes) {
     int64_t cols = b.shape[1];
     int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
     if (block == 0) continue;
-    auto [it, fresh] = packed.try_emplace({n.inputs[bi], zp ? n.inputs[zi] : -1, block}, -1);
-    if (fresh)
-      it->second = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(integer ? centre_on_zero_point(b, zp, 1)
-                                                                                      : *b.data, block));
-    n.inputs[bi] = it->second;
-    if (zp) n.inputs[zi] = -1;
-    Attr attr;
-    attr.i = block;
-    n.attrs["b_block"] = attr;
+    ops::HostTensor centred = integer ? centre_on_zero_point(b, zp, 1) : ops::HostTensor();
+    // Byte dot products (as byte_dot_convs): A's zero point one scalar, B' int8.
+    int ai = n.inputs.size() > 2 ? n.inputs[2] : -1;
+    bool words = integer && byte_dot && (a.dtype == te::DataType::u8() || a.dtype == te::DataType::i8()) &&
+                 (ai < 0 || g.values[size_t(ai)].num_elements() == 1) && fits_int8(centred);
+    auto [it, fresh] = packed.try_emplace({n.inputs[bi], zp ? n.inputs[zi] : -1, block, words}, std::pair{-1, -1});
+    if (fresh && words) {
+      auto [panels, sums] = byte_word_panels(centred, block);
+      it->second = {g.add_constant(b.name + "_byte_words", std::move(panels)),
+                    g.add_constant(b.name + "_column_sums", std::move(sums))};
+    } else if (fresh) {
+      it->second.first = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(integer ? centred : *b.data, block));
+    }
+    Node node = n;  // a copy: nodes may be inserted before it
+    node.inputs[bi] = it->second.first;
+    if (zp) node.inputs[zi] = -1;
+    node.attrs["b_block"].i = block;
+    std::vector<Node> fresh_nodes;
+    if (words) {
+      auto [w, is_new] = words_of.try_emplace(node.inputs[0], -1);
+      if (is_new) {
+        Node pack;
+        pack.op = "tuner.ByteWords";
+        pack.name = node.name + "_words";
+        pack.inputs = {node.inputs[0]};
+        pack.attrs["axis"].i = -1;
+        ops::Shape ws = a.shape;
+        ws.back() = (ws.back() + 3) / 4;
+        w->second = add_value_like(g, node.inputs[0], "_words", ws);
+        g.values[size_t(w->second)].dtype = te::DataType::i32();
+        pack.outputs = {w->second};
+        fresh_nodes.push_back(std::move(pack));
+      }
+      node.inputs[0] = w->second;
+      size_t si = bi == 3 ? 8 : 4;
+      if (node.inputs.size() <= si) node.inputs.resize(si + 1, -1);
+      node.inputs[si] = it->second.second;
+      node.attrs["tuner_a_offset"].i = a.dtype == te::DataType::i8() ? 128 : 0;
+    }
+    fresh_nodes.push_back(std::move(node));
+    size_t added = fresh_nodes.size() - 1;
+    g.replace_node(i, std::move(fresh_nodes));
+    i += added;
     ++changed;
   }
   return changed;
@@ -697,7 +759,7 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("pack_integer_conv_weights", g);
   if (opts.vector_lanes > 0 && transpose_gemm_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("transpose_gemm_weights", g);
-  if (opts.vector_lanes > 0 && pack_matmul_weights(g, opts.vector_lanes) > 0 && opts.on_change)
+  if (opts.vector_lanes > 0 && pack_matmul_weights(g, opts.vector_lanes, opts.byte_dot) > 0 && opts.on_change)
     opts.on_change("pack_matmul_weights", g);
   if (opts.vector_lanes > 0 && pack_recurrent_weights(g, opts.vector_lanes) > 0 && opts.on_change)
     opts.on_change("pack_recurrent_weights", g);

@@ -118,8 +118,12 @@ int transpose_gemm_weights(Graph& g, int vector_lanes);
 /// panels [n/b, k, b] (ops::pack_matmul_weight; b = 2 x `vector_lanes`, else `vector_lanes`,
 /// dividing n) and the attribute b_block = b, which their converters read (ops::matmul_packed).
 /// MatMulInteger and QLinearMatMul pack their uint8/int8 B centred on its zero point in
-/// int32 (the zero point input then absent).
-int pack_matmul_weights(Graph& g, int vector_lanes);
+/// int32 (the zero point input then absent); with `byte_dot` (as byte_dot_convs), when A is
+/// uint8 or int8 with one zero point and B minus its zero point int8, A goes through a
+/// tuner.ByteWords node (words of 4 k's bytes, axis -1) and B is packed as such words, its
+/// column sums an extra input (4 of MatMulInteger, 8 of QLinearMatMul) that takes A's zero
+/// point out of the byte dot products (attribute tuner_a_offset: 128 for int8 A).
+int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot = false);
 
 /// RNN, GRU and LSTM nodes with constant W and R get them transposed to [dirs, k, gates x
 /// hidden] and the attribute tuner_weights_kn = 1, which their converters read: the

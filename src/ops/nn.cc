@@ -1,7 +1,9 @@
 #include "ops/nn.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <map>
 
 #include "ops/op_util.h"
 #include "ops/transform.h"
@@ -35,7 +37,7 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b,
       name, "matmul", {{"transpose_b", transpose_b ? 1 : 0}});
 }
 
-te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name, bool byte_dot) {
   detail::check_same_dtype(a, b, name);
   detail::check_numeric(a, name);
   USER_CHECK(a.ndim() >= 2 && b.ndim() == 3 && b.shape()[1] == a.shape().back())
@@ -52,9 +54,12 @@ te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::st
         std::vector<Expr> ia(ax.begin(), ax.begin() + nb);
         ia.insert(ia.end(), {ax[nb], k.var});
         Expr j = ax[nb + 1];
-        return te::sum(a(ia) * b(te::floordiv(j, Expr(block)), k.var, te::floormod(j, Expr(block))), {k});
+        Expr x = a(ia), w = b(te::floordiv(j, Expr(block)), k.var, te::floormod(j, Expr(block)));
+        return te::sum(byte_dot ? te::call(te::Intrinsic::DotU8S8x4, {x, w}) : x * w, {k});
       },
-      name, "matmul", {{"transpose_b", 0}, {"b_block", block}});
+      name, "matmul",
+      byte_dot ? std::map<std::string, int64_t>{{"transpose_b", 0}, {"b_block", block}, {"byte_dot", 1}}
+               : std::map<std::string, int64_t>{{"transpose_b", 0}, {"b_block", block}});
 }
 
 namespace {
@@ -169,39 +174,73 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   return bias ? add_bias(conv, bias, 1, name) : conv;
 }
 
+namespace {
+
+// The int32 word of bytes 4i..4i+3 along one axis of x (uint8, or int8 + 128): `at(j)` reads
+// byte j; bytes at or past `extent` are `fill`.
+Expr byte_word(const te::Tensor& x, const Expr& i, int64_t extent, int64_t fill,
+               const std::function<Expr(const Expr&)>& at) {
+  te::DataType i32 = te::DataType::i32();
+  Expr word;
+  for (int64_t j = 0; j < 4; ++j) {
+    Expr index = detail::scaled(i, 4) + Expr(j);
+    Expr byte = te::cast(i32, at(index));
+    if (x.dtype() == te::DataType::i8()) byte = byte + Expr(128);
+    if (extent % 4) byte = te::if_then_else(index < Expr(extent), byte, te::make_const(i32, double(fill)));
+    // The top byte sign-extended: the word's value then fits in int32 without wrapping.
+    if (j == 3) byte = te::cast(i32, te::cast(te::DataType::i8(), te::cast(te::DataType::u8(), byte)));
+    Expr part = j ? byte * te::make_const(i32, double(int64_t(1) << (8 * j))) : byte;
+    word = j ? word + part : part;
+  }
+  return word;
+}
+
+void check_bytes(const te::Tensor& x, int64_t fill, const std::string& name) {
+  USER_CHECK(x.dtype() == te::DataType::i8() || x.dtype() == te::DataType::u8())
+      << name << ": byte words are made of uint8 or int8 data, got " << x.dtype().str();
+  INTERNAL_CHECK(fill >= 0 && fill <= 255) << name << ": the fill is a uint8 value";
+}
+
+}  // namespace
+
 te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::array<int64_t, 4>& pads,
                       const std::string& name) {
-  bool is_signed = x.dtype() == te::DataType::i8();
-  USER_CHECK(x.ndim() == 4 && (is_signed || x.dtype() == te::DataType::u8()))
-      << name << ": byte words are made of uint8 or int8 [N, C, H, W] data, got " << x.dtype().str() << " "
-      << te::shape_str(x.shape());
-  INTERNAL_CHECK(fill >= 0 && fill <= 255 && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; }))
-      << name << ": the fill is a uint8 value, pads are >= 0";
+  check_bytes(x, fill, name);
+  USER_CHECK(x.ndim() == 4) << name << ": byte words of channels need [N, C, H, W] data, got "
+                            << te::shape_str(x.shape());
+  INTERNAL_CHECK(std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; })) << name << ": pads < 0";
   int64_t c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
-  te::DataType i32 = te::DataType::i32();
-  Expr fill_word = te::make_const(i32, double(int32_t(uint32_t(fill) * 0x01010101u)));
+  Expr fill_word = te::make_const(te::DataType::i32(), double(int32_t(uint32_t(fill) * 0x01010101u)));
   return te::compute(
       {x.shape()[0], (c + 3) / 4, h + pads[0] + pads[2], w + pads[1] + pads[3]},
       [&](const std::vector<Var>& o) {
         Expr row = pads[0] ? Expr(o[2]) - Expr(pads[0]) : Expr(o[2]);
         Expr col = pads[1] ? Expr(o[3]) - Expr(pads[1]) : Expr(o[3]);
-        Expr word;
-        for (int64_t j = 0; j < 4; ++j) {
-          Expr ch = detail::scaled(o[1], 4) + Expr(j);
-          Expr byte = te::cast(i32, x(o[0], ch, row, col));
-          if (is_signed) byte = byte + Expr(128);
-          if (c % 4) byte = te::if_then_else(ch < Expr(c), byte, te::make_const(i32, double(fill)));
-          // The top byte sign-extended: the word's value then fits in int32 without wrapping.
-          if (j == 3) byte = te::cast(i32, te::cast(te::DataType::i8(), te::cast(te::DataType::u8(), byte)));
-          Expr part = j ? byte * te::make_const(i32, double(int64_t(1) << (8 * j))) : byte;
-          word = j ? word + part : part;
-        }
+        Expr word = byte_word(x, o[1], c, fill, [&](const Expr& ch) { return x(o[0], ch, row, col); });
         std::vector<Expr> inside;
         if (pads[0]) inside.push_back(row >= Expr(0));
         if (pads[2]) inside.push_back(row < Expr(h));
         if (pads[1]) inside.push_back(col >= Expr(0));
         if (pads[3]) inside.push_back(col < Expr(w));
         return inside.empty() ? word : te::if_then_else(detail::all_of(inside), word, fill_word);
+      },
+      name, "byte_words");
+}
+
+te::Tensor byte_words_last(const te::Tensor& x, const std::string& name) {
+  check_bytes(x, 0, name);
+  USER_CHECK(x.ndim() >= 1) << name << ": byte words of a scalar";
+  Shape out = x.shape();
+  int64_t k = out.back();
+  out.back() = (k + 3) / 4;
+  return te::compute(
+      out,
+      [&](const std::vector<Var>& o) {
+        std::vector<Expr> idx = detail::exprs(o);
+        return byte_word(x, o.back(), k, 0, [&](const Expr& i) {
+          idx.back() = i;
+          return x(idx);
+        });
       },
       name, "byte_words");
 }

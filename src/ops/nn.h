@@ -19,7 +19,10 @@ te::Tensor matmul(const te::Tensor& a, const te::Tensor& b, bool transpose_b = f
 /// C[batch..., m, n] = A[batch..., m, k] x B with B packed [n/b, k, b] (pack_matmul_weight),
 /// read at [j / b, k, j % b]: a block of output columns reads one contiguous panel. Tag
 /// "matmul", attrs {transpose_b = 0, b_block = b}.
-te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name = "matmul");
+/// With `byte_dot`, A and B hold int32 words of 4 k's bytes each (byte_words_last, B's words
+/// packed) and the product is te's dot_u8s8x4 (attr byte_dot = 1).
+te::Tensor matmul_packed(const te::Tensor& a, const te::Tensor& b, const std::string& name = "matmul",
+                         bool byte_dot = false);
 /// data [M, K] x weight [N, K]^T (+ bias [N] as op <name>_bias when given).
 te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Tensor& bias = {},
                  const std::string& name = "dense");
@@ -33,6 +36,9 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
 /// Tag "byte_words".
 te::Tensor byte_words(const te::Tensor& x, int64_t fill, const std::array<int64_t, 4>& pads = {},
                       const std::string& name = "byte_words");
+/// x [..., K] (uint8, or int8 read as x + 128) as int32 words [..., ceil(K/4)] of 4
+/// consecutive elements (0 past K): the A of a byte_dot matmul_packed. Tag "byte_words".
+te::Tensor byte_words_last(const te::Tensor& x, const std::string& name = "byte_words");
 /// Transposed NCHW conv2d with weight [C, K/groups, KH, KW], as a conv2d (stride 1, the same
 /// dilation) of the input spread by the strides and padded (op <name>_spread, tag "pad") with
 /// the flipped weight (op <name>_weight); bias [K] op <name>_bias.

@@ -1,5 +1,6 @@
-// Integer convs as byte dot products (graph::byte_dot_convs, te's dot_u8s8x4, x86 VNNI):
-// the rewritten graph computes exactly what the int32 products of the ONNX layout compute,
+// Integer convs and matmuls as byte dot products (graph::byte_dot_convs, pack_matmul_weights,
+// te's dot_u8s8x4, x86 VNNI): the rewritten graph computes exactly what the int32 products of
+// the ONNX layout compute,
 // interpreted, compiled with vpdpbusd where this CPU has it, and compiled without it.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -88,27 +89,67 @@ const ByteConvCase kByteConvCases[] = {
     {"conv_integer_padded_zero_point_255", "ConvInteger", kUint8, 5, 8, 3, 1, 2, 255, false},
 };
 
+// g rewritten into byte dot products (one tuner.ByteWords node) computes what g computes,
+// interpreted and compiled, with VNNI where this CPU has it and without.
+void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::vector<HostTensor>& in) {
+  codegen::Target host = codegen::Target::host();
+  codegen::Target plain = codegen::Target::parse(host.str() + " -mattr=-avx512vnni,-avxvnni");
+  std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
+  graph::Graph rewritten = g;
+  graph::run_passes(rewritten, host_passes_with_byte_dot(host));
+  int words = 0;
+  for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
+  EXPECT_EQ(words, 1) << "not rewritten";
+  EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
+  EXPECT_EQ(values(run_compiled(g, in, host, host_passes_with_byte_dot(host))[0]), want)
+      << "compiled for " << host.str();
+  EXPECT_EQ(values(run_compiled(g, in, plain, host_passes_with_byte_dot(plain))[0]), want) << "compiled without VNNI";
+}
+
+bool on_x86(const codegen::Target& host) { return host.llvm_arch() == "x86_64"; }
+
 TEST(ByteDot, ConvsComputeAsTheirInt32Products) {
   codegen::Target host = codegen::Target::host();
-  if (host.llvm_arch() != "x86_64") GTEST_SKIP() << "skipped: the byte-dot convs are x86 code (host " << host.str() << ")";
-  // The same code without VNNI: shifts and multiplies.
-  codegen::Target plain = codegen::Target::parse(host.str() + " -mattr=-avx512vnni,-avxvnni");
+  if (!on_x86(host)) GTEST_SKIP() << "skipped: the byte-dot convs are x86 code (host " << host.str() << ")";
   for (const ByteConvCase& cc : kByteConvCases) {
     SCOPED_TRACE(cc.name);
-    graph::Graph g = byte_conv_model(cc);
-    std::vector<HostTensor> in = {byte_image(cc)};
-    std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
+    expect_byte_dot_form_computes_as_int32(byte_conv_model(cc), {byte_image(cc)});
+  }
+}
 
-    graph::Graph rewritten = g;
-    graph::run_passes(rewritten, host_passes_with_byte_dot(host));
-    int words = 0;
-    for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
-    EXPECT_EQ(words, 1) << "the conv was not rewritten";
-    EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
-    EXPECT_EQ(values(run_compiled(g, in, host, host_passes_with_byte_dot(host))[0]), want)
-        << "compiled for " << host.str();
-    EXPECT_EQ(values(run_compiled(g, in, plain, host_passes_with_byte_dot(plain))[0]), want)
-        << "compiled without VNNI";
+// A [..., m, k] by a constant B [k, 32]: k not a multiple of 4, A's zero point a constant, a
+// model input (as DynamicQuantizeLinear gives it) or absent, int8 A.
+TEST(ByteDot, IntegerMatMulsComputeAsTheirInt32Products) {
+  codegen::Target host = codegen::Target::host();
+  if (!on_x86(host)) GTEST_SKIP() << "skipped: the byte-dot products are x86 code (host " << host.str() << ")";
+  for (const char* form : {"constant_zero_point", "input_zero_point", "int8_qlinear"}) {
+    SCOPED_TRACE(form);
+    bool qlinear = std::string(form) == "int8_qlinear", input_zp = std::string(form) == "input_zero_point";
+    int a_type = qlinear ? kInt8 : kUint8;
+    ModelBuilder b(13);
+    b.input("a", {2, 5, 10}, a_type);
+    if (input_zp) b.input("az", {}, kUint8);
+    else b.int_initializer("az", a_type, {}, {qlinear ? -3 : 7});
+    std::vector<int64_t> w;
+    for (int i = 0; i < 10 * 32; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+    b.int_initializer("b", kInt8, {10, 32}, w);
+    b.int_initializer("bz", kInt8, {}, {1});
+    if (qlinear) {
+      b.output("y", {2, 5, 32}, kUint8);
+      b.float_initializer("as", {0.05f}, {});
+      b.float_initializer("bs", {0.01f}, {});
+      b.float_initializer("ys", {0.4f}, {});
+      b.int_initializer("yz", kUint8, {}, {128});
+      b.node("QLinearMatMul", {"a", "as", "az", "b", "bs", "bz", "ys", "yz"}, {"y"});
+    } else {
+      b.output("y", {2, 5, 32}, onnx::TensorProto::INT32);
+      b.node("MatMulInteger", {"a", "b", "az", "bz"}, {"y"});
+    }
+    std::vector<double> a;
+    for (int i = 0; i < 100; ++i) a.push_back(qlinear ? (i * 53) % 256 - 128 : (i * 53) % 256);
+    std::vector<HostTensor> in = {HostTensor::from_values({2, 5, 10}, qlinear ? te::DataType::i8() : te::DataType::u8(), a)};
+    if (input_zp) in.push_back(HostTensor::from_values({}, te::DataType::u8(), {201}));
+    expect_byte_dot_form_computes_as_int32(b.import(), in);
   }
 }
 

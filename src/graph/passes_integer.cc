@@ -1,0 +1,252 @@
+// Integer products' layout passes (declared in passes.h): byte_dot_convs,
+// pack_integer_conv_weights and pack_matmul_weights (float and integer B), and the helpers
+// they share with passes.cc (passes_impl.h).
+#include <map>
+#include <tuple>
+
+#include "graph/passes.h"
+#include "graph/passes_impl.h"
+#include "ops/layout.h"
+#include "ops/nn.h"
+#include "support/error.h"
+
+namespace tuner::graph {
+
+using namespace detail;
+
+namespace detail {
+
+// Integer weights w minus their zero point (absent, a scalar, or one per index of `axis`), in
+// int32: what an integer product multiplies.
+ops::HostTensor centre_on_zero_point(const Value& w, const Value* zp, size_t axis) {
+  ops::HostTensor out(w.shape, te::DataType::i32());
+  int64_t stride = 1;
+  for (size_t d = axis + 1; d < w.shape.size(); ++d) stride *= w.shape[d];
+  for (int64_t e = 0; e < w.num_elements(); ++e) {
+    int64_t z = zp ? zp->data->get_int(zp->num_elements() == 1 ? 0 : (e / stride) % w.shape[axis]) : 0;
+    out.set(e, double(w.data->get_int(e) - z));
+  }
+  return out;
+}
+
+// The zero point input `zi` of n if it is absent or constant (`ok` false otherwise).
+const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool& ok) {
+  ok = true;
+  if (n.inputs.size() <= zi || n.inputs[zi] < 0) return nullptr;
+  const Value& zp = g.values[size_t(n.inputs[zi])];
+  ok = zp.is_constant() && zp.num_elements() > 0;
+  return &zp;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// A tuner.ByteWords node of `reader`'s input 0 into `fresh`; returns its int32 output of `shape`.
+int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std::string, Attr> attrs,
+                   std::vector<Node>& fresh) {
+  Node words;
+  words.op = "tuner.ByteWords";
+  words.name = reader.name + "_words";
+  words.inputs = {reader.inputs[0]};
+  words.attrs = std::move(attrs);
+  int out = add_value_like(g, reader.inputs[0], "_words", std::move(shape));
+  g.values[size_t(out)].dtype = te::DataType::i32();
+  words.outputs = {out};
+  fresh.push_back(std::move(words));
+  return out;
+}
+
+// Replaces node i by `fresh` (the node itself last); returns how many nodes came before it.
+size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh) {
+  size_t added = fresh.size() - 1;
+  g.replace_node(i, std::move(fresh));
+  return added;
+}
+
+// Input i of n set to v, absent inputs before it added.
+void set_input(Node& n, size_t i, int v) {
+  if (n.inputs.size() <= i) n.inputs.resize(i + 1, -1);
+  n.inputs[i] = v;
+}
+
+}  // namespace detail
+
+int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
+  int changed = 0;
+  std::map<std::tuple<int, int64_t, std::array<int64_t, 4>>, int> words_of;  // (data, fill, pads) -> words
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node n = g.nodes[i];  // a copy: the graph grows below
+    bool qlinear = n.op == "QLinearConv";
+    if (n.dead || (!qlinear && n.op != "ConvInteger") || n.inputs.size() < 2) continue;
+    size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3, bi = qlinear ? 8 : 4;
+    if (n.inputs.size() <= wi || n.inputs[wi] < 0 || n.inputs[0] < 0) continue;
+    // Copies: adding values below may move g.values.
+    const Value x = g.values[size_t(n.inputs[0])], w = g.values[size_t(n.inputs[wi])];
+    bool x_zp_ok = false, w_zp_ok = false;
+    const Value* x_zp = constant_zero_point(g, n, 2, x_zp_ok);
+    const Value* w_zp = constant_zero_point(g, n, zi, w_zp_ok);
+    bool x_bytes = x.dtype == te::DataType::u8() || x.dtype == te::DataType::i8();
+    if (!x_bytes || x.shape.size() != 4 || !w.is_constant() || w.shape.size() != 4 || !x_zp_ok || !w_zp_ok ||
+        (x_zp && x_zp->num_elements() != 1))
+      continue;
+    if (auto group = n.attrs.find("group"); group != n.attrs.end() && group->second.i != 1) continue;
+    bool constant_bias = n.inputs.size() <= bi || n.inputs[bi] < 0 || g.values[size_t(n.inputs[bi])].is_constant();
+    const auto& out = g.values[size_t(n.outputs[0])].shape;
+    int64_t k = w.shape[0], block = conv_weight_block(k, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
+    ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
+    bool signed_bytes = true;
+    for (int64_t e = 0; e < centred.num_elements() && signed_bytes; ++e)
+      signed_bytes = centred.get_int(e) >= -128 && centred.get_int(e) <= 127;
+    if (!constant_bias || block == 0 || !signed_bytes) continue;
+
+    // (x - zx) w = x w - zx w: the data's bytes as uint8 (int8 + 128) with the zero point's
+    // sum folded into the bias, and the padding filled with the zero point.
+    int64_t fill = (x_zp ? x_zp->data->get_int(0) : 0) + (x.dtype == te::DataType::i8() ? 128 : 0);
+    ops::HostTensor bias({k}, te::DataType::i32());
+    int64_t per_k = centred.num_elements() / k;
+    for (int64_t o = 0; o < k; ++o) {
+      int64_t sum = 0;
+      for (int64_t e = 0; e < per_k; ++e) sum += centred.get_int(o * per_k + e);
+      int64_t b = n.inputs.size() > bi && n.inputs[bi] >= 0 ? g.values[size_t(n.inputs[bi])].data->get_int(o) : 0;
+      bias.set_int(o, b - fill * sum);
+    }
+    // The padding too, filled once in the words (no border tests in the conv), when explicit.
+    std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
+    if (explicit_pads(n)) n.attrs["pads"] = ints_attr({0, 0, 0, 0});
+    std::vector<Node> fresh;
+    auto [it, is_new] = words_of.try_emplace({n.inputs[0], fill, pads}, -1);
+    if (is_new) {
+      ops::Shape ws = x.shape;
+      ws[1] = (ws[1] + 3) / 4;
+      ws[2] += pads[0] + pads[2];
+      ws[3] += pads[1] + pads[3];
+      std::map<std::string, Attr> attrs = {{"pads", ints_attr({pads[0], pads[1], pads[2], pads[3]})}};
+      attrs["fill"].i = fill;
+      it->second = add_byte_words(g, n, ws, std::move(attrs), fresh);
+    }
+    n.inputs[0] = it->second;
+    n.inputs[wi] = g.add_constant(w.name + "_byte_words", ops::pack_conv_weight(ops::byte_words(centred), block));
+    n.inputs[2] = -1;
+    if (n.inputs.size() > zi) n.inputs[zi] = -1;
+    set_input(n, bi, g.add_constant(n.name + "_byte_dot_bias", std::move(bias)));
+    n.attrs["tuner_pad_word"].i = int64_t(int32_t(uint32_t(fill) * 0x01010101u));
+    fresh.push_back(std::move(n));
+    i += replace_node_by(g, i, std::move(fresh));
+    ++changed;
+  }
+  return changed;
+}
+
+int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    bool qlinear = n.op == "QLinearConv";
+    if (n.dead || (!qlinear && n.op != "ConvInteger")) continue;
+    size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3;
+    if (n.inputs.size() <= wi || n.inputs[wi] < 0) continue;
+    const Value& w = g.values[size_t(n.inputs[wi])];
+    bool zp_ok = false;
+    const Value* zp = constant_zero_point(g, n, zi, zp_ok);
+    if (!w.is_constant() || w.shape.size() != 4 || !zp_ok) continue;
+    auto group = n.attrs.find("group");
+    int64_t groups = group == n.attrs.end() ? 1 : group->second.i, k = w.shape[0];
+    if (groups != 1 && (groups <= 0 || w.shape[1] == 1 || k % groups != 0)) continue;
+    const auto& out = g.values[size_t(n.outputs[0])].shape;
+    int64_t block = conv_weight_block(k / groups, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
+    if (block == 0) continue;
+    n.inputs[wi] = g.add_constant(w.name + "_centered_packed", ops::pack_conv_weight(centre_on_zero_point(w, zp, 0), block));
+    if (zp) n.inputs[zi] = -1;
+    ++changed;
+  }
+  return changed;
+}
+
+namespace {
+
+// B' [k, n] (int32 values in [-128, 127]) as words of 4 k's bytes packed [n/b, ceil(k/4), b],
+// and its column sums.
+std::pair<ops::HostTensor, ops::HostTensor> byte_word_panels(const ops::HostTensor& centred, int64_t block) {
+  int64_t k = centred.shape[0], n = centred.shape[1];
+  ops::HostTensor nk = ops::transpose_matrix(centred), sums({n}, te::DataType::i32());
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t s = 0;
+    for (int64_t i = 0; i < k; ++i) s += nk.get_int(j * k + i);
+    sums.set_int(j, s);
+  }
+  nk.shape = {n, k, 1, 1};
+  ops::HostTensor words = ops::byte_words(nk);
+  words.shape = {n, words.shape[1]};
+  return {ops::pack_matmul_weight(ops::transpose_matrix(words), block), std::move(sums)};
+}
+
+bool fits_int8(const ops::HostTensor& t) {
+  for (int64_t e = 0; e < t.num_elements(); ++e)
+    if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
+  return true;
+}
+
+}  // namespace
+
+int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot) {
+  int changed = 0;
+  // (B, its zero point, block, byte words) -> its packed constant(s): a shared B is packed once.
+  std::map<std::tuple<int, int, int64_t, bool>, std::pair<int, int>> packed;
+  std::map<int, int> words_of;  // A -> its byte words
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    // Integer products: B centred on its zero point in int32, then packed (the zero point
+    // input then absent).
+    bool integer = n.op == "MatMulInteger" || n.op == "QLinearMatMul";
+    size_t bi = n.op == "QLinearMatMul" ? 3 : 1, zi = bi + 2;
+    if (n.dead || (n.op != "MatMul" && n.op != "Gemm" && !integer) || n.inputs.size() <= bi || n.inputs[bi] < 0) continue;
+    if (n.attrs.count("b_block")) continue;
+    if (auto t = n.attrs.find("transB"); t != n.attrs.end() && t->second.i != 0) continue;
+    // Copies: adding values below may move g.values.
+    const Value a = g.values[size_t(n.inputs[0])], b = g.values[size_t(n.inputs[bi])];
+    bool zp_ok = true;
+    const Value* zp = integer ? constant_zero_point(g, n, zi, zp_ok) : nullptr;
+    if (!b.is_constant() || b.shape.size() != 2 || a.shape.size() < 2 || !zp_ok) continue;
+    if (integer ? b.dtype != te::DataType::u8() && b.dtype != te::DataType::i8() : !b.dtype.is_float()) continue;
+    int64_t cols = b.shape[1];
+    int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
+    if (block == 0) continue;
+    ops::HostTensor centred = integer ? centre_on_zero_point(b, zp, 1) : ops::HostTensor();
+    // Byte dot products (as byte_dot_convs): A's zero point one scalar, B' int8.
+    int ai = n.inputs.size() > 2 ? n.inputs[2] : -1;
+    bool words = integer && byte_dot && (a.dtype == te::DataType::u8() || a.dtype == te::DataType::i8()) &&
+                 (ai < 0 || g.values[size_t(ai)].num_elements() == 1) && fits_int8(centred);
+    auto [it, fresh] = packed.try_emplace({n.inputs[bi], zp ? n.inputs[zi] : -1, block, words}, std::pair{-1, -1});
+    if (fresh && words) {
+      auto [panels, sums] = byte_word_panels(centred, block);
+      it->second = {g.add_constant(b.name + "_byte_words", std::move(panels)),
+                    g.add_constant(b.name + "_column_sums", std::move(sums))};
+    } else if (fresh) {
+      it->second.first = g.add_constant(b.name + "_packed", ops::pack_matmul_weight(integer ? centred : *b.data, block));
+    }
+    Node node = n;  // a copy: nodes may be inserted before it
+    node.inputs[bi] = it->second.first;
+    if (zp) node.inputs[zi] = -1;
+    node.attrs["b_block"].i = block;
+    std::vector<Node> fresh_nodes;
+    if (words) {
+      auto [w, is_new] = words_of.try_emplace(node.inputs[0], -1);
+      if (is_new) {
+        ops::Shape ws = a.shape;
+        ws.back() = (ws.back() + 3) / 4;
+        std::map<std::string, Attr> attrs;
+        attrs["axis"].i = -1;
+        w->second = add_byte_words(g, node, ws, std::move(attrs), fresh_nodes);
+      }
+      node.inputs[0] = w->second;
+      set_input(node, bi == 3 ? 8 : 4, it->second.second);
+      node.attrs["tuner_a_offset"].i = a.dtype == te::DataType::i8() ? 128 : 0;
+    }
+    fresh_nodes.push_back(std::move(node));
+    i += replace_node_by(g, i, std::move(fresh_nodes));
+    ++changed;
+  }
+  return changed;
+}
+
+}  // namespace tuner::graph

@@ -59,7 +59,8 @@ std::vector<int> qlinear_conv_inputs(Graph& g, const Node& n, const Node& q) {
   std::shared_ptr<const Dequantized> b;
   if (int bi = input_or_absent(n, 2); bi >= 0) {
     b = g.values[size_t(bi)].dequantized;
-    if (!b || b->q->dtype != te::DataType::i32() || b->q->num_elements() != k || b->scale->num_elements() != k)
+    if (!b || b->q->dtype != te::DataType::i32() || b->q->num_elements() != k ||
+        (b->scale->num_elements() != k && b->scale->num_elements() != 1))
       return {};
     if (b->zero_point)
       for (int64_t e = 0; e < b->zero_point->num_elements(); ++e)
@@ -67,7 +68,8 @@ std::vector<int> qlinear_conv_inputs(Graph& g, const Node& n, const Node& q) {
     double xs = g.values[size_t(dx->inputs[1])].data->get(0);
     for (int64_t o = 0; o < k; ++o) {
       double want = double(float(xs * w->scale->get(per_channel ? o : 0)));
-      if (std::abs(b->scale->get(o) - want) > 1e-6 * std::abs(want)) return {};
+      double have = b->scale->get(b->scale->num_elements() == 1 ? 0 : o);
+      if (std::abs(have - want) > 1e-6 * std::abs(want)) return {};
     }
   }
   auto constant = [&](const std::shared_ptr<const ops::HostTensor>& t, const std::string& suffix) {

@@ -26,6 +26,8 @@ int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std:
                    std::vector<Node>& fresh);
 /// Replaces node i by `fresh` (the node itself last); returns how many nodes came before it.
 size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh);
+/// True when every value of t is an int8.
+bool fits_int8(const ops::HostTensor& t);
 /// Input i of n set to v, absent inputs before it added.
 void set_input(Node& n, size_t i, int v);
 

@@ -64,6 +64,13 @@ size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh) {
   return added;
 }
 
+// True when every value of t is an int8.
+bool fits_int8(const ops::HostTensor& t) {
+  for (int64_t e = 0; e < t.num_elements(); ++e)
+    if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
+  return true;
+}
+
 // Input i of n set to v, absent inputs before it added.
 void set_input(Node& n, size_t i, int v) {
   if (n.inputs.size() <= i) n.inputs.resize(i + 1, -1);
@@ -95,10 +102,7 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     const auto& out = g.values[size_t(n.outputs[0])].shape;
     int64_t k = w.shape[0], block = conv_weight_block(k, out.size() == 4 ? out[3] : 0, vector_lanes, vector_registers);
     ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
-    bool signed_bytes = true;
-    for (int64_t e = 0; e < centred.num_elements() && signed_bytes; ++e)
-      signed_bytes = centred.get_int(e) >= -128 && centred.get_int(e) <= 127;
-    if (!constant_bias || block == 0 || !signed_bytes) continue;
+    if (!constant_bias || block == 0 || !fits_int8(centred)) continue;
 
     // (x - zx) w = x w - zx w: the data's bytes as uint8 (int8 + 128) with the zero point's
     // sum folded into the bias, and the padding filled with the zero point.
@@ -127,7 +131,7 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     }
     n.inputs[0] = it->second;
     n.inputs[wi] = g.add_constant(w.name + "_byte_words", ops::pack_conv_weight(ops::byte_words(centred), block));
-    n.inputs[2] = -1;
+    if (n.inputs.size() > 2) n.inputs[2] = -1;
     if (n.inputs.size() > zi) n.inputs[zi] = -1;
     set_input(n, bi, g.add_constant(n.name + "_byte_dot_bias", std::move(bias)));
     n.attrs["tuner_pad_word"].i = int64_t(int32_t(uint32_t(fill) * 0x01010101u));
@@ -178,12 +182,6 @@ std::pair<ops::HostTensor, ops::HostTensor> byte_word_panels(const ops::HostTens
   ops::HostTensor words = ops::byte_words(nk);
   words.shape = {n, words.shape[1]};
   return {ops::pack_matmul_weight(ops::transpose_matrix(words), block), std::move(sums)};
-}
-
-bool fits_int8(const ops::HostTensor& t) {
-  for (int64_t e = 0; e < t.num_elements(); ++e)
-    if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
-  return true;
 }
 
 }  // namespace

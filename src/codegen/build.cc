@@ -138,7 +138,7 @@ BuildResult build_shared_object(const std::vector<schedule::LoweredFunc>& funcs,
   res.so_path = so_path;
   auto t0 = std::chrono::steady_clock::now();
   llvm::LLVMContext ctx;
-  auto mod = codegen_llvm(funcs, ctx, "tuner_kernels", byte_dot_support(target));
+  auto mod = codegen_llvm(funcs, ctx, "tuner_kernels", target.byte_dot_support());
   // The divides vector_math marks approximate: the CPU's reciprocal estimate (x86: 12-14
   // bits, AArch64: 8) and enough Newton steps for a float. Divides without arcp stay exact.
   const char* recip = target.triple.rfind("x86_64", 0) == 0 ? "vec-divf:1" : "vec-divf:2";

@@ -31,15 +31,6 @@ llvm::Value* concat(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
 
 }  // namespace
 
-ByteDotSupport byte_dot_support(const Target& t) {
-  ByteDotSupport s;
-  for (const std::string& f : t.enabled_features({"avx512vnni", "avxvnni"})) {
-    if (f == "avx512vnni") s.avx512_vnni = true;
-    if (f == "avxvnni") s.avx_vnni = true;
-  }
-  return s;
-}
-
 llvm::Value* emit_byte_dot(llvm::IRBuilder<>& b, llvm::Module& m, const ByteDotSupport& s, llvm::Value* acc,
                            llvm::Value* a, llvm::Value* w) {
   llvm::Type* t = a->getType();

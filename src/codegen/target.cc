@@ -247,10 +247,18 @@ int Target::vector_lanes(te::DataType t) const {
   return std::max(1, simd_unit(*this).bits / std::max(8, int(t.bits)));
 }
 
+ByteDotSupport Target::byte_dot_support() const {
+  ByteDotSupport s;
+  for (const std::string& f : enabled_features({"avx512vnni", "avxvnni"})) {
+    s.avx512_vnni = s.avx512_vnni || f == "avx512vnni";
+    s.avx_vnni = s.avx_vnni || f == "avxvnni";
+  }
+  return s;
+}
+
 bool Target::byte_dot_at_full_width() const {
-  std::vector<std::string> f = enabled_features({"avx512vnni", "avxvnni"});
-  bool avx512 = std::count(f.begin(), f.end(), "avx512vnni") > 0;
-  return simd_unit(*this).bits == 512 ? avx512 : avx512 || !f.empty();
+  ByteDotSupport s = byte_dot_support();
+  return simd_unit(*this).bits == 512 ? s.avx512_vnni : s.avx512_vnni || s.avx_vnni;
 }
 
 int Target::vector_registers() const { return simd_unit(*this).registers; }

@@ -12,6 +12,12 @@
 
 namespace tuner::codegen {
 
+/// The x86 VNNI forms of vpdpbusd (4-wide byte dot products) a target's code may use.
+struct ByteDotSupport {
+  bool avx512_vnni = false;  // avx512vnni (and avx512vl, which every such CPU has): 128-512 bits
+  bool avx_vnni = false;     // avxvnni: 128 and 256 bits
+};
+
 struct Target {
   std::string kind;      // "llvm" or "cuda"
   std::string triple;    // llvm: the target triple
@@ -49,6 +55,8 @@ struct Target {
   /// Vector registers of that SIMD unit: 32 with AVX-512 and on AArch64, 16 on other x86-64
   /// (register tiles are sized for them).
   int vector_registers() const;
+  /// Its VNNI forms (none for cuda or non-x86).
+  ByteDotSupport byte_dot_support() const;
   /// True when x86 VNNI's vpdpbusd (4-wide byte dot products) runs at the full vector width:
   /// avx512vnni with AVX-512, avxvnni or avx512vnni with AVX2 (graph::byte_dot_convs pays
   /// there; without it the int32 products are as fast).

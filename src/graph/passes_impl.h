@@ -24,7 +24,8 @@ const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool&
 /// A tuner.ByteWords node of `reader`'s input 0 into `fresh`; returns its int32 output of `shape`.
 int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std::string, Attr> attrs,
                    std::vector<Node>& fresh);
-/// Replaces node i by `fresh` (the node itself last); returns how many nodes came before it.
+/// Replaces node i by `fresh` (the node itself last, its outputs unchanged); returns how many
+/// nodes came before it.
 size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh);
 /// True when every value of t is an int8.
 bool fits_int8(const ops::HostTensor& t);

@@ -38,10 +38,6 @@ const Value* constant_zero_point(const Graph& g, const Node& n, size_t zi, bool&
   return &zp;
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // A tuner.ByteWords node of `reader`'s input 0 into `fresh`; returns its int32 output of `shape`.
 int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std::string, Attr> attrs,
                    std::vector<Node>& fresh) {
@@ -57,10 +53,12 @@ int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std:
   return out;
 }
 
-// Replaces node i by `fresh` (the node itself last); returns how many nodes came before it.
+// Replaces node i by `fresh` (the node itself last, its outputs unchanged); returns how many
+// nodes came before it. Alone it takes the node's place: no producer to renumber.
 size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh) {
   size_t added = fresh.size() - 1;
-  g.replace_node(i, std::move(fresh));
+  if (added == 0) g.nodes[i] = std::move(fresh[0]);
+  else g.replace_node(i, std::move(fresh));
   return added;
 }
 

@@ -50,12 +50,17 @@ void add_parameters(ModelBuilder& b) {
   b.int_initializer("zz", kQdqU8, {}, {100});
 }
 
-graph::Graph qdq_model() {
-  ModelBuilder b(13);
+// The two models' inputs x, r, output z and parameters.
+void add_io_and_parameters(ModelBuilder& b) {
   b.input("x", {1, 8, 7, 7}, kQdqU8);
   b.input("r", {1, 32, 7, 7}, kQdqU8);
   b.output("z", {1, 32, 7, 7}, kQdqU8);
   add_parameters(b);
+}
+
+graph::Graph qdq_model() {
+  ModelBuilder b(13);
+  add_io_and_parameters(b);
   b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"});
   set_int(b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wf"}), "axis", 0);
   set_int(b.node("DequantizeLinear", {"bq", "bs"}, {"bf"}), "axis", 0);
@@ -70,10 +75,7 @@ graph::Graph qdq_model() {
 
 graph::Graph qoperator_model() {
   ModelBuilder b(13);
-  b.input("x", {1, 8, 7, 7}, kQdqU8);
-  b.input("r", {1, 32, 7, 7}, kQdqU8);
-  b.output("z", {1, 32, 7, 7}, kQdqU8);
-  add_parameters(b);
+  add_io_and_parameters(b);
   set_ints(b.node("QLinearConv", {"x", "xs", "xz", "wq", "ws", "wz", "ys", "yz", "bq"}, {"y"}), "pads", {1, 1, 1, 1});
   auto* o = b.model().add_opset_import();
   o->set_domain("com.microsoft");

@@ -197,6 +197,10 @@ int add_i64s(Graph& g, const std::string& name, const std::vector<int64_t>& v) {
   return g.add_constant(name, ops::HostTensor::from_values({int64_t(v.size())}, te::DataType::i64(), d));
 }
 
+}  // namespace
+
+namespace detail {
+
 bool all_ones(const Node& n, const char* key) {
   auto it = n.attrs.find(key);
   if (it == n.attrs.end()) return true;
@@ -205,7 +209,7 @@ bool all_ones(const Node& n, const char* key) {
   return true;
 }
 
-}  // namespace
+}  // namespace detail
 
 // Two vectors of output channels per pixel, or one: the block whose fallback tile holds more
 // accumulators. On AVX2 (12 accumulators) a 7-wide output takes one row of two vectors or 7

@@ -12,6 +12,8 @@
 
 namespace tuner::graph::detail {
 
+/// True when the node's ints attribute `key` is absent or all ones (strides, dilations).
+bool all_ones(const Node& n, const char* key);
 /// The pads of a Conv node as top, left, bottom, right, when it has explicit ones (or none).
 std::optional<std::array<int64_t, 4>> explicit_pads(const Node& n);
 /// A new computed value named after value `like` plus `suffix`, of like's dtype and `shape`.

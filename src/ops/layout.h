@@ -20,7 +20,7 @@ HostTensor unpack_matmul_weight(const HostTensor& packed);
 HostTensor pack_recurrent_weight(const HostTensor& dnk, int64_t block);
 /// A conv weight [K, C, KH, KW] of values in [-128, 127] as int32 words [K, ceil(C/4), KH, KW]
 /// holding input channels 4c..4c+3 in bytes 0..3 (missing channels 0): the weight of
-/// Conv2dAttrs::byte_dot before pack_conv_weight.
+/// Conv2dAttrs::byte_dot (plain, or packed by pack_conv_weight).
 HostTensor byte_words(const HostTensor& kcrs);
 /// The transpose of a 2-D tensor.
 HostTensor transpose_matrix(const HostTensor& m);

@@ -127,8 +127,8 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
   else if (at.has_padding())
     in = pad(data, {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right},
              at.byte_dot ? double(at.pad_word) : 0.0, name + "_pad");
-  INTERNAL_CHECK(!at.byte_dot || (block && data.dtype() == te::DataType::i32()))
-      << name << ": byte products need packed int32 words";
+  INTERNAL_CHECK(!at.byte_dot || (data.dtype() == te::DataType::i32()))
+      << name << ": byte products need int32 words";
   std::map<std::string, int64_t> attrs = {
       {"stride_h", at.stride_h},     {"stride_w", at.stride_w},   {"dilation_h", at.dilation_h},
       {"dilation_w", at.dilation_w}, {"groups", at.groups},       {"pad_top", at.pad_top},

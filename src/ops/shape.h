@@ -21,7 +21,7 @@ struct Conv2dAttrs {
   int64_t dilation_h = 1, dilation_w = 1;
   int64_t groups = 1;
   // int32 data and weight holding 4 input channels' bytes each (data uint8, weight int8;
-  // ops::pack_bytes4, pack_byte_weight): a product is te's dot_u8s8x4 of the two words, and
+  // ops::byte_words, the weight plain or packed): a product is te's dot_u8s8x4 of the two words, and
   // the padding is `pad_word` (the data's zero point in every byte).
   bool byte_dot = false;
   int64_t pad_word = 0;

@@ -2,6 +2,8 @@
 // te's dot_u8s8x4, x86 VNNI): the rewritten graph computes exactly what the int32 products of
 // the ONNX layout compute,
 // interpreted, compiled with vpdpbusd where this CPU has it, and compiled without it.
+#include <optional>
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -25,38 +27,40 @@ struct ByteConvCase {
   int64_t c, hw, kernel, stride, pad;
   int64_t x_zero_point;  // of x's type
   bool bias;
+  int64_t k = 32;             // output channels
+  bool plain_weight = false;  // byte_dot_convs keeps the weight unpacked (1x1 on wide rows)
 };
 
-// x [1, c, hw, hw] -> 32 channels; weights in [-128, 127] with a per-channel zero point of 0
+// x [1, c, hw, hw] -> k channels; weights in [-128, 127] with a per-channel zero point of 0
 // (as ONNX Runtime's quantizer writes them) or, for ConvInteger, a scalar one.
 graph::Graph byte_conv_model(const ByteConvCase& cc) {
   ModelBuilder b(13);
   int64_t out = (cc.hw + 2 * cc.pad - cc.kernel) / cc.stride + 1;
   b.input("x", {1, cc.c, cc.hw, cc.hw}, cc.x_type);
   std::vector<int64_t> w;
-  for (int64_t i = 0; i < 32 * cc.c * cc.kernel * cc.kernel; ++i) w.push_back((i * 37 + 11) % 255 - 127);
-  b.int_initializer("w", kInt8, {32, cc.c, cc.kernel, cc.kernel}, w);
+  for (int64_t i = 0; i < cc.k * cc.c * cc.kernel * cc.kernel; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer("w", kInt8, {cc.k, cc.c, cc.kernel, cc.kernel}, w);
   b.int_initializer("xz", cc.x_type, {}, {cc.x_zero_point});
   onnx::NodeProto* n;
   if (std::string(cc.op) == "QLinearConv") {
-    b.output("y", {1, 32, out, out}, kUint8);
+    b.output("y", {1, cc.k, out, out}, kUint8);
     b.float_initializer("xs", {0.02f}, {});
     std::vector<float> ws;
-    for (int m = 0; m < 32; ++m) ws.push_back(0.0005f * float(1 + m % 7));
+    for (int m = 0; m < cc.k; ++m) ws.push_back(0.0005f * float(1 + m % 7));
     b.float_initializer("ws", ws);
-    b.int_initializer("wz", kInt8, {32}, std::vector<int64_t>(32, 0));
+    b.int_initializer("wz", kInt8, {cc.k}, std::vector<int64_t>(size_t(cc.k), 0));
     b.float_initializer("ys", {0.1f}, {});
     b.int_initializer("yz", kUint8, {}, {100});
     std::vector<std::string> in = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
     if (cc.bias) {
       std::vector<int64_t> bias;
-      for (int m = 0; m < 32; ++m) bias.push_back(m * 301 - 4000);
-      b.int_initializer("bias", onnx::TensorProto::INT32, {32}, bias);
+      for (int m = 0; m < cc.k; ++m) bias.push_back(m * 301 - 4000);
+      b.int_initializer("bias", onnx::TensorProto::INT32, {cc.k}, bias);
       in.push_back("bias");
     }
     n = &b.node("QLinearConv", in, {"y"});
   } else {
-    b.output("y", {1, 32, out, out}, onnx::TensorProto::INT32);
+    b.output("y", {1, cc.k, out, out}, onnx::TensorProto::INT32);
     b.int_initializer("wz", kInt8, {}, {1});  // w - 1 in [-128, 126]: still int8
     n = &b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
   }
@@ -87,11 +91,17 @@ const ByteConvCase kByteConvCases[] = {
     {"int8_data_6_channels_stride2", "QLinearConv", kInt8, 6, 11, 3, 2, 1, -5, false},
     {"conv_integer_1x1", "ConvInteger", kUint8, 16, 7, 1, 1, 0, 7, false},
     {"conv_integer_padded_zero_point_255", "ConvInteger", kUint8, 5, 8, 3, 1, 2, 255, false},
+    // 24 output channels: half vectors (AVX-512).
+    {"padded_3x3_24_outputs", "QLinearConv", kUint8, 8, 9, 3, 1, 1, 3, true, 24},
+    // Rows of two vectors or more (40 >= 2 x 16 lanes, 2 x 8): weights plain, a row's tail.
+    {"pointwise_wide_rows", "QLinearConv", kUint8, 24, 40, 1, 1, 0, 131, true, 24, true},
+    {"conv_integer_pointwise_wide_rows", "ConvInteger", kUint8, 10, 36, 1, 1, 0, 9, false, 32, true},
 };
 
 // g rewritten into byte dot products (one tuner.ByteWords node) computes what g computes,
 // interpreted and compiled, with VNNI where this CPU has it and without.
-void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::vector<HostTensor>& in) {
+void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::vector<HostTensor>& in,
+                                            std::optional<bool> plain_weight = std::nullopt) {
   codegen::Target host = codegen::Target::host();
   codegen::Target plain = codegen::Target::parse(host.str() + " -mattr=-avx512vnni,-avxvnni");
   std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
@@ -100,6 +110,11 @@ void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::ve
   int words = 0;
   for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
   EXPECT_EQ(words, 1) << "not rewritten";
+  for (const graph::Node& n : rewritten.nodes)
+    if (plain_weight && (n.op == "QLinearConv" || n.op == "ConvInteger")) {
+      size_t rank = rewritten.values[size_t(n.inputs[n.op == "QLinearConv" ? 3 : 1])].shape.size();
+      EXPECT_EQ(rank, *plain_weight ? 4u : 5u) << "weight layout";
+    }
   EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
   EXPECT_EQ(values(run_compiled(g, in, host, host_passes_with_byte_dot(host))[0]), want)
       << "compiled for " << host.str();
@@ -113,7 +128,7 @@ TEST(ByteDot, ConvsComputeAsTheirInt32Products) {
   if (!on_x86(host)) GTEST_SKIP() << "skipped: the byte-dot convs are x86 code (host " << host.str() << ")";
   for (const ByteConvCase& cc : kByteConvCases) {
     SCOPED_TRACE(cc.name);
-    expect_byte_dot_form_computes_as_int32(byte_conv_model(cc), {byte_image(cc)});
+    expect_byte_dot_form_computes_as_int32(byte_conv_model(cc), {byte_image(cc)}, cc.plain_weight);
   }
 }
 

@@ -4,6 +4,7 @@
 // models use. Products accumulate in int32 as in ONNX Runtime, so results match it; QDQ
 // models (QuantizeLinear/DequantizeLinear) run in float.
 #include "graph/converters_impl.h"
+#include "graph/passes_impl.h"
 #include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "ops/op_util.h"
@@ -90,7 +91,7 @@ te::Tensor integer_product(const ConvertContext& c, size_t bi, const std::string
   if (c.has_attr("tuner_a_offset")) {
     // pack_matmul_weights' byte dot form: A and B in words of 4 k's bytes, B centred and
     // packed; (A - a_zp) B = A B - (a_zp + offset) colsum(B), colsum(B) the input after B's zero point.
-    size_t si = bi + 3 + (bi == 3 ? 2 : 0);  // MatMulInteger 4, QLinearMatMul 8
+    size_t si = matmul_column_sums_input(c.node().op);
     const te::Tensor &a = c.input(0), &b = c.input(bi), &colsum = c.input(si);
     te::Tensor acc = ops::matmul_packed(a, b, name + "_dot", true);
     te::DataType i32 = te::DataType::i32();
@@ -183,12 +184,20 @@ std::vector<ConvertOutput> qlinear_global_avg_pool(const ConvertContext& c) {
 // with C int32, quantized to y_scale and y_zp when y_scale is given, else float32; B's scale
 // and zero point per tensor or per column (per row of B with transB).
 std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
-  if (c.input(0).ndim() != 2 || c.input(3).ndim() != 2) c.fail("A and B must be 2-D");
+  bool words = c.has_attr("tuner_a_offset");  // pack_matmul_weights' byte dot form (B' words packed)
+  if (c.input(0).ndim() != 2 || c.input(3).ndim() != (words ? 3 : 2)) c.fail("A and B must be 2-D");
   bool trans_b = c.attr_int("transB", 0) != 0;
   int col = trans_b ? 0 : 1;
-  te::Tensor a = centered_int32(c, 0, 2, -1, "A"), b = centered_int32(c, 3, 5, col, "B");
-  if (c.attr_int("transA", 0)) a = ops::transpose(a, {1, 0}, c.name("at"));
-  te::Tensor acc = ops::matmul(a, b, trans_b, c.name("acc"));
+  te::Tensor acc;
+  const te::Tensor* b_scaled = &c.input(3);  // what b_scale's per-column axis `col` indexes
+  if (words) {
+    acc = integer_product(c, 3, c.name("acc"));
+    b_scaled = &acc, col = 1;
+  } else {
+    te::Tensor a = centered_int32(c, 0, 2, -1, "A"), b = centered_int32(c, 3, 5, col, "B");
+    if (c.attr_int("transA", 0)) a = ops::transpose(a, {1, 0}, c.name("at"));
+    acc = ops::matmul(a, b, trans_b, c.name("acc"));
+  }
   if (c.has_input(6)) {
     if (c.input(6).dtype() != te::DataType::i32()) c.fail("C must be int32");
     acc = ops::add(acc, c.input(6), c.name("bias"));
@@ -197,7 +206,7 @@ std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
   double alpha = c.attr_float("alpha", 1.0);
   auto scale = [&](const std::vector<Var>& o) {
     return te::make_const(f, alpha) * scale_at(c, 1, c.input(0), -1, Expr(0), "a_scale") *
-           scale_at(c, 4, c.input(3), col, o[1], "b_scale");
+           scale_at(c, 4, *b_scaled, col, o[1], "b_scale");
   };
   if (c.has_input(7))
     return one(requantize(

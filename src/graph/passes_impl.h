@@ -29,6 +29,9 @@ int add_byte_words(Graph& g, const Node& reader, ops::Shape shape, std::map<std:
 /// Replaces node i by `fresh` (the node itself last, its outputs unchanged); returns how many
 /// nodes came before it.
 size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh);
+/// The input pack_matmul_weights gives a byte-dot MatMulInteger, QLinearMatMul or QGemm
+/// (com.microsoft) for B's column sums (past the operator's own inputs).
+size_t matmul_column_sums_input(const std::string& op);
 /// True when every value of t is an int8.
 bool fits_int8(const ops::HostTensor& t);
 /// Input i of n set to v, absent inputs before it added.

@@ -63,6 +63,10 @@ size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh) {
 }
 
 // True when every value of t is an int8.
+size_t matmul_column_sums_input(const std::string& op) {
+  return op == "MatMulInteger" ? 4 : op == "QLinearMatMul" ? 8 : 9;
+}
+
 bool fits_int8(const ops::HostTensor& t) {
   for (int64_t e = 0; e < t.num_elements(); ++e)
     if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
@@ -205,26 +209,36 @@ int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     // Integer products: B centred on its zero point in int32, then packed (the zero point
-    // input then absent).
-    bool integer = n.op == "MatMulInteger" || n.op == "QLinearMatMul";
-    size_t bi = n.op == "QLinearMatMul" ? 3 : 1, zi = bi + 2;
+    // input then absent). ONNX Runtime's QGemm only in byte dot form.
+    bool qgemm = n.op == "com.microsoft.QGemm";
+    bool integer = n.op == "MatMulInteger" || n.op == "QLinearMatMul" || qgemm;
+    size_t bi = n.op == "MatMulInteger" ? 1 : integer ? 3 : 1, zi = bi + 2;
     if (n.dead || (n.op != "MatMul" && n.op != "Gemm" && !integer) || n.inputs.size() <= bi || n.inputs[bi] < 0) continue;
     if (n.attrs.count("b_block")) continue;
-    if (auto t = n.attrs.find("transB"); t != n.attrs.end() && t->second.i != 0) continue;
+    auto attr_set = [&](const char* name) { auto t = n.attrs.find(name); return t != n.attrs.end() && t->second.i != 0; };
+    bool trans_b = attr_set("transB");
+    if ((trans_b && !qgemm) || (qgemm && attr_set("transA"))) continue;
     // Copies: adding values below may move g.values.
-    const Value a = g.values[size_t(n.inputs[0])], b = g.values[size_t(n.inputs[bi])];
+    Value a = g.values[size_t(n.inputs[0])], b = g.values[size_t(n.inputs[bi])];
     bool zp_ok = true;
     const Value* zp = integer ? constant_zero_point(g, n, zi, zp_ok) : nullptr;
     if (!b.is_constant() || b.shape.size() != 2 || a.shape.size() < 2 || !zp_ok) continue;
     if (integer ? b.dtype != te::DataType::u8() && b.dtype != te::DataType::i8() : !b.dtype.is_float()) continue;
-    int64_t cols = b.shape[1];
-    int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
-    if (block == 0) continue;
+    if (trans_b) {  // QGemm's B [n, k], its zero point per row: as B' [k, n], per column
+      b.data = std::make_shared<const ops::HostTensor>(ops::transpose_matrix(*b.data));
+      b.shape = b.data->shape;
+    }
     ops::HostTensor centred = integer ? centre_on_zero_point(b, zp, 1) : ops::HostTensor();
     // Byte dot products (as byte_dot_convs): A's zero point one scalar, B' int8.
     int ai = n.inputs.size() > 2 ? n.inputs[2] : -1;
     bool words = integer && byte_dot && (a.dtype == te::DataType::u8() || a.dtype == te::DataType::i8()) &&
                  (ai < 0 || g.values[size_t(ai)].num_elements() == 1) && fits_int8(centred);
+    if (qgemm && !words) continue;
+    int64_t cols = b.shape[1];
+    int64_t block = cols % (2 * vector_lanes) == 0 ? 2 * vector_lanes : cols % vector_lanes == 0 ? vector_lanes : 0;
+    // Byte dots take half vectors natively (a 1000-class QGemm: 1000 = 125 x 8).
+    if (block == 0 && words && vector_lanes >= 16 && cols % (vector_lanes / 2) == 0) block = vector_lanes / 2;
+    if (block == 0) continue;
     auto [it, fresh] = packed.try_emplace({n.inputs[bi], zp ? n.inputs[zi] : -1, block, words}, std::pair{-1, -1});
     if (fresh && words) {
       auto [panels, sums] = byte_word_panels(centred, block);
@@ -237,6 +251,7 @@ int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot) {
     node.inputs[bi] = it->second.first;
     if (zp) node.inputs[zi] = -1;
     node.attrs["b_block"].i = block;
+    if (qgemm) node.attrs["transB"].i = 0;
     std::vector<Node> fresh_nodes;
     if (words) {
       auto [w, is_new] = words_of.try_emplace(node.inputs[0], -1);
@@ -248,7 +263,7 @@ int pack_matmul_weights(Graph& g, int vector_lanes, bool byte_dot) {
         w->second = add_byte_words(g, node, ws, std::move(attrs), fresh_nodes);
       }
       node.inputs[0] = w->second;
-      set_input(node, bi == 3 ? 8 : 4, it->second.second);
+      set_input(node, matmul_column_sums_input(node.op), it->second.second);
       node.attrs["tuner_a_offset"].i = a.dtype == te::DataType::i8() ? 128 : 0;
     }
     fresh_nodes.push_back(std::move(node));

@@ -168,6 +168,41 @@ TEST(ByteDot, IntegerMatMulsComputeAsTheirInt32Products) {
   }
 }
 
+// ONNX Runtime's QGemm (a classifier's): transB with B's zero point and scale per row of B,
+// an int32 C, 24 output columns (half vectors with AVX-512).
+TEST(ByteDot, QGemmComputesAsItsInt32Product) {
+  codegen::Target host = codegen::Target::host();
+  if (!on_x86(host)) GTEST_SKIP() << "skipped: the byte-dot products are x86 code (host " << host.str() << ")";
+  ModelBuilder b(13);
+  auto* ms = b.model().add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  b.input("a", {3, 10}, kUint8);
+  b.output("y", {3, 24}, kUint8);
+  std::vector<int64_t> w, bz, c;
+  std::vector<float> bs;
+  for (int i = 0; i < 24 * 10; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  for (int j = 0; j < 24; ++j) {
+    bz.push_back(j % 2);  // w - 1 still int8
+    bs.push_back(0.002f * float(1 + j % 5));
+    c.push_back(j * 97 - 1000);
+  }
+  b.float_initializer("as", {0.05f}, {});
+  b.int_initializer("az", kUint8, {}, {9});
+  b.int_initializer("b", kInt8, {24, 10}, w);
+  b.float_initializer("bs", bs);
+  b.int_initializer("bz", kInt8, {24}, bz);
+  b.int_initializer("c", onnx::TensorProto::INT32, {24}, c);
+  b.float_initializer("ys", {0.3f}, {});
+  b.int_initializer("yz", kUint8, {}, {100});
+  auto& n = b.node("QGemm", {"a", "as", "az", "b", "bs", "bz", "c", "ys", "yz"}, {"y"});
+  n.set_domain("com.microsoft");
+  set_int(n, "transB", 1);
+  std::vector<double> a;
+  for (int i = 0; i < 30; ++i) a.push_back((i * 53) % 256);
+  expect_byte_dot_form_computes_as_int32(b.import(), {HostTensor::from_values({3, 10}, te::DataType::u8(), a)});
+}
+
 TEST(ByteDot, ConvsOfOneInputShareTheirWords) {
   ModelBuilder b(13);
   b.input("x", {1, 8, 6, 6}, kUint8);

@@ -127,6 +127,7 @@ te::Tensor conv2d_of(const ConvertContext& c, const Spatial& sp, const te::Tenso
   // byte_dot_convs' form: data and weight in words of 4 channels' bytes.
   a.byte_dot = c.has_attr("tuner_pad_word");
   a.pad_word = c.attr_int("tuner_pad_word", 0);
+  a.row_words = c.attr_int("tuner_row_words", 0);
   return ops::conv2d(x, w, a, bias, name);
 }
 
@@ -136,11 +137,17 @@ std::vector<ConvertOutput> conv(const ConvertContext& c) {
   return one(sp.lower(conv2d_of(c, sp, c.input(0), c.input(1), bias, sp.op_name())));
 }
 
+// An integer conv's data: centred in int32, or the bytes themselves for byte_dot_depthwise_convs'
+// row words (their zero point is in the bias).
+te::Tensor data_of_integer_conv(const ConvertContext& c) {
+  return c.has_attr("tuner_row_words") ? c.input(0) : centered_int32(c, 0, 2, -1, "x");
+}
+
 // ConvInteger: (x - x_zero_point) * (w - w_zero_point) in int32; x's zero point per tensor,
 // w's per tensor or per output channel. Input 4, not ONNX's: byte_dot_convs' int32 bias.
 std::vector<ConvertOutput> conv_integer(const ConvertContext& c) {
   Spatial sp(c, c.input(0));
-  te::Tensor x = centered_int32(c, 0, 2, -1, "x"), w = centered_int32(c, 1, 3, 0, "w");
+  te::Tensor x = data_of_integer_conv(c), w = centered_int32(c, 1, 3, 0, "w");
   te::Tensor bias = c.has_input(4) ? c.input(4) : te::Tensor();
   return one(sp.lower(conv2d_of(c, sp, x, w, bias, sp.op_name())));
 }
@@ -149,7 +156,7 @@ std::vector<ConvertOutput> conv_integer(const ConvertContext& c) {
 // y_scale (w_scale per tensor or per output channel).
 std::vector<ConvertOutput> qlinear_conv(const ConvertContext& c) {
   Spatial sp(c, c.input(0));
-  te::Tensor x = centered_int32(c, 0, 2, -1, "x"), w = centered_int32(c, 3, 5, 0, "w");
+  te::Tensor x = data_of_integer_conv(c), w = centered_int32(c, 3, 5, 0, "w");
   te::Tensor bias;
   if (c.has_input(8)) {
     bias = c.input(8);

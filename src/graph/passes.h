@@ -104,7 +104,14 @@ int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers);
 /// input) and the weight as such words packed like pack_conv_weights': the conv multiplies
 /// bytes in 4-wide dot products (ops::Conv2dAttrs::byte_dot; x86 VNNI's vpdpbusd), the data's
 /// zero point folded into the bias. Run where PassOptions::byte_dot says the target has them.
+/// Their weights stay plain for 1x1 stride-1 convs on rows of two vectors or more.
 int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers);
+/// Depthwise QLinearConv and ConvInteger (one channel per group, windows up to 3 wide) of
+/// uint8 data with a constant zero point, a constant weight int8 after its zero point and a
+/// constant bias: each window row one byte dot product (ops::Conv2dAttrs::row_words) of the
+/// row's bytes, built in the kernel, and a weight word of its taps; the padding is the zero
+/// point, whose products the bias takes. Run with byte_dot_convs.
+int byte_dot_depthwise_convs(Graph& g);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
 int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);

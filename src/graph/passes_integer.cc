@@ -81,6 +81,38 @@ void set_input(Node& n, size_t i, int v) {
 
 }  // namespace detail
 
+namespace {
+
+// Conv n's constant bias (input bi, or none) minus fill x the sum of each output channel's
+// centred weights [K, ...]: (x - fill) w summed = x w summed - fill sum(w).
+ops::HostTensor bias_minus_fill_products(const Graph& g, const Node& n, size_t bi, const ops::HostTensor& centred,
+                                         int64_t fill) {
+  int64_t k = centred.shape[0], per_k = centred.num_elements() / k;
+  ops::HostTensor bias({k}, te::DataType::i32());
+  for (int64_t o = 0; o < k; ++o) {
+    int64_t sum = 0;
+    for (int64_t e = 0; e < per_k; ++e) sum += centred.get_int(o * per_k + e);
+    int64_t b = n.inputs.size() > bi && n.inputs[bi] >= 0 ? g.values[size_t(n.inputs[bi])].data->get_int(o) : 0;
+    bias.set_int(o, b - fill * sum);
+  }
+  return bias;
+}
+
+// A depthwise weight [C, 1, KH, KW] (KW <= 4, centred int8 values) as [C, 1, KH, 1] words of
+// each row's taps, byte j tap j (0 past KW).
+ops::HostTensor row_words(const ops::HostTensor& centred) {
+  int64_t c = centred.shape[0], kh = centred.shape[2], kw = centred.shape[3];
+  ops::HostTensor out({c, 1, kh, 1}, te::DataType::i32());
+  for (int64_t r = 0; r < c * kh; ++r) {
+    uint32_t word = 0;
+    for (int64_t j = 0; j < kw; ++j) word |= uint32_t(uint8_t(int8_t(centred.get_int(r * kw + j)))) << (8 * j);
+    out.set_int(r, int32_t(word));
+  }
+  return out;
+}
+
+}  // namespace
+
 int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
   std::map<std::tuple<int, int64_t, std::array<int64_t, 4>>, int> words_of;  // (data, fill, pads) -> words
@@ -112,14 +144,7 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     // (x - zx) w = x w - zx w: the data's bytes as uint8 (int8 + 128) with the zero point's
     // sum folded into the bias, and the padding filled with the zero point.
     int64_t fill = (x_zp ? x_zp->data->get_int(0) : 0) + (x.dtype == te::DataType::i8() ? 128 : 0);
-    ops::HostTensor bias({k}, te::DataType::i32());
-    int64_t per_k = centred.num_elements() / k;
-    for (int64_t o = 0; o < k; ++o) {
-      int64_t sum = 0;
-      for (int64_t e = 0; e < per_k; ++e) sum += centred.get_int(o * per_k + e);
-      int64_t b = n.inputs.size() > bi && n.inputs[bi] >= 0 ? g.values[size_t(n.inputs[bi])].data->get_int(o) : 0;
-      bias.set_int(o, b - fill * sum);
-    }
+    ops::HostTensor bias = bias_minus_fill_products(g, n, bi, centred, fill);
     // The padding too, filled once in the words (no border tests in the conv), when explicit.
     std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
     if (explicit_pads(n)) n.attrs["pads"] = ints_attr({0, 0, 0, 0});
@@ -151,6 +176,46 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     n.attrs["tuner_pad_word"].i = int64_t(int32_t(uint32_t(fill) * 0x01010101u));
     fresh.push_back(std::move(n));
     i += replace_node_by(g, i, std::move(fresh));
+    ++changed;
+  }
+  return changed;
+}
+
+int byte_dot_depthwise_convs(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    bool qlinear = n.op == "QLinearConv";
+    if (n.dead || (!qlinear && n.op != "ConvInteger") || n.attrs.count("tuner_pad_word")) continue;
+    size_t wi = qlinear ? 3 : 1, zi = qlinear ? 5 : 3, bi = qlinear ? 8 : 4;
+    if (n.inputs.size() <= wi || n.inputs[wi] < 0 || n.inputs[0] < 0) continue;
+    // Copies: adding constants below may move g.values.
+    const Value x = g.values[size_t(n.inputs[0])], w = g.values[size_t(n.inputs[wi])];
+    if (x.dtype != te::DataType::u8() || x.shape.size() != 4 || !w.is_constant() || w.shape.size() != 4) continue;
+    auto group = n.attrs.find("group");
+    int64_t c = x.shape[1];
+    // One output channel per input channel, windows up to 3 wide (3 taps and a zero byte per word).
+    if (group == n.attrs.end() || group->second.i != c || w.shape[0] != c || w.shape[1] != 1 || w.shape[3] > 3)
+      continue;
+    if (!explicit_pads(n) || !all_ones(n, "dilations")) continue;
+    bool x_zp_ok = false, w_zp_ok = false;
+    const Value* x_zp = constant_zero_point(g, n, 2, x_zp_ok);
+    const Value* w_zp = constant_zero_point(g, n, zi, w_zp_ok);
+    if (!x_zp_ok || !w_zp_ok || (x_zp && x_zp->num_elements() != 1)) continue;
+    if (n.inputs.size() > bi && n.inputs[bi] >= 0 && !g.values[size_t(n.inputs[bi])].is_constant()) continue;
+    ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
+    if (!fits_int8(centred)) continue;
+
+    // The data's bytes as they are, the padding its zero point, whose products the bias takes.
+    int64_t fill = x_zp ? x_zp->data->get_int(0) : 0;
+    int64_t kw = w.shape[3];
+    ops::HostTensor bias = bias_minus_fill_products(g, n, bi, centred, fill);
+    n.inputs[wi] = g.add_constant(w.name + "_row_words", row_words(centred));
+    if (n.inputs.size() > 2) n.inputs[2] = -1;
+    if (n.inputs.size() > zi) n.inputs[zi] = -1;
+    set_input(n, bi, g.add_constant(n.name + "_byte_dot_bias", std::move(bias)));
+    n.attrs.erase("kernel_shape");  // the weight's is now 1 wide
+    n.attrs["tuner_pad_word"].i = fill;
+    n.attrs["tuner_row_words"].i = kw;
     ++changed;
   }
   return changed;

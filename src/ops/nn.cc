@@ -90,9 +90,9 @@ te::Tensor dense(const te::Tensor& data, const te::Tensor& weight, const te::Ten
 
 namespace {
 
-// NCHW data zero-padded as a conv's input, its columns split by parity:
+// NCHW data padded with `fill` as a conv's input, its columns split by parity:
 // out[n, c, h, p, x] = padded[n, c, h, 2 x + p].
-te::Tensor pad_split_columns(const te::Tensor& data, const Conv2dAttrs& at, const std::string& name) {
+te::Tensor pad_split_columns(const te::Tensor& data, const Conv2dAttrs& at, double fill, const std::string& name) {
   const Shape& ds = data.shape();
   std::vector<int64_t> pads = {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right};
   int64_t rows = ds[2] + at.pad_top + at.pad_bottom, pairs = (ds[3] + at.pad_left + at.pad_right + 1) / 2;
@@ -100,7 +100,7 @@ te::Tensor pad_split_columns(const te::Tensor& data, const Conv2dAttrs& at, cons
       {ds[0], ds[1], rows, 2, pairs},
       [&](const std::vector<Var>& ax) {
         Expr column = detail::scaled(ax[4], 2) + Expr(ax[3]);
-        return padded_read(data, pads, {ax[0], ax[1], ax[2], column}, {ds[0] - 1, ds[1] - 1, rows - 1, 2 * pairs - 1}, 0.0);
+        return padded_read(data, pads, {ax[0], ax[1], ax[2], column}, {ds[0] - 1, ds[1] - 1, rows - 1, 2 * pairs - 1}, fill);
       },
       name, "pad");
 }
@@ -109,33 +109,41 @@ te::Tensor pad_split_columns(const te::Tensor& data, const Conv2dAttrs& at, cons
 
 te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& at,
                   const te::Tensor& bias, const std::string& name) {
-  detail::check_same_dtype(data, weight, name);
+  if (!at.row_words) detail::check_same_dtype(data, weight, name);
   detail::check_numeric(data, name);
-  Shape out = conv2d_shape(data.shape(), weight.shape(), at, name);
+  // Conv2dAttrs::row_words: the weight [C, 1, KH, 1] holds a row's taps in one word.
+  INTERNAL_CHECK(!at.row_words || (at.byte_dot && data.dtype() == te::DataType::u8() && weight.ndim() == 4 &&
+                                   weight.shape()[3] == 1 && at.row_words <= 3 && at.dilation_w == 1))
+      << name << ": row words are a byte-dot weight of one column, up to 3 taps";
+  Shape window = weight.shape();
+  if (at.row_words) window[3] = at.row_words;
+  Shape out = conv2d_shape(data.shape(), window, at, name);
   // A packed weight [K/b, C, KH, KW, b] is read at [k / b, c, rh, rw, k % b].
   int64_t block = weight.ndim() == 5 ? weight.shape()[4] : 0;
   int64_t c_per_group = weight.shape()[1], k_per_group = out[1] / at.groups;
-  int64_t kh = weight.shape()[2], kw = weight.shape()[3];
+  int64_t kh = weight.shape()[2], kw = weight.shape()[3], window_w = window[3];
   te::Tensor in = data;
   // A depthwise conv with a column stride of 2 reads its padded input with even and odd
   // columns apart ([n, c, h, column parity, column / 2]): every tap then loads a contiguous
   // vector instead of gathering every other element (AMD Zen 1, mobilenet_v2's layers:
   // 576x14x14 0.063 -> 0.044 ms, 144x56x56 0.185 -> 0.157, 96x112x112 0.66 -> 0.55).
+  // Row words read each row's bytes as one window instead (codegen::byte_window).
   bool split_columns = at.has_padding() && c_per_group == 1 && !block && at.stride_w == 2 &&
-                       at.dilation_w == 1;
-  if (split_columns) in = pad_split_columns(data, at, name + "_pad");
+                       at.dilation_w == 1 && !at.row_words;
+  if (split_columns) in = pad_split_columns(data, at, at.byte_dot ? double(at.pad_word) : 0.0, name + "_pad");
   else if (at.has_padding())
     in = pad(data, {0, 0, at.pad_top, at.pad_left, 0, 0, at.pad_bottom, at.pad_right},
              at.byte_dot ? double(at.pad_word) : 0.0, name + "_pad");
-  INTERNAL_CHECK(!at.byte_dot || (data.dtype() == te::DataType::i32()))
+  INTERNAL_CHECK(!at.byte_dot || at.row_words || data.dtype() == te::DataType::i32())
       << name << ": byte products need int32 words";
   std::map<std::string, int64_t> attrs = {
       {"stride_h", at.stride_h},     {"stride_w", at.stride_w},   {"dilation_h", at.dilation_h},
       {"dilation_w", at.dilation_w}, {"groups", at.groups},       {"pad_top", at.pad_top},
       {"pad_left", at.pad_left},     {"pad_bottom", at.pad_bottom}, {"pad_right", at.pad_right},
-      {"kernel_h", kh},              {"kernel_w", kw}};
+      {"kernel_h", kh},              {"kernel_w", window_w}};
   if (block) attrs["weight_block"] = block;
   if (at.byte_dot) attrs["byte_dot"] = 1;
+  if (at.row_words) attrs["row_words"] = at.row_words;
   te::Tensor conv = te::compute(
       out,
       [&](const std::vector<Var>& ax) {
@@ -163,6 +171,15 @@ te::Tensor conv2d(const te::Tensor& data, const te::Tensor& weight, const Conv2d
         Expr wv = block ? weight(te::floordiv(ax[1], Expr(block)), wc, rh.var, rw.var,
                                  te::floormod(ax[1], Expr(block)))
                         : weight(ax[1], wc, rh.var, rw.var);
+        if (at.row_words) {  // the word of the row's bytes at columns w, w + 1, ... (top bytes 0)
+          Expr word;
+          for (int64_t j = 0; j < at.row_words; ++j) {
+            Expr byte = te::cast(te::DataType::i32(), in(ax[0], ci, h, w + Expr(j)));
+            Expr part = j ? byte * te::make_const(te::DataType::i32(), double(int64_t(1) << (8 * j))) : byte;
+            word = j ? word + part : part;
+          }
+          return te::sum(te::call(te::Intrinsic::DotU8S8x4, {word, wv}), raxes);
+        }
         if (split_columns) {  // column 2 x + rw: parity rw % 2, pair x + rw / 2
           Expr pair = Expr(ax[3]) + te::floordiv(rw.var, Expr(2));
           return te::sum(in(ax[0], ci, h, te::floormod(rw.var, Expr(2)), pair) * wv, raxes);

@@ -25,6 +25,10 @@ struct Conv2dAttrs {
   // the padding is `pad_word` (the data's zero point in every byte).
   bool byte_dot = false;
   int64_t pad_word = 0;
+  // With byte_dot, a depthwise conv's rows as byte dots: data uint8,
+  // weight [C, 1, KH, 1] words of a row's `row_words` taps (its window's width, up to 3),
+  // pad_word the padding's byte.
+  int64_t row_words = 0;
   bool has_padding() const { return pad_top || pad_left || pad_bottom || pad_right; }
 };
 

@@ -2,6 +2,7 @@
 // te's dot_u8s8x4, x86 VNNI): the rewritten graph computes exactly what the int32 products of
 // the ONNX layout compute,
 // interpreted, compiled with vpdpbusd where this CPU has it, and compiled without it.
+#include <array>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -101,7 +102,7 @@ const ByteConvCase kByteConvCases[] = {
 // g rewritten into byte dot products (one tuner.ByteWords node) computes what g computes,
 // interpreted and compiled, with VNNI where this CPU has it and without.
 void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::vector<HostTensor>& in,
-                                            std::optional<bool> plain_weight = std::nullopt) {
+                                            std::optional<bool> plain_weight = std::nullopt, int byte_words = 1) {
   codegen::Target host = codegen::Target::host();
   codegen::Target plain = codegen::Target::parse(host.str() + " -mattr=-avx512vnni,-avxvnni");
   std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
@@ -109,7 +110,7 @@ void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::ve
   graph::run_passes(rewritten, host_passes_with_byte_dot(host));
   int words = 0;
   for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
-  EXPECT_EQ(words, 1) << "not rewritten";
+  EXPECT_EQ(words, byte_words) << "tuner.ByteWords nodes";
   for (const graph::Node& n : rewritten.nodes)
     if (plain_weight && (n.op == "QLinearConv" || n.op == "ConvInteger")) {
       size_t rank = rewritten.values[size_t(n.inputs[n.op == "QLinearConv" ? 3 : 1])].shape.size();
@@ -129,6 +130,76 @@ TEST(ByteDot, ConvsComputeAsTheirInt32Products) {
   for (const ByteConvCase& cc : kByteConvCases) {
     SCOPED_TRACE(cc.name);
     expect_byte_dot_form_computes_as_int32(byte_conv_model(cc), {byte_image(cc)}, cc.plain_weight);
+  }
+}
+
+struct DepthwiseCase {
+  const char* name;
+  const char* op;  // QLinearConv or ConvInteger
+  int64_t c, hw, kh, kw, stride;
+  std::array<int64_t, 4> pads;  // top, left, bottom, right
+  int64_t x_zero_point;
+};
+
+// Depthwise x [1, c, hw, hw] (one output channel per group), uint8 data covering every byte.
+graph::Graph depthwise_model(const DepthwiseCase& dc) {
+  ModelBuilder b(13);
+  int64_t oh = (dc.hw + dc.pads[0] + dc.pads[2] - dc.kh) / dc.stride + 1;
+  int64_t ow = (dc.hw + dc.pads[1] + dc.pads[3] - dc.kw) / dc.stride + 1;
+  b.input("x", {1, dc.c, dc.hw, dc.hw}, kUint8);
+  std::vector<int64_t> w, bias;
+  for (int64_t i = 0; i < dc.c * dc.kh * dc.kw; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer("w", kInt8, {dc.c, 1, dc.kh, dc.kw}, w);
+  b.int_initializer("xz", kUint8, {}, {dc.x_zero_point});
+  onnx::NodeProto* n;
+  if (std::string(dc.op) == "QLinearConv") {
+    b.output("y", {1, dc.c, oh, ow}, kUint8);
+    b.float_initializer("xs", {0.02f}, {});
+    std::vector<float> ws;
+    for (int m = 0; m < dc.c; ++m) ws.push_back(0.004f * float(1 + m % 5));
+    b.float_initializer("ws", ws);
+    b.int_initializer("wz", kInt8, {dc.c}, std::vector<int64_t>(size_t(dc.c), 0));
+    b.float_initializer("ys", {0.2f}, {});
+    b.int_initializer("yz", kUint8, {}, {90});
+    for (int m = 0; m < dc.c; ++m) bias.push_back(m * 211 - 3000);
+    b.int_initializer("bias", onnx::TensorProto::INT32, {dc.c}, bias);
+    n = &b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"}, {"y"});
+  } else {
+    b.output("y", {1, dc.c, oh, ow}, onnx::TensorProto::INT32);
+    b.int_initializer("wz", kInt8, {}, {1});
+    n = &b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
+  }
+  set_ints(*n, "pads", {dc.pads[0], dc.pads[1], dc.pads[2], dc.pads[3]});
+  set_ints(*n, "strides", {dc.stride, dc.stride});
+  set_ints(*n, "kernel_shape", {dc.kh, dc.kw});
+  set_int(*n, "group", dc.c);
+  return b.import();
+}
+
+// Rows of 33 (two vectors and a tail), 14 (both borders in one vector) and stride 2, zero
+// points 0, 3 and 255, a 2-wide window with asymmetric padding.
+TEST(ByteDot, DepthwiseConvsComputeAsTheirInt32Products) {
+  codegen::Target host = codegen::Target::host();
+  if (!on_x86(host)) GTEST_SKIP() << "skipped: the byte-dot convs are x86 code (host " << host.str() << ")";
+  const DepthwiseCase cases[] = {
+      {"rows_of_33", "QLinearConv", 16, 33, 3, 3, 1, {1, 1, 1, 1}, 3},
+      {"rows_of_14_zero_point_0", "QLinearConv", 24, 14, 3, 3, 1, {1, 1, 1, 1}, 0},
+      {"stride_2_odd_rows", "QLinearConv", 8, 15, 3, 3, 2, {1, 1, 1, 1}, 255},
+      {"stride_2_even_rows", "QLinearConv", 16, 40, 3, 3, 2, {0, 0, 1, 1}, 7},
+      {"conv_integer_2x2_window", "ConvInteger", 8, 9, 2, 2, 1, {0, 1, 1, 0}, 200},
+  };
+  for (const DepthwiseCase& dc : cases) {
+    SCOPED_TRACE(dc.name);
+    graph::Graph g = depthwise_model(dc);
+    graph::Graph rewritten = g;
+    graph::run_passes(rewritten, host_passes_with_byte_dot(host));
+    int rows = 0;
+    for (const graph::Node& n : rewritten.nodes) rows += n.attrs.count("tuner_row_words") ? 1 : 0;
+    EXPECT_EQ(rows, 1) << "not rewritten";
+    std::vector<double> x;
+    for (int64_t i = 0; i < dc.c * dc.hw * dc.hw; ++i) x.push_back(double((i * 53 + 7) % 256));
+    expect_byte_dot_form_computes_as_int32(g, {HostTensor::from_values({1, dc.c, dc.hw, dc.hw}, te::DataType::u8(), x)},
+                                           std::nullopt, 0);
   }
 }
 

@@ -166,6 +166,8 @@ std::vector<ConvertOutput> qlinear_conv(const ConvertContext& c) {
   te::Tensor y = requantize(
       c, acc,
       [&](const std::vector<te::Var>& o) {
+        // Input 9, not ONNX's: fold_requantize_scales' multipliers.
+        if (c.has_input(9)) return scale_at(c, 9, acc, 1, o[1], "requantize scale");
         return scale_at(c, 1, x, -1, te::Expr(0), "x_scale") * scale_at(c, 4, acc, 1, o[1], "w_scale") /
                scale_at(c, 6, x, -1, te::Expr(0), "y_scale");
       },

@@ -112,6 +112,10 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers);
 /// row's bytes, built in the kernel, and a weight word of its taps; the padding is the zero
 /// point, whose products the bias takes. Run with byte_dot_convs.
 int byte_dot_depthwise_convs(Graph& g);
+/// QLinearConv with constant scales gets (x_scale x w_scale) / y_scale per output channel,
+/// computed as its kernel computes it, as a constant input 9: the kernel's epilogue then loads
+/// one multiplier per channel instead of dividing per channel and tile.
+int fold_requantize_scales(Graph& g);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
 int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);

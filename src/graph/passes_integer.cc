@@ -221,6 +221,31 @@ int byte_dot_depthwise_convs(Graph& g) {
   return changed;
 }
 
+int fold_requantize_scales(Graph& g) {
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "QLinearConv" || n.inputs.size() < 8 || n.inputs.size() > 9) continue;
+    auto constant_f32 = [&](size_t i) {
+      const Value& v = g.values[size_t(n.inputs[i])];
+      return n.inputs[i] >= 0 && v.is_constant() && v.dtype == te::DataType::f32() ? &v : nullptr;
+    };
+    const Value *xs = constant_f32(1), *ws = constant_f32(4), *ys = constant_f32(6);
+    if (!xs || !ws || !ys || xs->num_elements() != 1 || ys->num_elements() != 1) continue;
+    // float32 (x_scale x w_scale) / y_scale, as the converter's kernel (and ONNX Runtime) computes it.
+    int64_t k = ws->num_elements();
+    ops::HostTensor m({k}, te::DataType::f32());
+    float x = float(xs->data->get(0)), y = float(ys->data->get(0));
+    for (int64_t o = 0; o < k; ++o) {
+      float xw = x * float(ws->data->get(o));
+      m.set(o, double(xw / y));
+    }
+    std::string name = n.name + "_requantize_scale";
+    set_input(n, 9, g.add_constant(name, std::move(m)));
+    ++changed;
+  }
+  return changed;
+}
+
 int pack_integer_conv_weights(Graph& g, int vector_lanes, int vector_registers) {
   int changed = 0;
   for (Node& n : g.nodes) {

@@ -164,10 +164,13 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     // vectors then run over output pixels (a data vector of words, one weight word
     // broadcast), stores are contiguous and the epilogue needs no transpose. Packed, every
     // pixel's 16 channels go to 16 rows (AMD Zen 4, mobilenet_v2 quantized in the model:
-    // 16->96 at 112x112 0.29 -> 0.13 ms, 24->144 at 56x56 0.19 -> 0.07; 28-wide rows slower
-    // plain, 0.056 -> 0.075 for 32->192).
+    // 16->96 at 112x112 0.29 -> 0.13 ms, 24->144 at 56x56 0.19 -> 0.07). Rows between one
+    // and two vectors too when the conv expands (32->192 at 28x28 0.050 -> 0.041); its
+    // projections there are faster packed (192->32 0.027 -> 0.031 plain).
+    int64_t width = x.shape[3];
     bool plain = w.shape[2] == 1 && w.shape[3] == 1 && pads == std::array<int64_t, 4>{0, 0, 0, 0} &&
-                 all_ones(n, "strides") && x.shape[3] >= 2 * vector_lanes;
+                 all_ones(n, "strides") &&
+                 (width >= 2 * vector_lanes || (width > vector_lanes && w.shape[0] > w.shape[1]));
     ops::HostTensor words = ops::byte_words(centred);
     n.inputs[wi] = g.add_constant(w.name + "_byte_words", plain ? std::move(words) : ops::pack_conv_weight(words, block));
     if (n.inputs.size() > 2) n.inputs[2] = -1;

@@ -97,6 +97,8 @@ const ByteConvCase kByteConvCases[] = {
     // Rows of two vectors or more (40 >= 2 x 16 lanes, 2 x 8): weights plain, a row's tail.
     {"pointwise_wide_rows", "QLinearConv", kUint8, 24, 40, 1, 1, 0, 131, true, 24, true},
     {"conv_integer_pointwise_wide_rows", "ConvInteger", kUint8, 10, 36, 1, 1, 0, 9, false, 32, true},
+    // An expansion over rows between one and two vectors (20: 16 + 4 lanes) is plain too.
+    {"pointwise_expansion_20_wide", "QLinearConv", kUint8, 8, 20, 1, 1, 0, 5, true, 32, true},
 };
 
 // g rewritten into byte dot products (one tuner.ByteWords node) computes what g computes,

@@ -356,7 +356,14 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
   if (base_dir.empty()) base_dir = ".";
   // Every unsupported operator at once, before the checker: it would name only the first
   // operator it has no schema for (operators newer than libonnx's opset 17 among them).
-  std::vector<std::string> unsupported;
+  // Nodes of one type and reason are listed once, with their count and the first's name (a
+  // quantized efficientnet has 130 such nodes of two types).
+  struct Unsupported {
+    std::string op, first, why;
+    int count = 0;
+  };
+  std::vector<Unsupported> unsupported;
+  int nodes = 0;
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const auto& n = m.graph().node(i);
     bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
@@ -365,13 +372,17 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
     std::string why = !default_domain ? "domain " + n.domain()
                       : c ? fmt::format("opset {}; it is in opsets from {}", g.opset, c->since)
                           : "opset " + std::to_string(g.opset);
-    unsupported.push_back(n.op_type() + " '" + n.name() + "' (" + why + ")");
+    auto it = std::find_if(unsupported.begin(), unsupported.end(),
+                           [&](const Unsupported& u) { return u.op == n.op_type() && u.why == why; });
+    if (it == unsupported.end()) unsupported.push_back({n.op_type(), n.name(), why, 0}), it = unsupported.end() - 1;
+    ++it->count, ++nodes;
   }
   if (!unsupported.empty()) {
     std::string list;
-    for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
-    USER_ERROR() << path << ": " << unsupported.size() << " unsupported operator"
-                 << (unsupported.size() > 1 ? "s: " : ": ") << list
+    for (const auto& u : unsupported)
+      list += (list.empty() ? "" : ", ") + u.op + (u.count > 1 ? fmt::format(" x {}, the first", u.count) : "") +
+              " '" + u.first + "' (" + u.why + ")";
+    USER_ERROR() << path << ": " << nodes << " unsupported operator" << (nodes > 1 ? "s: " : ": ") << list
                  << " (`tuner op list --onnx` lists the supported ones)";
   }
 

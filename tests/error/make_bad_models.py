@@ -142,6 +142,14 @@ save(model([helper.make_node("Det", ["x"], ["d"], name="det0"),
             helper.make_node("Unique", ["r"], ["u"], name="unique0")],
            [tensor_info("x", [3, 3])], [tensor_info("d", []), tensor_info("u", [None])]),
      "unsupported.onnx")
+# One unsupported operator three times and another once: listed by type with a count.
+save(model([helper.make_node("Det", ["x"], ["d0"], name="det0"),
+            helper.make_node("Det", ["x"], ["d1"], name="det1"),
+            helper.make_node("Unique", ["x"], ["u"], name="unique0"),
+            helper.make_node("Det", ["x"], ["d2"], name="det2")],
+           [tensor_info("x", [3, 3])],
+           [tensor_info("d0", []), tensor_info("d1", []), tensor_info("d2", []), tensor_info("u", [None])]),
+     "unsupported_repeated.onnx")
 # An opset 18 operator that Debian's libonnx (opset 17) does not know, and Tuner neither.
 save(model([helper.make_node("BitwiseNot", ["x"], ["y"], name="bnot0")],
            [tensor_info("x", [2, 3], TensorProto.INT32)], [tensor_info("y", [2, 3], TensorProto.INT32)],

@@ -230,6 +230,8 @@ fi
 # --- unsupported operators (all named at once) and opsets
 expect_model "2 unsupported operators: Det 'det0' \(opset 13\), Unique 'unique0' \(opset 13\)" \
   "$m/unsupported.onnx"
+expect_model "4 unsupported operators: Det x 3, the first 'det0' \(opset 13\), Unique 'unique0' \(opset 13\) " \
+  "$m/unsupported_repeated.onnx"
 expect_model "1 unsupported operator: MyOp 'custom0' \(domain com\.example\)" "$m/custom_domain.onnx"
 expect_model "1 unsupported operator: BitwiseNot 'bnot0' \(opset 18\) \(.tuner op list --onnx. lists the supported ones\)" \
   "$m/opset18_unsupported.onnx"

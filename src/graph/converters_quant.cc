@@ -217,6 +217,83 @@ std::vector<ConvertOutput> qgemm(const ConvertContext& c) {
       c.name()));
 }
 
+// ONNX Runtime's QLinearMul (com.microsoft): round_even((A - a_zp)(B - b_zp) x a_scale x
+// b_scale / c_scale) + c_zp, broadcast, saturated: its kernels' formula (the product exact in
+// int32, one float ratio per op).
+std::vector<ConvertOutput> qlinear_mul(const ConvertContext& c) {
+  te::Tensor a = centered_int32(c, 0, 2, -1, "A"), b = centered_int32(c, 3, 5, -1, "B");
+  te::Tensor product = ops::map_binary(a, b, [](const Expr& va, const Expr& vb) { return va * vb; }, c.name("product"));
+  return one(requantize(
+      c, product,
+      [&](const std::vector<Var>&) {
+        return scale_at(c, 1, a, -1, Expr(0), "A_scale") * scale_at(c, 4, b, -1, Expr(0), "B_scale") /
+               scale_at(c, 6, a, -1, Expr(0), "C_scale");
+      },
+      7, c.name()));
+}
+
+// v (float32) quantized to the scale at input `si` and zero point at `zi` (absent: uint8 0):
+// saturate(round_even(v / scale) + zero point), as QuantizeLinear.
+Expr quantized(const ConvertContext& c, const Expr& v, size_t si, size_t zi, const te::Tensor& like) {
+  te::DataType q = c.has_input(zi) ? c.input(zi).dtype() : te::DataType::u8();
+  if (q != te::DataType::u8() && q != te::DataType::i8()) c.fail("the output must be uint8 or int8");
+  if (c.has_input(zi) && !per_tensor(c.input(zi))) c.fail("the output's zero point must be a scalar");
+  te::DataType f = te::DataType::f32();
+  Expr r = te::call(te::Intrinsic::RoundEven, {v / scale_at(c, si, like, -1, Expr(0), "the output's scale")});
+  if (c.has_input(zi)) r = r + te::cast(f, scalar_of(c.input(zi)));
+  double lo = q == te::DataType::u8() ? 0 : -128, hi = q == te::DataType::u8() ? 255 : 127;
+  return te::cast(q, te::min(te::max(r, te::make_const(f, lo)), te::make_const(f, hi)));
+}
+
+// ONNX Runtime's QLinearSigmoid (com.microsoft): X dequantized, its logistic, quantized to Y's
+// scale and zero point (ONNX Runtime tabulates the 256 values with its own logistic, which may
+// round a value at a half step the other way).
+std::vector<ConvertOutput> qlinear_sigmoid(const ConvertContext& c) {
+  te::Tensor x = centered_int32(c, 0, 2, -1, "X");
+  te::DataType f = te::DataType::f32();
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) {
+        Expr v = te::cast(f, x(ops::detail::exprs(o))) * scale_at(c, 1, x, -1, Expr(0), "X_scale");
+        return quantized(c, te::call(te::Intrinsic::Sigmoid, {v}), 3, 4, x);
+      },
+      c.name()));
+}
+
+// ONNX Runtime's QLinearConcat (com.microsoft): inputs Y_scale, Y_zero_point, then (X, X_scale,
+// X_zero_point) per tensor; each X requantized to Y's scale and zero point (dequantized, then
+// quantized: its lookup table's values) unless they are its own, then concatenated along axis.
+std::vector<ConvertOutput> qlinear_concat(const ConvertContext& c) {
+  if (c.num_inputs() < 5 || (c.num_inputs() - 2) % 3 != 0)
+    c.fail("takes Y_scale, Y_zero_point and (X, X_scale, X_zero_point) per input");
+  auto same_constant = [&](size_t i, size_t j) {
+    if (!c.has_input(i) || !c.has_input(j)) return c.has_input(i) == c.has_input(j);
+    const Value &u = c.input_value(i), &v = c.input_value(j);
+    return u.is_constant() && v.is_constant() && u.dtype == v.dtype && u.num_elements() == 1 &&
+           v.num_elements() == 1 && u.data->get(0) == v.data->get(0);
+  };
+  std::vector<te::Tensor> parts;
+  te::DataType f = te::DataType::f32();
+  for (size_t k = 2; k + 2 < c.num_inputs(); k += 3) {
+    const te::Tensor& x = c.input(k);
+    if (same_constant(k + 1, 0) && same_constant(k + 2, 1)) {
+      parts.push_back(x);
+      continue;
+    }
+    te::Tensor centred = centered_int32(c, k, k + 2, -1, "X" + std::to_string(parts.size()));
+    parts.push_back(te::compute(
+        x.shape(),
+        [&](const std::vector<Var>& o) {
+          Expr v = te::cast(f, centred(ops::detail::exprs(o))) * scale_at(c, k + 1, x, -1, Expr(0), "X_scale");
+          return quantized(c, v, 0, 1, x);
+        },
+        c.name("part" + std::to_string(parts.size()))));
+  }
+  for (const te::Tensor& p : parts)
+    if (p.dtype() != parts[0].dtype()) c.fail("every input must have Y's type");
+  return one(ops::concat(parts, c.attr("axis").i, c.name()));
+}
+
 // byte_dot_convs' data words of a conv: 4 channels' bytes in one int32, padded.
 std::vector<ConvertOutput> byte_words(const ConvertContext& c) {
   if (c.attr_int("axis", 1) == -1) return one(ops::byte_words_last(c.input(0), c.name()));  // a matmul's A
@@ -233,6 +310,9 @@ void add_quant_converters(std::vector<Converter>& out) {
   out.push_back({"com.microsoft.QLinearAdd", qlinear_add, {}});
   out.push_back({"com.microsoft.QLinearGlobalAveragePool", qlinear_global_avg_pool, {}});
   out.push_back({"com.microsoft.QGemm", qgemm, {}});
+  out.push_back({"com.microsoft.QLinearMul", qlinear_mul, {}});
+  out.push_back({"com.microsoft.QLinearSigmoid", qlinear_sigmoid, {}});
+  out.push_back({"com.microsoft.QLinearConcat", qlinear_concat, {}});
   out.push_back({"tuner.ByteWords", byte_words, {}});
 }
 

@@ -231,5 +231,55 @@ TEST(IntegerOps, OrtQGemmQuantizedAndFloatOutputs) {
   }
 }
 
+// ONNX Runtime's QLinearMul, B broadcast along rows; expected values from ONNX Runtime 1.32.
+TEST(IntegerOps, OrtQLinearMulBroadcast) {
+  ModelBuilder b(13);
+  b.input("a", {2, 6}, kU8);
+  b.output("y", {2, 6}, kU8);
+  b.float_initializer("as", {0.02f}, {});
+  b.int_initializer("az", kU8, {}, {128});
+  b.int_initializer("b", kU8, {1, 6}, {9, 128, 255, 0, 66, 130});
+  b.float_initializer("bs", {0.03f}, {});
+  b.int_initializer("bz", kU8, {}, {100});
+  b.float_initializer("cs", {0.31f}, {});
+  b.int_initializer("cz", kU8, {}, {120});
+  ort_node(b, "QLinearMul", {"a", "as", "az", "b", "bs", "bz", "cs", "cz"});
+  HostTensor a = HostTensor::from_values({2, 6}, te::DataType::u8(), {0, 17, 128, 200, 255, 90, 3, 250, 77, 128, 140, 1});
+  expect_outputs(b.import(), {a}, {{143, 114, 120, 106, 112, 118, 142, 127, 105, 120, 119, 113}});
+}
+
+// ONNX Runtime's QLinearSigmoid; expected values from ONNX Runtime 1.32.
+TEST(IntegerOps, OrtQLinearSigmoid) {
+  ModelBuilder b(13);
+  b.input("x", {8}, kU8);
+  b.output("y", {8}, kU8);
+  b.float_initializer("xs", {0.05f}, {});
+  b.int_initializer("xz", kU8, {}, {128});
+  b.float_initializer("ys", {1.0f / 256}, {});
+  b.int_initializer("yz", kU8, {}, {0});
+  ort_node(b, "QLinearSigmoid", {"x", "xs", "xz", "ys", "yz"});
+  HostTensor x = HostTensor::from_values({8}, te::DataType::u8(), {0, 60, 120, 128, 200, 255, 131, 97});
+  expect_outputs(b.import(), {x}, {{0, 8, 103, 128, 249, 255, 138, 45}});
+}
+
+// ONNX Runtime's QLinearConcat: one input in Y's scale and zero point (copied), one
+// requantized; expected values from ONNX Runtime 1.32.
+TEST(IntegerOps, OrtQLinearConcat) {
+  ModelBuilder b(13);
+  b.input("p", {2, 3}, kU8);
+  b.input("q", {2, 1}, kU8);
+  b.output("y", {2, 4}, kU8);
+  b.float_initializer("ys", {0.1f}, {});
+  b.int_initializer("yz", kU8, {}, {10});
+  b.float_initializer("qs", {0.023f}, {});
+  b.int_initializer("qz", kU8, {}, {100});
+  auto& n = ort_node(b, "QLinearConcat", {"ys", "yz", "p", "ys", "yz", "q", "qs", "qz"});
+  set_int(n, "axis", 1);
+  expect_outputs(b.import(),
+                 {HostTensor::from_values({2, 3}, te::DataType::u8(), {1, 2, 3, 250, 128, 0}),
+                  HostTensor::from_values({2, 1}, te::DataType::u8(), {105, 163})},
+                 {{1, 2, 3, 11, 250, 128, 0, 24}});
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

@@ -294,6 +294,16 @@ std::vector<ConvertOutput> qlinear_concat(const ConvertContext& c) {
   return one(ops::concat(parts, c.attr("axis").i, c.name()));
 }
 
+// byte_tables' look-up: y = table[x] for uint8 x and a table of 256 bytes.
+std::vector<ConvertOutput> look_up(const ConvertContext& c) {
+  const te::Tensor &x = c.input(0), &table = c.input(1);
+  if (x.dtype() != te::DataType::u8() || table.ndim() != 1 || table.shape()[0] != 256) c.fail("needs uint8 data and 256 entries");
+  return one(te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& o) { return table(te::cast(te::DataType::i64(), x(ops::detail::exprs(o)))); },
+      c.name()));
+}
+
 // byte_dot_convs' data words of a conv: 4 channels' bytes in one int32, padded.
 std::vector<ConvertOutput> byte_words(const ConvertContext& c) {
   if (c.attr_int("axis", 1) == -1) return one(ops::byte_words_last(c.input(0), c.name()));  // a matmul's A
@@ -314,6 +324,7 @@ void add_quant_converters(std::vector<Converter>& out) {
   out.push_back({"com.microsoft.QLinearSigmoid", qlinear_sigmoid, {}});
   out.push_back({"com.microsoft.QLinearConcat", qlinear_concat, {}});
   out.push_back({"tuner.ByteWords", byte_words, {}});
+  out.push_back({"tuner.LookUp", look_up, {}});
 }
 
 }  // namespace tuner::graph::detail

@@ -546,6 +546,7 @@ void run_passes(Graph& g, const PassOptions& opts) {
     opts.on_change("byte_dot_depthwise_convs", g);
   if (opts.vector_lanes > 0 && fold_requantize_scales(g) > 0 && opts.on_change)
     opts.on_change("fold_requantize_scales", g);
+  if (opts.vector_lanes > 0 && byte_tables(g) > 0 && opts.on_change) opts.on_change("byte_tables", g);
   if (opts.vector_lanes > 0 && pack_integer_conv_weights(g, opts.vector_lanes, opts.vector_registers) > 0 &&
       opts.on_change)
     opts.on_change("pack_integer_conv_weights", g);

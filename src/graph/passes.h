@@ -116,6 +116,10 @@ int byte_dot_depthwise_convs(Graph& g);
 /// computed as its kernel computes it, as a constant input 9: the kernel's epilogue then loads
 /// one multiplier per channel instead of dividing per channel and tile.
 int fold_requantize_scales(Graph& g);
+/// ONNX Runtime's QLinearSigmoid of uint8 data with constant scales and zero points becomes a
+/// look-up of its 256 values (tuner.LookUp), computed once; a QLinearMul of x and such a
+/// table of x (a quantized SiLU) becomes one table of x.
+int byte_tables(Graph& g);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.
 int64_t conv_weight_block(int64_t k, int64_t out_w, int lanes, int registers);

@@ -1,6 +1,9 @@
 // Integer products' layout passes (declared in passes.h): byte_dot_convs,
 // pack_integer_conv_weights and pack_matmul_weights (float and integer B), and the helpers
 // they share with passes.cc (passes_impl.h).
+#include <array>
+#include <cmath>
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -245,6 +248,100 @@ int fold_requantize_scales(Graph& g) {
     std::string name = n.name + "_requantize_scale";
     set_input(n, 9, g.add_constant(name, std::move(m)));
     ++changed;
+  }
+  return changed;
+}
+
+namespace {
+
+// The float32 scale and uint8 zero point at inputs si, zi of n when both are constant scalars
+// (an absent zero point is 0).
+bool constant_quantization(const Graph& g, const Node& n, size_t si, size_t zi, float& scale, int& zp) {
+  if (n.inputs.size() <= si || n.inputs[si] < 0) return false;
+  const Value& s = g.values[size_t(n.inputs[si])];
+  if (!s.is_constant() || s.dtype != te::DataType::f32() || s.num_elements() != 1) return false;
+  scale = float(s.data->get(0)), zp = 0;
+  if (n.inputs.size() <= zi || n.inputs[zi] < 0) return true;
+  const Value& z = g.values[size_t(n.inputs[zi])];
+  if (!z.is_constant() || z.dtype != te::DataType::u8() || z.num_elements() != 1) return false;
+  zp = int(z.data->get_int(0));
+  return true;
+}
+
+// round_even(v) + zp saturated to uint8, as the converters quantize.
+uint8_t saturate_u8(float v, int zp) {
+  float r = std::nearbyint(v) + float(zp);
+  return uint8_t(std::min(255.0f, std::max(0.0f, r)));
+}
+
+// Node n replaced by tuner.LookUp of its input `x` in a constant table of 256 bytes.
+void look_up(Graph& g, Node& n, int x, const std::array<uint8_t, 256>& table) {
+  ops::HostTensor t({256}, te::DataType::u8());
+  for (int v = 0; v < 256; ++v) t.set_int(v, table[size_t(v)]);
+  int tv = g.add_constant(n.name + "_table", std::move(t));
+  n.op = "tuner.LookUp";
+  n.inputs = {x, tv};
+  n.attrs.clear();
+}
+
+}  // namespace
+
+int byte_tables(Graph& g) {
+  int changed = 0;
+  // QLinearSigmoid of uint8 data: 256 values, computed once (as ONNX Runtime tabulates them).
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "com.microsoft.QLinearSigmoid" || n.inputs.empty() || n.inputs[0] < 0) continue;
+    float xs, ys;
+    int xz, yz;
+    if (g.values[size_t(n.inputs[0])].dtype != te::DataType::u8() || !constant_quantization(g, n, 1, 2, xs, xz) ||
+        !constant_quantization(g, n, 3, 4, ys, yz) || g.values[size_t(n.outputs[0])].dtype != te::DataType::u8())
+      continue;
+    std::array<uint8_t, 256> table;
+    for (int v = 0; v < 256; ++v) {
+      float x = float(v - xz) * xs;
+      table[size_t(v)] = saturate_u8((1.0f / (1.0f + std::exp(-x))) / ys, yz);
+    }
+    look_up(g, n, n.inputs[0], table);
+    ++changed;
+  }
+  // QLinearMul(x, t(x)) of a table t of x (a quantized SiLU): one table of x.
+  std::map<int, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].dead)
+      for (int o : g.nodes[i].outputs) producer[o] = i;
+  for (Node& n : g.nodes) {
+    if (n.dead || n.op != "com.microsoft.QLinearMul" || n.inputs.size() < 7 || n.inputs[0] < 0 || n.inputs[3] < 0) continue;
+    float as, bs, cs;
+    int az, bz, cz;
+    if (!constant_quantization(g, n, 1, 2, as, az) || !constant_quantization(g, n, 4, 5, bs, bz) ||
+        !constant_quantization(g, n, 6, 7, cs, cz) || g.values[size_t(n.outputs[0])].dtype != te::DataType::u8())
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      int x = n.inputs[side ? 3 : 0], tx = n.inputs[side ? 0 : 3];
+      auto it = producer.find(tx);
+      if (it == producer.end()) continue;
+      const Node& t = g.nodes[it->second];
+      if (t.op != "tuner.LookUp" || t.inputs[0] != x || g.values[size_t(x)].dtype != te::DataType::u8()) continue;
+      const ops::HostTensor& inner = *g.values[size_t(t.inputs[1])].data;
+      // QLinearMul's kernel: the int32 product times one float ratio.
+      float ratio = as * bs / cs;
+      std::array<uint8_t, 256> table;
+      for (int v = 0; v < 256; ++v) {
+        int tv = int(inner.get_int(v));
+        int pa = side ? tv - az : v - az, pb = side ? v - bz : tv - bz;
+        table[size_t(v)] = saturate_u8(float(pa * pb) * ratio, cz);
+      }
+      size_t table_node = it->second;
+      look_up(g, n, x, table);
+      // The inner table, read by nothing else now, goes (no later pass removes dead code).
+      int out = g.nodes[table_node].outputs[0];
+      bool read = std::find(g.outputs.begin(), g.outputs.end(), out) != g.outputs.end();
+      for (const Node& m : g.nodes)
+        if (!m.dead) read |= std::find(m.inputs.begin(), m.inputs.end(), out) != m.inputs.end();
+      if (!read) g.nodes[table_node].dead = true;
+      ++changed;
+      break;
+    }
   }
   return changed;
 }

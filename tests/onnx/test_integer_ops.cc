@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "codegen/target.h"
+#include "compile/compile_model.h"
 #include "graph/evaluate.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
@@ -279,6 +281,39 @@ TEST(IntegerOps, OrtQLinearConcat) {
                  {HostTensor::from_values({2, 3}, te::DataType::u8(), {1, 2, 3, 250, 128, 0}),
                   HostTensor::from_values({2, 1}, te::DataType::u8(), {105, 163})},
                  {{1, 2, 3, 11, 250, 128, 0, 24}});
+}
+
+// A quantized SiLU, QLinearMul(x, QLinearSigmoid(x)): byte_tables makes it one look-up of
+// x's 256 values, which computes what the two operators compute, on every byte.
+TEST(IntegerOps, QuantizedSiluIsOneTable) {
+  ModelBuilder b(13);
+  b.input("x", {2, 128}, kU8);
+  b.output("y", {2, 128}, kU8);
+  b.float_initializer("xs", {0.06f}, {});
+  b.int_initializer("xz", kU8, {}, {140});
+  b.float_initializer("ss", {1.0f / 255}, {});
+  b.int_initializer("sz", kU8, {}, {0});
+  b.float_initializer("ys", {0.035f}, {});
+  b.int_initializer("yz", kU8, {}, {20});
+  auto* ms = b.model().add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  auto& sig = b.node("QLinearSigmoid", {"x", "xs", "xz", "ss", "sz"}, {"s"});
+  sig.set_domain("com.microsoft");
+  auto& mul = b.node("QLinearMul", {"x", "xs", "xz", "s", "ss", "sz", "ys", "yz"}, {"y"});
+  mul.set_domain("com.microsoft");
+  graph::Graph g = b.import();
+  graph::Graph rewritten = g;
+  graph::run_passes(rewritten, compile::pass_options_for(codegen::Target::host()));
+  int tables = 0, others = 0;
+  for (const graph::Node& n : rewritten.nodes) (n.op == "tuner.LookUp" ? tables : others) += 1;
+  EXPECT_EQ(tables, 1);
+  EXPECT_EQ(others, 0);
+  std::vector<double> x;
+  for (int v = 0; v < 256; ++v) x.push_back(v);
+  HostTensor in = HostTensor::from_values({2, 128}, te::DataType::u8(), x);
+  EXPECT_EQ(values(graph::evaluate_graph(rewritten, {in})[0]), values(graph::evaluate_graph(g, {in})[0]));
+  expect_compiled_as_interpreted(g, {in});
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // Integer products' layout passes (declared in passes.h): byte_dot_convs,
 // pack_integer_conv_weights and pack_matmul_weights (float and integer B), and the helpers
 // they share with passes.cc (passes_impl.h).
+#include <algorithm>
 #include <array>
 #include <cmath>
-#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -101,7 +101,7 @@ ops::HostTensor bias_minus_fill_products(const Graph& g, const Node& n, size_t b
   return bias;
 }
 
-// A depthwise weight [C, 1, KH, KW] (KW <= 4, centred int8 values) as [C, 1, KH, 1] words of
+// A depthwise weight [C, 1, KH, KW] (KW <= 3, centred int8 values) as [C, 1, KH, 1] words of
 // each row's taps, byte j tap j (0 past KW).
 ops::HostTensor row_words(const ops::HostTensor& centred) {
   int64_t c = centred.shape[0], kh = centred.shape[2], kw = centred.shape[3];
@@ -231,9 +231,10 @@ int fold_requantize_scales(Graph& g) {
   int changed = 0;
   for (Node& n : g.nodes) {
     if (n.dead || n.op != "QLinearConv" || n.inputs.size() < 8 || n.inputs.size() > 9) continue;
-    auto constant_f32 = [&](size_t i) {
+    auto constant_f32 = [&](size_t i) -> const Value* {
+      if (n.inputs[i] < 0) return nullptr;
       const Value& v = g.values[size_t(n.inputs[i])];
-      return n.inputs[i] >= 0 && v.is_constant() && v.dtype == te::DataType::f32() ? &v : nullptr;
+      return v.is_constant() && v.dtype == te::DataType::f32() ? &v : nullptr;
     };
     const Value *xs = constant_f32(1), *ws = constant_f32(4), *ys = constant_f32(6);
     if (!xs || !ws || !ys || xs->num_elements() != 1 || ys->num_elements() != 1) continue;

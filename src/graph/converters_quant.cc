@@ -61,21 +61,32 @@ Expr scale_at(const ConvertContext& c, size_t scale_input, const te::Tensor& x, 
   return s(index);
 }
 
-te::Tensor requantize(const ConvertContext& c, const te::Tensor& acc,
-                      const std::function<Expr(const std::vector<Var>&)>& multiplier, size_t zp_input,
-                      const std::string& name) {
+namespace {
+
+// A rounded float32 value plus the zero point at input `zp_input` (absent: uint8 0), saturated
+// to its type: how every quantized output here ends.
+Expr saturated(const ConvertContext& c, Expr rounded, size_t zp_input) {
   te::DataType q = c.has_input(zp_input) ? c.input(zp_input).dtype() : te::DataType::u8();
   if (q != te::DataType::u8() && q != te::DataType::i8()) c.fail("the output must be uint8 or int8");
   if (c.has_input(zp_input) && !per_tensor(c.input(zp_input)))
     c.fail("the output's zero point must be a scalar");
   te::DataType f = te::DataType::f32();
+  if (c.has_input(zp_input)) rounded = rounded + te::cast(f, scalar_of(c.input(zp_input)));
   double lo = q == te::DataType::u8() ? 0 : -128, hi = q == te::DataType::u8() ? 255 : 127;
+  return te::cast(q, te::min(te::max(rounded, te::make_const(f, lo)), te::make_const(f, hi)));
+}
+
+}  // namespace
+
+te::Tensor requantize(const ConvertContext& c, const te::Tensor& acc,
+                      const std::function<Expr(const std::vector<Var>&)>& multiplier, size_t zp_input,
+                      const std::string& name) {
+  te::DataType f = te::DataType::f32();
   return te::compute(
       acc.shape(),
       [&](const std::vector<Var>& o) {
         Expr v = te::call(te::Intrinsic::RoundEven, {te::cast(f, acc(ops::detail::exprs(o))) * multiplier(o)});
-        if (c.has_input(zp_input)) v = v + te::cast(f, scalar_of(c.input(zp_input)));
-        return te::cast(q, te::min(te::max(v, te::make_const(f, lo)), te::make_const(f, hi)));
+        return saturated(c, v, zp_input);
       },
       name);
 }
@@ -235,14 +246,8 @@ std::vector<ConvertOutput> qlinear_mul(const ConvertContext& c) {
 // v (float32) quantized to the scale at input `si` and zero point at `zi` (absent: uint8 0):
 // saturate(round_even(v / scale) + zero point), as QuantizeLinear.
 Expr quantized(const ConvertContext& c, const Expr& v, size_t si, size_t zi, const te::Tensor& like) {
-  te::DataType q = c.has_input(zi) ? c.input(zi).dtype() : te::DataType::u8();
-  if (q != te::DataType::u8() && q != te::DataType::i8()) c.fail("the output must be uint8 or int8");
-  if (c.has_input(zi) && !per_tensor(c.input(zi))) c.fail("the output's zero point must be a scalar");
-  te::DataType f = te::DataType::f32();
-  Expr r = te::call(te::Intrinsic::RoundEven, {v / scale_at(c, si, like, -1, Expr(0), "the output's scale")});
-  if (c.has_input(zi)) r = r + te::cast(f, scalar_of(c.input(zi)));
-  double lo = q == te::DataType::u8() ? 0 : -128, hi = q == te::DataType::u8() ? 255 : 127;
-  return te::cast(q, te::min(te::max(r, te::make_const(f, lo)), te::make_const(f, hi)));
+  Expr scale = scale_at(c, si, like, -1, Expr(0), "the output's scale");
+  return saturated(c, te::call(te::Intrinsic::RoundEven, {v / scale}), zi);
 }
 
 // ONNX Runtime's QLinearSigmoid (com.microsoft): X dequantized, its logistic, quantized to Y's

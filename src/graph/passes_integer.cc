@@ -2,11 +2,11 @@
 // pack_integer_conv_weights and pack_matmul_weights (float and integer B), and the helpers
 // they share with passes.cc (passes_impl.h).
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include "graph/evaluate.h"
 #include "graph/passes.h"
 #include "graph/passes_impl.h"
 #include "ops/layout.h"
@@ -255,33 +255,47 @@ int fold_requantize_scales(Graph& g) {
 
 namespace {
 
-// The float32 scale and uint8 zero point at inputs si, zi of n when both are constant scalars
-// (an absent zero point is 0).
-bool constant_quantization(const Graph& g, const Node& n, size_t si, size_t zi, float& scale, int& zp) {
-  if (n.inputs.size() <= si || n.inputs[si] < 0) return false;
-  const Value& s = g.values[size_t(n.inputs[si])];
-  if (!s.is_constant() || s.dtype != te::DataType::f32() || s.num_elements() != 1) return false;
-  scale = float(s.data->get(0)), zp = 0;
-  if (n.inputs.size() <= zi || n.inputs[zi] < 0) return true;
-  const Value& z = g.values[size_t(n.inputs[zi])];
-  if (!z.is_constant() || z.dtype != te::DataType::u8() || z.num_elements() != 1) return false;
-  zp = int(z.data->get_int(0));
-  return true;
+// What nodes `chain` of g (in order, the first reading uint8 value x, each later one reading
+// earlier outputs, x or constants) give for each of x's 256 bytes, computed by the operators'
+// own converters on a graph of just them (evaluate_graph): a table of it equals them. None
+// when another input is not constant or the result is not uint8.
+std::optional<ops::HostTensor> byte_table(const Graph& g, int x, const std::vector<size_t>& chain) {
+  Graph sub;
+  sub.opset = g.opset;
+  std::map<int, int> id;  // g's value -> sub's
+  auto like = [&](int v, ops::Shape shape) {
+    Value copy = g.values[size_t(v)];
+    copy.producer = -1, copy.dequantized = nullptr;
+    if (!shape.empty()) copy.shape = std::move(shape), copy.data = nullptr;
+    return id[v] = sub.add_value(std::move(copy));
+  };
+  sub.inputs = {like(x, {256})};
+  for (size_t i : chain) {
+    Node n = g.nodes[i];
+    for (int& v : n.inputs) {
+      if (v < 0 || id.count(v)) {
+        v = v < 0 ? v : id[v];
+        continue;
+      }
+      if (!g.values[size_t(v)].is_constant()) return std::nullopt;
+      v = like(v, {});
+    }
+    for (int& v : n.outputs) v = like(v, {256});
+    sub.add_node(std::move(n));
+  }
+  sub.outputs = {sub.nodes.back().outputs[0]};
+  if (sub.values[size_t(sub.outputs[0])].dtype != te::DataType::u8()) return std::nullopt;
+  std::vector<double> bytes(256);
+  for (int v = 0; v < 256; ++v) bytes[size_t(v)] = v;
+  return evaluate_graph(sub, {ops::HostTensor::from_values({256}, te::DataType::u8(), bytes)})[0];
 }
 
-// round_even(v) + zp saturated to uint8, as the converters quantize.
-uint8_t saturate_u8(float v, int zp) {
-  float r = std::nearbyint(v) + float(zp);
-  return uint8_t(std::min(255.0f, std::max(0.0f, r)));
-}
-
-// Node n replaced by tuner.LookUp of its input `x` in a constant table of 256 bytes.
-void look_up(Graph& g, Node& n, int x, const std::array<uint8_t, 256>& table) {
-  ops::HostTensor t({256}, te::DataType::u8());
-  for (int v = 0; v < 256; ++v) t.set_int(v, table[size_t(v)]);
-  int tv = g.add_constant(n.name + "_table", std::move(t));
+// Node i of g replaced by tuner.LookUp of x in `table`.
+void look_up(Graph& g, size_t i, int x, ops::HostTensor table) {
+  Node& n = g.nodes[i];
+  int t = g.add_constant(n.name + "_table", std::move(table));
   n.op = "tuner.LookUp";
-  n.inputs = {x, tv};
+  n.inputs = {x, t};
   n.attrs.clear();
 }
 
@@ -289,59 +303,27 @@ void look_up(Graph& g, Node& n, int x, const std::array<uint8_t, 256>& table) {
 
 int byte_tables(Graph& g) {
   int changed = 0;
-  // QLinearSigmoid of uint8 data: 256 values, computed once (as ONNX Runtime tabulates them).
-  for (Node& n : g.nodes) {
-    if (n.dead || n.op != "com.microsoft.QLinearSigmoid" || n.inputs.empty() || n.inputs[0] < 0) continue;
-    float xs, ys;
-    int xz, yz;
-    if (g.values[size_t(n.inputs[0])].dtype != te::DataType::u8() || !constant_quantization(g, n, 1, 2, xs, xz) ||
-        !constant_quantization(g, n, 3, 4, ys, yz) || g.values[size_t(n.outputs[0])].dtype != te::DataType::u8())
-      continue;
-    std::array<uint8_t, 256> table;
-    for (int v = 0; v < 256; ++v) {
-      float x = float(v - xz) * xs;
-      table[size_t(v)] = saturate_u8((1.0f / (1.0f + std::exp(-x))) / ys, yz);
-    }
-    look_up(g, n, n.inputs[0], table);
-    ++changed;
-  }
-  // QLinearMul(x, t(x)) of a table t of x (a quantized SiLU): one table of x.
-  std::map<int, size_t> producer;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!g.nodes[i].dead)
-      for (int o : g.nodes[i].outputs) producer[o] = i;
-  for (Node& n : g.nodes) {
-    if (n.dead || n.op != "com.microsoft.QLinearMul" || n.inputs.size() < 7 || n.inputs[0] < 0 || n.inputs[3] < 0) continue;
-    float as, bs, cs;
-    int az, bz, cz;
-    if (!constant_quantization(g, n, 1, 2, as, az) || !constant_quantization(g, n, 4, 5, bs, bz) ||
-        !constant_quantization(g, n, 6, 7, cs, cz) || g.values[size_t(n.outputs[0])].dtype != te::DataType::u8())
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      int x = n.inputs[side ? 3 : 0], tx = n.inputs[side ? 0 : 3];
-      auto it = producer.find(tx);
-      if (it == producer.end()) continue;
-      const Node& t = g.nodes[it->second];
-      if (t.op != "tuner.LookUp" || t.inputs[0] != x || g.values[size_t(x)].dtype != te::DataType::u8()) continue;
-      const ops::HostTensor& inner = *g.values[size_t(t.inputs[1])].data;
-      // QLinearMul's kernel: the int32 product times one float ratio.
-      float ratio = as * bs / cs;
-      std::array<uint8_t, 256> table;
-      for (int v = 0; v < 256; ++v) {
-        int tv = int(inner.get_int(v));
-        int pa = side ? tv - az : v - az, pb = side ? v - bz : tv - bz;
-        table[size_t(v)] = saturate_u8(float(pa * pb) * ratio, cz);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.dead || n.inputs.empty() || n.inputs[0] < 0) continue;
+    if (n.op == "com.microsoft.QLinearSigmoid") {
+      // 256 values, computed once (as ONNX Runtime tabulates them).
+      int x = n.inputs[0];
+      if (g.values[size_t(x)].dtype != te::DataType::u8()) continue;
+      if (std::optional<ops::HostTensor> t = byte_table(g, x, {i})) look_up(g, i, x, std::move(*t)), ++changed;
+    } else if (n.op == "com.microsoft.QLinearMul" && n.inputs.size() > 3 && n.inputs[3] >= 0) {
+      // QLinearMul(x, table(x)) (a quantized SiLU): one table of x.
+      for (int side : {0, 3}) {
+        int x = n.inputs[size_t(3 - side)], tx = n.inputs[size_t(side)];
+        int p = g.values[size_t(tx)].producer;
+        if (p < 0 || g.nodes[size_t(p)].op != "tuner.LookUp" || g.nodes[size_t(p)].inputs[0] != x) continue;
+        std::optional<ops::HostTensor> t = byte_table(g, x, {size_t(p), i});
+        if (!t) continue;
+        look_up(g, i, x, std::move(*t));
+        if (g.use_count(tx) == 0) g.nodes[size_t(p)].dead = true;  // no later pass removes dead code
+        ++changed;
+        break;
       }
-      size_t table_node = it->second;
-      look_up(g, n, x, table);
-      // The inner table, read by nothing else now, goes (no later pass removes dead code).
-      int out = g.nodes[table_node].outputs[0];
-      bool read = std::find(g.outputs.begin(), g.outputs.end(), out) != g.outputs.end();
-      for (const Node& m : g.nodes)
-        if (!m.dead) read |= std::find(m.inputs.begin(), m.inputs.end(), out) != m.inputs.end();
-      if (!read) g.nodes[table_node].dead = true;
-      ++changed;
-      break;
     }
   }
   return changed;

@@ -32,41 +32,51 @@ struct ByteConvCase {
   bool plain_weight = false;  // byte_dot_convs keeps the weight unpacked (1x1 on wide rows)
 };
 
-// x [1, c, hw, hw] -> k channels; weights in [-128, 127] with a per-channel zero point of 0
-// (as ONNX Runtime's quantizer writes them) or, for ConvInteger, a scalar one.
+// An integer conv `op` (QLinearConv or ConvInteger) of input "x" (x_type, zero point x_zp)
+// by weights of `w_shape` with values across int8, into "y" of `y_shape`: for QLinearConv a
+// per-channel zero point of 0 (as ONNX Runtime's quantizer writes them), scales of w_unit x 1..7
+// and y_scale, and an int32 bias if `bias`; for ConvInteger a scalar weight zero point of 1 (w - 1
+// in [-128, 126]: still int8).
+onnx::NodeProto& integer_conv(ModelBuilder& b, const char* op, int x_type, int64_t x_zp, const ops::Shape& w_shape,
+                              const ops::Shape& y_shape, float w_unit, float y_scale, bool bias) {
+  int64_t k = w_shape[0], count = 1;
+  for (int64_t d : w_shape) count *= d;
+  std::vector<int64_t> w;
+  for (int64_t i = 0; i < count; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer("w", kInt8, w_shape, w);
+  b.int_initializer("xz", x_type, {}, {x_zp});
+  if (std::string(op) == "ConvInteger") {
+    b.output("y", y_shape, onnx::TensorProto::INT32);
+    b.int_initializer("wz", kInt8, {}, {1});
+    return b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
+  }
+  b.output("y", y_shape, kUint8);
+  b.float_initializer("xs", {0.02f}, {});
+  std::vector<float> ws;
+  for (int64_t m = 0; m < k; ++m) ws.push_back(w_unit * float(1 + m % 7));
+  b.float_initializer("ws", ws);
+  b.int_initializer("wz", kInt8, {k}, std::vector<int64_t>(size_t(k), 0));
+  b.float_initializer("ys", {y_scale}, {});
+  b.int_initializer("yz", kUint8, {}, {100});
+  std::vector<std::string> in = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
+  if (bias) {
+    std::vector<int64_t> values;
+    for (int64_t m = 0; m < k; ++m) values.push_back(m * 301 - 4000);
+    b.int_initializer("bias", onnx::TensorProto::INT32, {k}, values);
+    in.push_back("bias");
+  }
+  return b.node("QLinearConv", in, {"y"});
+}
+
+// x [1, c, hw, hw] -> k channels.
 graph::Graph byte_conv_model(const ByteConvCase& cc) {
   ModelBuilder b(13);
   int64_t out = (cc.hw + 2 * cc.pad - cc.kernel) / cc.stride + 1;
   b.input("x", {1, cc.c, cc.hw, cc.hw}, cc.x_type);
-  std::vector<int64_t> w;
-  for (int64_t i = 0; i < cc.k * cc.c * cc.kernel * cc.kernel; ++i) w.push_back((i * 37 + 11) % 255 - 127);
-  b.int_initializer("w", kInt8, {cc.k, cc.c, cc.kernel, cc.kernel}, w);
-  b.int_initializer("xz", cc.x_type, {}, {cc.x_zero_point});
-  onnx::NodeProto* n;
-  if (std::string(cc.op) == "QLinearConv") {
-    b.output("y", {1, cc.k, out, out}, kUint8);
-    b.float_initializer("xs", {0.02f}, {});
-    std::vector<float> ws;
-    for (int m = 0; m < cc.k; ++m) ws.push_back(0.0005f * float(1 + m % 7));
-    b.float_initializer("ws", ws);
-    b.int_initializer("wz", kInt8, {cc.k}, std::vector<int64_t>(size_t(cc.k), 0));
-    b.float_initializer("ys", {0.1f}, {});
-    b.int_initializer("yz", kUint8, {}, {100});
-    std::vector<std::string> in = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
-    if (cc.bias) {
-      std::vector<int64_t> bias;
-      for (int m = 0; m < cc.k; ++m) bias.push_back(m * 301 - 4000);
-      b.int_initializer("bias", onnx::TensorProto::INT32, {cc.k}, bias);
-      in.push_back("bias");
-    }
-    n = &b.node("QLinearConv", in, {"y"});
-  } else {
-    b.output("y", {1, cc.k, out, out}, onnx::TensorProto::INT32);
-    b.int_initializer("wz", kInt8, {}, {1});  // w - 1 in [-128, 126]: still int8
-    n = &b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
-  }
-  set_ints(*n, "pads", {cc.pad, cc.pad, cc.pad, cc.pad});
-  set_ints(*n, "strides", {cc.stride, cc.stride});
+  onnx::NodeProto& n = integer_conv(b, cc.op, cc.x_type, cc.x_zero_point, {cc.k, cc.c, cc.kernel, cc.kernel},
+                                    {1, cc.k, out, out}, 0.0005f, 0.1f, cc.bias);
+  set_ints(n, "pads", {cc.pad, cc.pad, cc.pad, cc.pad});
+  set_ints(n, "strides", {cc.stride, cc.stride});
   return b.import();
 }
 
@@ -152,32 +162,12 @@ graph::Graph depthwise_model(const DepthwiseCase& dc) {
   int64_t oh = (dc.hw + dc.pads[0] + dc.pads[2] - dc.kh) / dc.stride + 1;
   int64_t ow = (dc.hw + dc.pads[1] + dc.pads[3] - dc.kw) / dc.stride + 1;
   b.input("x", {1, dc.c, dc.hw, dc.hw}, kUint8);
-  std::vector<int64_t> w, bias;
-  for (int64_t i = 0; i < dc.c * dc.kh * dc.kw; ++i) w.push_back((i * 37 + 11) % 255 - 127);
-  b.int_initializer("w", kInt8, {dc.c, 1, dc.kh, dc.kw}, w);
-  b.int_initializer("xz", kUint8, {}, {dc.x_zero_point});
-  onnx::NodeProto* n;
-  if (std::string(dc.op) == "QLinearConv") {
-    b.output("y", {1, dc.c, oh, ow}, kUint8);
-    b.float_initializer("xs", {0.02f}, {});
-    std::vector<float> ws;
-    for (int m = 0; m < dc.c; ++m) ws.push_back(0.004f * float(1 + m % 5));
-    b.float_initializer("ws", ws);
-    b.int_initializer("wz", kInt8, {dc.c}, std::vector<int64_t>(size_t(dc.c), 0));
-    b.float_initializer("ys", {0.2f}, {});
-    b.int_initializer("yz", kUint8, {}, {90});
-    for (int m = 0; m < dc.c; ++m) bias.push_back(m * 211 - 3000);
-    b.int_initializer("bias", onnx::TensorProto::INT32, {dc.c}, bias);
-    n = &b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"}, {"y"});
-  } else {
-    b.output("y", {1, dc.c, oh, ow}, onnx::TensorProto::INT32);
-    b.int_initializer("wz", kInt8, {}, {1});
-    n = &b.node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"});
-  }
-  set_ints(*n, "pads", {dc.pads[0], dc.pads[1], dc.pads[2], dc.pads[3]});
-  set_ints(*n, "strides", {dc.stride, dc.stride});
-  set_ints(*n, "kernel_shape", {dc.kh, dc.kw});
-  set_int(*n, "group", dc.c);
+  onnx::NodeProto& n = integer_conv(b, dc.op, kUint8, dc.x_zero_point, {dc.c, 1, dc.kh, dc.kw},
+                                    {1, dc.c, oh, ow}, 0.004f, 0.2f, true);
+  set_ints(n, "pads", {dc.pads[0], dc.pads[1], dc.pads[2], dc.pads[3]});
+  set_ints(n, "strides", {dc.stride, dc.stride});
+  set_ints(n, "kernel_shape", {dc.kh, dc.kw});
+  set_int(n, "group", dc.c);
   return b.import();
 }
 

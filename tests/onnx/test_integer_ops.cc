@@ -295,13 +295,8 @@ TEST(IntegerOps, QuantizedSiluIsOneTable) {
   b.int_initializer("sz", kU8, {}, {0});
   b.float_initializer("ys", {0.035f}, {});
   b.int_initializer("yz", kU8, {}, {20});
-  auto* ms = b.model().add_opset_import();
-  ms->set_domain("com.microsoft");
-  ms->set_version(1);
-  auto& sig = b.node("QLinearSigmoid", {"x", "xs", "xz", "ss", "sz"}, {"s"});
-  sig.set_domain("com.microsoft");
-  auto& mul = b.node("QLinearMul", {"x", "xs", "xz", "s", "ss", "sz", "ys", "yz"}, {"y"});
-  mul.set_domain("com.microsoft");
+  b.node("QLinearSigmoid", {"x", "xs", "xz", "ss", "sz"}, {"s"}).set_domain("com.microsoft");
+  ort_node(b, "QLinearMul", {"x", "xs", "xz", "s", "ss", "sz", "ys", "yz"});
   graph::Graph g = b.import();
   graph::Graph rewritten = g;
   graph::run_passes(rewritten, compile::pass_options_for(codegen::Target::host()));

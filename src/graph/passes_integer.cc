@@ -141,15 +141,28 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     // Output channels no vector divides (mobilenet_v2's 24): half vectors, which the byte dot
     // still takes natively, rather than the int32 products.
     if (block == 0 && vector_lanes >= 16 && k % (vector_lanes / 2) == 0) block = vector_lanes / 2;
+    // A 1x1 stride-1 conv over rows of two vectors or more takes its weights plain: its
+    // vectors then run over output pixels (a data vector of words, one weight word
+    // broadcast), stores are contiguous and the epilogue needs no transpose. Packed, every
+    // pixel's 16 channels go to 16 rows (AMD Zen 4, mobilenet_v2 quantized in the model:
+    // 16->96 at 112x112 0.29 -> 0.13 ms, 24->144 at 56x56 0.19 -> 0.07). Rows between one
+    // and two vectors too when the conv expands (32->192 at 28x28 0.050 -> 0.041); its
+    // projections there are faster packed (192->32 0.027 -> 0.031 plain). Output channels no
+    // block divides (shufflenet's 58 and 116) take plain weights at any width: the int32
+    // products were 5-8x slower.
+    int64_t width = x.shape[3];
+    std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
+    bool pointwise = w.shape[2] == 1 && w.shape[3] == 1 && pads == std::array<int64_t, 4>{0, 0, 0, 0} &&
+                     all_ones(n, "strides");
+    bool plain = pointwise && (block == 0 || width >= 2 * vector_lanes || (width > vector_lanes && w.shape[0] > w.shape[1]));
     ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
-    if (!constant_bias || block == 0 || !fits_int8(centred)) continue;
+    if (!constant_bias || (block == 0 && !plain) || !fits_int8(centred)) continue;
 
     // (x - zx) w = x w - zx w: the data's bytes as uint8 (int8 + 128) with the zero point's
     // sum folded into the bias, and the padding filled with the zero point.
     int64_t fill = (x_zp ? x_zp->data->get_int(0) : 0) + (x.dtype == te::DataType::i8() ? 128 : 0);
     ops::HostTensor bias = bias_minus_fill_products(g, n, bi, centred, fill);
     // The padding too, filled once in the words (no border tests in the conv), when explicit.
-    std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
     if (explicit_pads(n)) n.attrs["pads"] = ints_attr({0, 0, 0, 0});
     std::vector<Node> fresh;
     auto [it, is_new] = words_of.try_emplace({n.inputs[0], fill, pads}, -1);
@@ -163,17 +176,6 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
       it->second = add_byte_words(g, n, ws, std::move(attrs), fresh);
     }
     n.inputs[0] = it->second;
-    // A 1x1 stride-1 conv over rows of two vectors or more takes its weights plain: its
-    // vectors then run over output pixels (a data vector of words, one weight word
-    // broadcast), stores are contiguous and the epilogue needs no transpose. Packed, every
-    // pixel's 16 channels go to 16 rows (AMD Zen 4, mobilenet_v2 quantized in the model:
-    // 16->96 at 112x112 0.29 -> 0.13 ms, 24->144 at 56x56 0.19 -> 0.07). Rows between one
-    // and two vectors too when the conv expands (32->192 at 28x28 0.050 -> 0.041); its
-    // projections there are faster packed (192->32 0.027 -> 0.031 plain).
-    int64_t width = x.shape[3];
-    bool plain = w.shape[2] == 1 && w.shape[3] == 1 && pads == std::array<int64_t, 4>{0, 0, 0, 0} &&
-                 all_ones(n, "strides") &&
-                 (width >= 2 * vector_lanes || (width > vector_lanes && w.shape[0] > w.shape[1]));
     ops::HostTensor words = ops::byte_words(centred);
     n.inputs[wi] = g.add_constant(w.name + "_byte_words", plain ? std::move(words) : ops::pack_conv_weight(words, block));
     if (n.inputs.size() > 2) n.inputs[2] = -1;

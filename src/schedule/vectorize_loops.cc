@@ -21,7 +21,7 @@ struct NotVectorizable {};
 // Rewrites expressions of one lane into vector expressions.
 class LaneWidener : public IRMutator {
  public:
-  LaneWidener(const VarNode* v, Expr ramp) : var_(v), ramp_(std::move(ramp)) {}
+  LaneWidener(const VarNode* v, Expr ramp, const RangeMap& ranges) : var_(v), ramp_(std::move(ramp)), ranges_(ranges) {}
 
  protected:
   Expr visit_Var(const VarNode* op, const Expr& e) override { return op == var_ ? ramp_ : e; }
@@ -31,15 +31,22 @@ class LaneWidener : public IRMutator {
       // A lane-dependent condition (padding at a border) becomes a per-lane choice whose
       // branches codegen evaluates under a mask: their vector loads touch only the lanes
       // that take them. A scalar load there would run for every lane: not vectorizable.
-      if (c->args[0].type().is_vector()) {
+      // A condition the same in every lane (a channel of a concatenation read through a
+      // reshape, its vector within one input) stays scalar: codegen branches, each branch
+      // unmasked (masked, a load at a broadcast index was a gather; shufflenet's channel
+      // shuffle after a QLinearConcat).
+      Expr cond = c->args[0];
+      if (cond.type().is_vector())
+        if (Expr u = simplify(cond, ranges_); auto* b = u.as<BroadcastNode>()) cond = b->value;
+      if (cond.type().is_vector()) {
         check_maskable(c->args[1]);
         check_maskable(c->args[2]);
       }
-      int lanes = std::max({c->args[0].type().lanes, c->args[1].type().lanes, c->args[2].type().lanes});
+      int lanes = std::max({cond.type().lanes, c->args[1].type().lanes, c->args[2].type().lanes});
       if (lanes > 1) {
         Expr t = c->args[1].type().is_vector() ? c->args[1] : broadcast(c->args[1], lanes);
         Expr f = c->args[2].type().is_vector() ? c->args[2] : broadcast(c->args[2], lanes);
-        return if_then_else(c->args[0], t, f);
+        return if_then_else(cond, t, f);
       }
     }
     return r;
@@ -61,6 +68,7 @@ class LaneWidener : public IRMutator {
 
   const VarNode* var_;
   Expr ramp_;
+  const RangeMap& ranges_;
 };
 
 class LoopVectorizer : public IRMutator {
@@ -133,7 +141,7 @@ class LoopVectorizer : public IRMutator {
   }
 
   Stmt widen_at(const Stmt& body, const Var& v, const Expr& min, int lanes) {
-    LaneWidener widen(v.get(), ramp(simplify(min, ranges_), make_int(1), lanes));
+    LaneWidener widen(v.get(), ramp(simplify(min, ranges_), make_int(1), lanes), ranges_);
     return widen_stmt(body, widen, lanes);
   }
 

@@ -195,6 +195,8 @@ class Simplifier : public IRMutator {
 
   Expr visit_FloorDiv(const FloorDivNode* op, const Expr& e) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>(); ba && bb && ba->lanes == bb->lanes)
+      return broadcast(mutate(floordiv(ba->value, bb->value)), ba->lanes);
     auto* ia = as_const_int(a);
     auto* ib = as_const_int(b);
     if (ib && *ib == 1) return a;
@@ -222,6 +224,8 @@ class Simplifier : public IRMutator {
 
   Expr visit_FloorMod(const FloorModNode* op, const Expr& e) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>(); ba && bb && ba->lanes == bb->lanes)
+      return broadcast(mutate(floormod(ba->value, bb->value)), ba->lanes);
     auto* ia = as_const_int(a);
     auto* ib = as_const_int(b);
     if (ib && *ib == 1) return make_const(a.type(), 0);
@@ -307,6 +311,11 @@ class Simplifier : public IRMutator {
         default: break;
       }
     }
+    // One comparison for all lanes: a choice on it is then uniform (vectorize_loops keeps it
+    // a branch).
+    auto* ba = a.as<BroadcastNode>();
+    auto* bb = b.as<BroadcastNode>();
+    if (ba && bb && ba->lanes == bb->lanes) return broadcast(mutate(make_binary(k, ba->value, bb->value)), ba->lanes);
     auto* fa = as_const_float(a);
     auto* fb = as_const_float(b);
     if (fa && fb) {
@@ -335,6 +344,9 @@ class Simplifier : public IRMutator {
     if (is_const(a, 0) || is_const(b, 0)) return make_const(a.type(), 0);
     if (is_const(a, 1)) return b;
     if (is_const(b, 1)) return a;
+    auto* ba = a.as<BroadcastNode>();
+    auto* bb = b.as<BroadcastNode>();
+    if (ba && bb && ba->lanes == bb->lanes) return broadcast(mutate(logical_and(ba->value, bb->value)), ba->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return logical_and(a, b);
   }
@@ -343,6 +355,9 @@ class Simplifier : public IRMutator {
     if (is_const(a, 1) || is_const(b, 1)) return make_const(a.type(), 1);
     if (is_const(a, 0)) return b;
     if (is_const(b, 0)) return a;
+    auto* ba = a.as<BroadcastNode>();
+    auto* bb = b.as<BroadcastNode>();
+    if (ba && bb && ba->lanes == bb->lanes) return broadcast(mutate(logical_or(ba->value, bb->value)), ba->lanes);
     if (a.same_as(op->a) && b.same_as(op->b)) return e;
     return logical_or(a, b);
   }

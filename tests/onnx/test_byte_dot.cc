@@ -109,6 +109,10 @@ const ByteConvCase kByteConvCases[] = {
     {"conv_integer_pointwise_wide_rows", "ConvInteger", kUint8, 10, 36, 1, 1, 0, 9, false, 32, true},
     // An expansion over rows between one and two vectors (20: 16 + 4 lanes) is plain too.
     {"pointwise_expansion_20_wide", "QLinearConv", kUint8, 8, 20, 1, 1, 0, 5, true, 32, true},
+    // Output channels no block divides (shufflenet's 58 and 116), narrow rows: plain too; 58
+    // input channels end in a half word.
+    {"pointwise_58_channels_14_wide", "QLinearConv", kUint8, 58, 14, 1, 1, 0, 77, true, 58, true},
+    {"pointwise_116_outputs_7_wide", "QLinearConv", kUint8, 16, 7, 1, 1, 0, 0, true, 116, true},
 };
 
 // g rewritten into byte dot products (one tuner.ByteWords node) computes what g computes,

@@ -693,5 +693,30 @@ TEST(GraphModels, NewerIrVersionsAreCheckedAndImported) {
   }
 }
 
+// A ShuffleNet unit: half the channels through a conv, concatenated with the other half, the
+// channels interleaved (Reshape, Transpose, Reshape) and split again. One kernel writes both
+// halves of the split, each 14-wide vector one row of the concat (its flattened index
+// simplifies to a ramp). The quantized unit is in test_integer_ops.cc.
+TEST(GraphModels, ChannelShuffleAfterAConcat) {
+  ModelBuilder b(13);
+  b.input("x", {1, 24, 14, 14});
+  b.output("y0", {1, 12, 14, 14});
+  b.output("y1", {1, 12, 14, 14});
+  b.initializer("halves", {2}, {12, 12});
+  b.float_initializer("w", weight_pattern(12 * 12, 1), {12, 12, 1, 1});
+  b.initializer("grouped", {5}, {1, 2, 12, 14, 14});
+  b.initializer("flat", {4}, {1, 24, 14, 14});
+  set_int(b.node("Split", {"x", "halves"}, {"a", "c"}), "axis", 1);
+  b.node("Conv", {"c", "w"}, {"cc"});
+  b.node("Relu", {"cc"}, {"r"});
+  set_int(b.node("Concat", {"a", "r"}, {"cat"}), "axis", 1);
+  b.node("Reshape", {"cat", "grouped"}, {"g"});
+  set_ints(b.node("Transpose", {"g"}, {"t"}), "perm", {0, 2, 1, 3, 4});
+  b.node("Reshape", {"t", "flat"}, {"s"});
+  set_int(b.node("Split", {"s", "halves"}, {"y0", "y1"}), "axis", 1);
+  graph::Graph g = b.import();
+  expect_compiled_as_interpreted(g, {iota({1, 24, 14, 14})});
+}
+
 }  // namespace
 }  // namespace tuner::onnx_tests

@@ -162,11 +162,12 @@ TEST(IntegerOps, PackedIntegerMatMulsComputeAsUnpacked) {
 }
 
 // A node of ONNX Runtime's com.microsoft domain, which the model then imports.
-onnx::NodeProto& ort_node(ModelBuilder& b, const char* op, const std::vector<std::string>& inputs) {
+onnx::NodeProto& ort_node(ModelBuilder& b, const char* op, const std::vector<std::string>& inputs,
+                          const std::string& output = "y") {
   auto* o = b.model().add_opset_import();
   o->set_domain("com.microsoft");
   o->set_version(1);
-  auto& n = b.node(op, inputs, {"y"});
+  auto& n = b.node(op, inputs, {output});
   n.set_domain("com.microsoft");
   return n;
 }
@@ -281,6 +282,42 @@ TEST(IntegerOps, OrtQLinearConcat) {
                  {HostTensor::from_values({2, 3}, te::DataType::u8(), {1, 2, 3, 250, 128, 0}),
                   HostTensor::from_values({2, 1}, te::DataType::u8(), {105, 163})},
                  {{1, 2, 3, 11, 250, 128, 0, 24}});
+}
+
+// A quantized ShuffleNet unit: half the channels through a QLinearConv, a QLinearConcat that
+// requantizes both halves, the channels interleaved and split again. The kernel that writes
+// the split reads, per 14-wide vector, one of the concat's inputs: a branch on a condition
+// the same in every lane (the other input's index would be outside it), compiled as
+// interpreted.
+TEST(IntegerOps, QuantizedChannelShuffle) {
+  ModelBuilder b(13);
+  b.input("x", {1, 24, 14, 14}, kU8);
+  b.output("y0", {1, 12, 14, 14}, kU8);
+  b.output("y1", {1, 12, 14, 14}, kU8);
+  b.initializer("halves", {2}, {12, 12});
+  b.initializer("grouped", {5}, {1, 2, 12, 14, 14});
+  b.initializer("flat", {4}, {1, 24, 14, 14});
+  std::vector<int64_t> w;
+  for (int64_t i = 0; i < 12 * 12; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer("w", kI8, {12, 12, 1, 1}, w);
+  b.float_initializer("xs", {0.02f}, {});
+  b.int_initializer("xz", kU8, {}, {7});
+  b.float_initializer("ws", {0.004f}, {});
+  b.int_initializer("wz", kI8, {}, {0});
+  b.float_initializer("cs", {0.09f}, {});
+  b.int_initializer("cz", kU8, {}, {120});
+  b.float_initializer("ys", {0.05f}, {});
+  b.int_initializer("yz", kU8, {}, {30});
+  set_int(b.node("Split", {"x", "halves"}, {"a", "c"}), "axis", 1);
+  b.node("QLinearConv", {"c", "xs", "xz", "w", "ws", "wz", "cs", "cz"}, {"cq"});
+  set_int(ort_node(b, "QLinearConcat", {"ys", "yz", "a", "xs", "xz", "cq", "cs", "cz"}, "cat"), "axis", 1);
+  b.node("Reshape", {"cat", "grouped"}, {"g"});
+  set_ints(b.node("Transpose", {"g"}, {"t"}), "perm", {0, 2, 1, 3, 4});
+  b.node("Reshape", {"t", "flat"}, {"s"});
+  set_int(b.node("Split", {"s", "halves"}, {"y0", "y1"}), "axis", 1);
+  std::vector<double> x;
+  for (int64_t i = 0; i < 24 * 14 * 14; ++i) x.push_back(double((i * 53 + 7) % 256));
+  expect_compiled_as_interpreted(b.import(), {HostTensor::from_values({1, 24, 14, 14}, te::DataType::u8(), x)});
 }
 
 // A quantized SiLU, QLinearMul(x, QLinearSigmoid(x)): byte_tables makes it one look-up of

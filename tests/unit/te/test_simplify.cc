@@ -99,6 +99,25 @@ TEST(Simplify, RampsInsideOneBlockByDivisibility) {
   EXPECT_FALSE(simplify(floordiv(ramp(j * 16, Expr(1), 32), Expr(32)), r).as<BroadcastNode>());
 }
 
+// Operations on broadcasts are one scalar operation broadcast, comparisons included: a
+// condition then shows it is the same in every lane.
+TEST(Simplify, OperationsOfBroadcastsAreBroadcasts) {
+  Var i("i"), j("j");
+  auto x16 = [](const Expr& e) { return broadcast(e, 16); };
+  for (const Expr& e : {floormod(x16(i), x16(Expr(2))), floordiv(x16(i), x16(Expr(4))), x16(i) < x16(Expr(58)),
+                        logical_and(x16(i) >= x16(Expr(1)), x16(j) < x16(Expr(3))),
+                        logical_or(eq(x16(i), x16(j)), ne(x16(j), x16(Expr(0))))}) {
+    Expr s = simplify(e);
+    auto* b = s.as<BroadcastNode>();
+    ASSERT_TRUE(b) << to_string(e) << " -> " << to_string(s);
+    EXPECT_EQ(b->lanes, 16);
+    EXPECT_TRUE(b->value.type().is_scalar());
+  }
+  EXPECT_EQ(to_string(simplify(floormod(x16(i * 4 + 2), x16(Expr(2))))), "x16(0)");
+  // A ramp against a broadcast is not one value.
+  EXPECT_FALSE(simplify(ramp(i, Expr(1), 16) < x16(Expr(58))).as<BroadcastNode>());
+}
+
 // `a && b` on two Exprs compiles through their explicit bool conversion; assigning the
 // result to an Expr must not (it would be the literal 0 or 1, not a condition).
 static_assert(!std::is_constructible_v<Expr, bool>, "bool -> Expr must not compile");

@@ -57,35 +57,38 @@ bool is_reshape(const std::string& op) {
 
 }  // namespace
 
+bool concat_fits_in_place(const Graph& g, const Node& n) {
+  if (n.dead || n.op != "Concat" || n.outputs.size() != 1 || n.inputs.empty()) return false;
+  const Value& o = g.values[size_t(n.outputs[0])];
+  if (g.is_output(n.outputs[0]) || o.is_constant()) return false;
+  auto a = n.attrs.find("axis");
+  int64_t rank = int64_t(o.shape.size()), axis = a == n.attrs.end() ? 0 : a->second.i;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return false;
+  for (int64_t d = 0; d < axis; ++d)
+    if (o.shape[size_t(d)] != 1) return false;
+  int64_t offset = 0;
+  std::set<int> seen;
+  for (int v : n.inputs) {
+    if (v < 0) return false;
+    const Value& in = g.values[size_t(v)];
+    int prod = in.producer;
+    if (prod < 0 || g.nodes[size_t(prod)].dead || g.nodes[size_t(prod)].op == "Concat" || g.is_output(v) ||
+        in.dtype != o.dtype || in.num_elements() == 0 || offset % 64 != 0 || !seen.insert(v).second)
+      return false;
+    offset += in.num_elements() * in.dtype.bytes();
+  }
+  return true;
+}
+
 std::vector<int> in_place_concats(const Graph& g) {
   std::vector<int> out;
   std::set<int> aliased;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const Node& n = g.nodes[ni];
-    if (n.dead || n.op != "Concat" || n.outputs.size() != 1 || n.inputs.empty()) continue;
-    const Value& o = g.values[size_t(n.outputs[0])];
-    if (g.is_output(n.outputs[0]) || o.is_constant()) continue;
-    auto a = n.attrs.find("axis");
-    int64_t rank = int64_t(o.shape.size()), axis = a == n.attrs.end() ? 0 : a->second.i;
-    if (axis < 0) axis += rank;
-    bool ok = axis >= 0 && axis < rank;
-    for (int64_t d = 0; ok && d < axis; ++d) ok = o.shape[size_t(d)] == 1;
-    int64_t offset = 0;
-    std::set<int> seen;
-    for (int v : n.inputs) {
-      if (!ok || v < 0) {
-        ok = false;
-        break;
-      }
-      const Value& in = g.values[size_t(v)];
-      int prod = in.producer;
-      ok = prod >= 0 && !g.nodes[size_t(prod)].dead && g.nodes[size_t(prod)].op != "Concat" &&
-           !g.is_output(v) && in.dtype == o.dtype && in.num_elements() > 0 && offset % 64 == 0 &&
-           !aliased.count(v) && seen.insert(v).second;
-      offset += in.num_elements() * in.dtype.bytes();
-    }
-    if (!ok) continue;
-    aliased.insert(seen.begin(), seen.end());
+    if (!concat_fits_in_place(g, n)) continue;
+    if (std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return aliased.count(v) > 0; })) continue;
+    aliased.insert(n.inputs.begin(), n.inputs.end());
     out.push_back(int(ni));
   }
   return out;

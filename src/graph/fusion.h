@@ -40,11 +40,13 @@ struct FuseOptions {
   size_t max_reshapes = 4;
 };
 
-/// Concat nodes whose inputs the kernels producing them can write in place, into their part
-/// of the output (which then needs no kernel): along an axis with only 1s before it, so each
-/// input is one contiguous range, 64-byte aligned; every input produced by a kernel for this
-/// concat alone to alias (not a model input, output or constant, nor another concat's
-/// output), and the output not a model output.
+/// Whether concat node n's inputs could be written in place, into their part of the output
+/// (which then needs no kernel): along an axis with only 1s before it, so each input is one
+/// contiguous range, 64-byte aligned; every input produced by a node (not a model input,
+/// output or constant, nor another concat's output, nor read twice), and the output not a
+/// model output.
+bool concat_fits_in_place(const Graph& g, const Node& n);
+/// The concat nodes that fit in place, each input aliased by one concat only.
 std::vector<int> in_place_concats(const Graph& g);
 
 /// Groups of the live nodes but in_place_concats, in an order where every group's inputs are

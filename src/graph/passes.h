@@ -118,7 +118,9 @@ int byte_dot_depthwise_convs(Graph& g);
 int fold_requantize_scales(Graph& g);
 /// ONNX Runtime's QLinearSigmoid of uint8 data with constant scales and zero points becomes a
 /// look-up of its 256 values (tuner.LookUp), computed once; a QLinearMul of x and such a
-/// table of x (a quantized SiLU) becomes one table of x.
+/// table of x (a quantized SiLU) becomes one table of x; a QLinearConcat of uint8 parts
+/// becomes a plain Concat of the parts, each part not in the output's scale and zero point
+/// first requantized by a table.
 int byte_tables(Graph& g);
 /// The block pack_conv_weights gives a conv of `k` output channels and `out_w`-wide output
 /// rows (0: unknown), or 0 when neither 2 x `lanes` nor `lanes` divides k.

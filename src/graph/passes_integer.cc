@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "graph/evaluate.h"
+#include "graph/fusion.h"
 #include "graph/passes.h"
 #include "graph/passes_impl.h"
 #include "ops/layout.h"
@@ -65,11 +66,11 @@ size_t replace_node_by(Graph& g, size_t i, std::vector<Node> fresh) {
   return added;
 }
 
-// True when every value of t is an int8.
 size_t matmul_column_sums_input(const std::string& op) {
   return op == "MatMulInteger" ? 4 : op == "QLinearMatMul" ? 8 : 9;
 }
 
+// True when every value of t is an int8.
 bool fits_int8(const ops::HostTensor& t) {
   for (int64_t e = 0; e < t.num_elements(); ++e)
     if (t.get_int(e) < -128 || t.get_int(e) > 127) return false;
@@ -257,11 +258,11 @@ int fold_requantize_scales(Graph& g) {
 
 namespace {
 
-// What nodes `chain` of g (in order, the first reading uint8 value x, each later one reading
-// earlier outputs, x or constants) give for each of x's 256 bytes, computed by the operators'
-// own converters on a graph of just them (evaluate_graph): a table of it equals them. None
-// when another input is not constant or the result is not uint8.
-std::optional<ops::HostTensor> byte_table(const Graph& g, int x, const std::vector<size_t>& chain) {
+// What nodes `chain` (of g or made like them, in order, the first reading uint8 value x, each
+// later one reading earlier outputs, x or constants) give for each of x's 256 bytes, computed
+// by the operators' own converters on a graph of just them (evaluate_graph): a table of it
+// equals them. None when another input is not constant or the result is not uint8.
+std::optional<ops::HostTensor> byte_table(const Graph& g, int x, std::vector<Node> chain) {
   Graph sub;
   sub.opset = g.opset;
   std::map<int, int> id;  // g's value -> sub's
@@ -272,8 +273,7 @@ std::optional<ops::HostTensor> byte_table(const Graph& g, int x, const std::vect
     return id[v] = sub.add_value(std::move(copy));
   };
   sub.inputs = {like(x, {256})};
-  for (size_t i : chain) {
-    Node n = g.nodes[i];
+  for (Node& n : chain) {
     for (int& v : n.inputs) {
       if (v < 0 || id.count(v)) {
         v = v < 0 ? v : id[v];
@@ -290,6 +290,66 @@ std::optional<ops::HostTensor> byte_table(const Graph& g, int x, const std::vect
   std::vector<double> bytes(256);
   for (int v = 0; v < 256; ++v) bytes[size_t(v)] = v;
   return evaluate_graph(sub, {ops::HostTensor::from_values({256}, te::DataType::u8(), bytes)})[0];
+}
+
+// Whether values a and b (-1: absent) are both absent or equal one-element constants.
+bool same_scalar(const Graph& g, int a, int b) {
+  if (a < 0 || b < 0) return a == b;
+  const Value &u = g.values[size_t(a)], &v = g.values[size_t(b)];
+  return u.is_constant() && v.is_constant() && u.dtype == v.dtype && u.num_elements() == 1 && v.num_elements() == 1 &&
+         u.data->get(0) == v.data->get(0);
+}
+
+// QLinearConcat node i (inputs Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per
+// part) of uint8 parts each made by a QLinearConv for it alone: every part not in Y's scale
+// and zero point first requantized by a look-up (a one-part concat's values on its 256
+// bytes), then a plain Concat. in_place_concats then has the convs write it, each table fused
+// into its conv (squeezenet's expand convs: the concat kernel had requantized both, 1.21 ->
+// 0.98x ONNX Runtime). Parts made by other nodes (shufflenet's split halves), or not in
+// place (22736-byte parts, not 64-byte multiples), keep the QLinearConcat: a table there is
+// a kernel of its own or a gather per element in the concat's.
+size_t concat_in_one_scale(Graph& g, size_t i) {
+  Node n = g.nodes[i];
+  if (n.inputs.size() < 5 || (n.inputs.size() - 2) % 3 != 0 || n.outputs.size() != 1 || !n.attrs.count("axis"))
+    return 0;
+  auto u8 = [&](int v) { return v >= 0 && g.values[size_t(v)].dtype == te::DataType::u8(); };
+  for (size_t k = 2; k < n.inputs.size(); k += 3) {
+    int x = n.inputs[k], p = x < 0 ? -1 : g.values[size_t(x)].producer;
+    if (!u8(x) || p < 0 || g.nodes[size_t(p)].op != "QLinearConv" || g.use_count(x) != 1) return 0;
+  }
+  if (!u8(n.outputs[0])) return 0;
+  Node cat;
+  cat.op = "Concat";
+  cat.name = n.name;
+  cat.outputs = n.outputs;
+  cat.attrs["axis"] = n.attrs.at("axis");
+  for (size_t k = 2; k < n.inputs.size(); k += 3) cat.inputs.push_back(n.inputs[k]);
+  // The tables' outputs will be laid out as the parts are.
+  if (!concat_fits_in_place(g, cat)) return 0;
+  cat.inputs.clear();
+  std::vector<Node> fresh;
+  for (size_t k = 2; k < n.inputs.size(); k += 3) {
+    int x = n.inputs[k];
+    if (!same_scalar(g, n.inputs[k + 1], n.inputs[0]) || !same_scalar(g, n.inputs[k + 2], n.inputs[1])) {
+      Node one;
+      one.op = n.op;
+      one.inputs = {n.inputs[0], n.inputs[1], x, n.inputs[k + 1], n.inputs[k + 2]};
+      one.outputs = n.outputs;
+      one.attrs["axis"].i = 0;
+      std::optional<ops::HostTensor> t = byte_table(g, x, {std::move(one)});
+      if (!t) return 0;
+      Node lu;
+      lu.op = "tuner.LookUp";
+      lu.name = n.name + "_part" + std::to_string(k / 3);
+      lu.inputs = {x, g.add_constant(lu.name + "_table", std::move(*t))};
+      lu.outputs = {add_value_like(g, x, "_in_concat_scale", g.values[size_t(x)].shape)};
+      x = lu.outputs[0];
+      fresh.push_back(std::move(lu));
+    }
+    cat.inputs.push_back(x);
+  }
+  fresh.push_back(std::move(cat));
+  return replace_node_by(g, i, std::move(fresh)) + 1;
 }
 
 // Node i of g replaced by tuner.LookUp of x in `table`.
@@ -312,20 +372,23 @@ int byte_tables(Graph& g) {
       // 256 values, computed once (as ONNX Runtime tabulates them).
       int x = n.inputs[0];
       if (g.values[size_t(x)].dtype != te::DataType::u8()) continue;
-      if (std::optional<ops::HostTensor> t = byte_table(g, x, {i})) look_up(g, i, x, std::move(*t)), ++changed;
+      if (std::optional<ops::HostTensor> t = byte_table(g, x, {n})) look_up(g, i, x, std::move(*t)), ++changed;
     } else if (n.op == "com.microsoft.QLinearMul" && n.inputs.size() > 3 && n.inputs[3] >= 0) {
       // QLinearMul(x, table(x)) (a quantized SiLU): one table of x.
       for (int side : {0, 3}) {
         int x = n.inputs[size_t(3 - side)], tx = n.inputs[size_t(side)];
         int p = g.values[size_t(tx)].producer;
         if (p < 0 || g.nodes[size_t(p)].op != "tuner.LookUp" || g.nodes[size_t(p)].inputs[0] != x) continue;
-        std::optional<ops::HostTensor> t = byte_table(g, x, {size_t(p), i});
+        std::optional<ops::HostTensor> t = byte_table(g, x, {g.nodes[size_t(p)], n});
         if (!t) continue;
         look_up(g, i, x, std::move(*t));
         if (g.use_count(tx) == 0) g.nodes[size_t(p)].dead = true;  // no later pass removes dead code
         ++changed;
         break;
       }
+    } else if (n.op == "com.microsoft.QLinearConcat") {
+      size_t made = concat_in_one_scale(g, i);
+      if (made > 0) i += made - 1, ++changed;
     }
   }
   return changed;

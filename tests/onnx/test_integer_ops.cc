@@ -9,6 +9,7 @@
 #include "codegen/target.h"
 #include "compile/compile_model.h"
 #include "graph/evaluate.h"
+#include "graph/fusion.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "onnx/model_builder.h"
@@ -315,9 +316,65 @@ TEST(IntegerOps, QuantizedChannelShuffle) {
   set_ints(b.node("Transpose", {"g"}, {"t"}), "perm", {0, 2, 1, 3, 4});
   b.node("Reshape", {"t", "flat"}, {"s"});
   set_int(b.node("Split", {"s", "halves"}, {"y0", "y1"}), "axis", 1);
+  graph::Graph g = b.import();
+  // A part made by the Split, not a conv: the concat stays (a table would be a kernel).
+  graph::Graph rewritten = g;
+  graph::run_passes(rewritten, compile::pass_options_for(codegen::Target::host()));
+  int qlinear_concats = 0;
+  for (const graph::Node& n : rewritten.nodes) qlinear_concats += !n.dead && n.op == "com.microsoft.QLinearConcat";
+  EXPECT_EQ(qlinear_concats, 1);
   std::vector<double> x;
   for (int64_t i = 0; i < 24 * 14 * 14; ++i) x.push_back(double((i * 53 + 7) % 256));
-  expect_compiled_as_interpreted(b.import(), {HostTensor::from_values({1, 24, 14, 14}, te::DataType::u8(), x)});
+  expect_compiled_as_interpreted(g, {HostTensor::from_values({1, 24, 14, 14}, te::DataType::u8(), x)});
+}
+
+// A squeezenet fire module, quantized: two QLinearConvs of one input concatenated by a
+// QLinearConcat into another scale, then a third conv. The concat becomes tables fused into
+// the two convs and a plain Concat that they write in place; computes as the operators do.
+TEST(IntegerOps, QLinearConcatOfConvsIsWrittenInPlace) {
+  ModelBuilder b(13);
+  b.input("x", {1, 8, 8, 8}, kU8);
+  b.output("y", {1, 4, 8, 8}, kU8);
+  auto weights = [&](const char* name, ops::Shape shape) {
+    std::vector<int64_t> w;
+    for (int64_t i = 0; i < shape[0] * shape[1] * shape[2] * shape[3]; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+    b.int_initializer(name, kI8, shape, w);
+  };
+  weights("w1", {16, 8, 1, 1});
+  weights("w3", {16, 8, 3, 3});
+  weights("wy", {4, 32, 1, 1});
+  b.float_initializer("xs", {0.02f}, {});
+  b.int_initializer("xz", kU8, {}, {7});
+  b.float_initializer("ws", {0.004f}, {});
+  b.int_initializer("wz", kI8, {}, {0});
+  b.float_initializer("as", {0.09f}, {});
+  b.int_initializer("az", kU8, {}, {120});
+  b.float_initializer("cs", {0.05f}, {});
+  b.int_initializer("cz", kU8, {}, {30});
+  b.float_initializer("ys", {0.3f}, {});
+  b.int_initializer("yz", kU8, {}, {128});
+  b.node("QLinearConv", {"x", "xs", "xz", "w1", "ws", "wz", "as", "az"}, {"a"});
+  set_ints(b.node("QLinearConv", {"x", "xs", "xz", "w3", "ws", "wz", "cs", "cz"}, {"c"}), "pads", {1, 1, 1, 1});
+  // The 3x3 conv's part is in the concat's scale already: no table for it.
+  set_int(ort_node(b, "QLinearConcat", {"cs", "cz", "a", "as", "az", "c", "cs", "cz"}, "cat"), "axis", 1);
+  b.node("QLinearConv", {"cat", "cs", "cz", "wy", "ws", "wz", "ys", "yz"}, {"y"});
+  graph::Graph g = b.import();
+  graph::Graph rewritten = g;
+  graph::run_passes(rewritten, compile::pass_options_for(codegen::Target::host()));
+  int tables = 0, concats = 0, qlinear_concats = 0;
+  for (const graph::Node& n : rewritten.nodes) {
+    if (n.dead) continue;
+    tables += n.op == "tuner.LookUp";
+    concats += n.op == "Concat";
+    qlinear_concats += n.op == "com.microsoft.QLinearConcat";
+  }
+  EXPECT_EQ(tables, 1);
+  EXPECT_EQ(concats, 1);
+  EXPECT_EQ(qlinear_concats, 0);
+  EXPECT_EQ(graph::in_place_concats(rewritten).size(), 1u);
+  std::vector<double> x;
+  for (int64_t i = 0; i < 8 * 8 * 8; ++i) x.push_back(double((i * 53 + 7) % 256));
+  expect_compiled_as_interpreted(g, {HostTensor::from_values({1, 8, 8, 8}, te::DataType::u8(), x)});
 }
 
 // A quantized SiLU, QLinearMul(x, QLinearSigmoid(x)): byte_tables makes it one look-up of

@@ -1,7 +1,7 @@
 // QDQ models (QuantizeLinear and DequantizeLinear around float operators: what ONNX Runtime's
 // quantizer writes by default) rewritten into the integer operators ONNX Runtime runs them as
-// (its QDQ transformers): Q(Conv(DQ(x), DQ(w), DQ(b))) -> QLinearConv and Q(Add(DQ(a), DQ(b)))
-// -> com.microsoft.QLinearAdd. The results then equal ONNX Runtime's, and the convs multiply
+// (its QDQ transformers): Q(Conv(DQ(x), DQ(w), DQ(b))) -> QLinearConv, Q(Gemm(DQ(a), DQ(b),
+// DQ(c))) -> com.microsoft.QGemm and Q(Add(DQ(a), DQ(b))) -> com.microsoft.QLinearAdd. The results then equal ONNX Runtime's, and the convs multiply
 // bytes (byte_dot_convs) instead of floats.
 #include <cmath>
 
@@ -45,33 +45,44 @@ int sole_reader(const Graph& g, int v) {
 
 int input_or_absent(const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; }
 
-// QLinearConv's inputs for conv `n` read by QuantizeLinear `q`: its data dequantized per
-// tensor, its weight a folded DequantizeLinear of int8 or uint8 per tensor or per output
-// channel, its bias (if any) one of int32 whose scale is x_scale x w_scale. Empty otherwise.
-std::vector<int> qlinear_conv_inputs(Graph& g, const Node& n, const Node& q) {
+// Whether bias value bi of a product of dx's data and weight w (k outputs, per tensor or one
+// scale per output) is absent or a folded DequantizeLinear of int32 with zero point 0 and
+// scale x_scale x w_scale, the integer operators' bias; sets `b` to it.
+bool product_bias(const Graph& g, int bi, const Node& dx, const Dequantized& w, int64_t k,
+                  std::shared_ptr<const Dequantized>& b) {
+  if (bi < 0) return true;
+  b = g.values[size_t(bi)].dequantized;
+  if (!b || b->q->dtype != te::DataType::i32() || b->q->num_elements() != k ||
+      (b->scale->num_elements() != k && b->scale->num_elements() != 1))
+    return false;
+  if (b->zero_point)
+    for (int64_t e = 0; e < b->zero_point->num_elements(); ++e)
+      if (b->zero_point->get_int(e) != 0) return false;
+  double xs = g.values[size_t(dx.inputs[1])].data->get(0);
+  bool per_channel = w.scale->num_elements() != 1;
+  for (int64_t o = 0; o < k; ++o) {
+    double want = double(float(xs * w.scale->get(per_channel ? o : 0)));
+    double have = b->scale->get(b->scale->num_elements() == 1 ? 0 : o);
+    if (std::abs(have - want) > 1e-6 * std::abs(want)) return false;
+  }
+  return true;
+}
+
+// The integer operator's inputs for product `n` (Conv or Gemm) read by QuantizeLinear `q`:
+// its data dequantized per tensor, its weight a folded DequantizeLinear of int8 or uint8 of
+// `rank` dims per tensor or per output (weight axis `out_axis`), its bias (if any) as
+// product_bias takes it. QLinearConv's order, which QGemm shares: x, x_scale, x_zero_point,
+// w, w_scale, w_zero_point, then y_scale, y_zero_point, bias (QGemm: bias, y_scale,
+// y_zero_point). Empty otherwise.
+std::vector<int> integer_product_inputs(Graph& g, const Node& n, const Node& q, size_t rank, int64_t out_axis) {
   const Node* dx = dequantize_of(g, n.inputs[0]);
   if (!dx || n.inputs.size() < 2 || n.inputs[1] < 0) return {};
   std::shared_ptr<const Dequantized> w = g.values[size_t(n.inputs[1])].dequantized;
-  if (!w || !is_byte(w->q->dtype) || w->q->shape.size() != 4) return {};
-  int64_t k = w->q->shape[0];
-  bool per_channel = w->scale->num_elements() != 1;
-  if (per_channel && (w->axis != 0 || w->scale->shape != ops::Shape{k})) return {};
+  if (!w || !is_byte(w->q->dtype) || w->q->shape.size() != rank) return {};
+  int64_t k = w->q->shape[size_t(out_axis)];
+  if (w->scale->num_elements() != 1 && (w->axis != out_axis || w->scale->shape != ops::Shape{k})) return {};
   std::shared_ptr<const Dequantized> b;
-  if (int bi = input_or_absent(n, 2); bi >= 0) {
-    b = g.values[size_t(bi)].dequantized;
-    if (!b || b->q->dtype != te::DataType::i32() || b->q->num_elements() != k ||
-        (b->scale->num_elements() != k && b->scale->num_elements() != 1))
-      return {};
-    if (b->zero_point)
-      for (int64_t e = 0; e < b->zero_point->num_elements(); ++e)
-        if (b->zero_point->get_int(e) != 0) return {};
-    double xs = g.values[size_t(dx->inputs[1])].data->get(0);
-    for (int64_t o = 0; o < k; ++o) {
-      double want = double(float(xs * w->scale->get(per_channel ? o : 0)));
-      double have = b->scale->get(b->scale->num_elements() == 1 ? 0 : o);
-      if (std::abs(have - want) > 1e-6 * std::abs(want)) return {};
-    }
-  }
+  if (!product_bias(g, input_or_absent(n, 2), *dx, *w, k, b)) return {};
   auto constant = [&](const std::shared_ptr<const ops::HostTensor>& t, const std::string& suffix) {
     return t ? g.add_constant(n.name + suffix, *t) : -1;
   };
@@ -92,7 +103,8 @@ int qdq_to_qlinear(Graph& g) {
   int changed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.dead || (n.op != "Conv" && n.op != "Add") || n.outputs.size() != 1 || n.inputs.size() < 2) continue;
+    if (n.dead || (n.op != "Conv" && n.op != "Add" && n.op != "Gemm") || n.outputs.size() != 1 || n.inputs.size() < 2)
+      continue;
     int qi = sole_reader(g, n.outputs[0]);
     if (qi < 0 || g.nodes[size_t(qi)].op != "QuantizeLinear" || !per_tensor_params(g, g.nodes[size_t(qi)], true))
       continue;
@@ -103,8 +115,20 @@ int qdq_to_qlinear(Graph& g) {
     if (n.op == "Conv") {
       fresh.op = "QLinearConv";
       fresh.attrs = n.attrs;
-      fresh.inputs = qlinear_conv_inputs(g, n, q);
+      fresh.inputs = integer_product_inputs(g, n, q, 4, 0);
       if (fresh.inputs.empty()) continue;
+    } else if (n.op == "Gemm") {
+      // ONNX Runtime's QGemm: C (int32, scale a_scale x b_scale) is added as is, so beta 1.
+      auto beta = n.attrs.find("beta");
+      if (n.inputs.size() > 2 && n.inputs[2] >= 0 && beta != n.attrs.end() && beta->second.f != 1.0f) continue;
+      auto tb = n.attrs.find("transB");
+      bool trans_b = tb != n.attrs.end() && tb->second.i != 0;
+      std::vector<int> in = integer_product_inputs(g, n, q, 2, trans_b ? 0 : 1);
+      if (in.empty()) continue;
+      fresh.op = "com.microsoft.QGemm";
+      fresh.inputs = {in[0], in[1], in[2], in[3], in[4], in[5], in[8], in[6], in[7]};
+      for (const char* a : {"transA", "transB", "alpha"})
+        if (auto it = n.attrs.find(a); it != n.attrs.end()) fresh.attrs[a] = it->second;
     } else {
       const Node *da = dequantize_of(g, n.inputs[0]), *db = dequantize_of(g, n.inputs[1]);
       if (!da || !db) continue;

@@ -1,5 +1,5 @@
-// QDQ models as ONNX Runtime runs them (graph::qdq_to_qlinear): a QuantizeLinear of a Conv or
-// Add of DequantizeLinears becomes QLinearConv / QLinearAdd, and computes exactly what the
+// QDQ models as ONNX Runtime runs them (graph::qdq_to_qlinear): a QuantizeLinear of a Conv,
+// Gemm or Add of DequantizeLinears becomes QLinearConv / QGemm / QLinearAdd, and computes exactly what the
 // same model written with those operators computes (checked against ONNX Runtime in
 // test_integer_ops.cc), not the float reference.
 #include <gtest/gtest.h>
@@ -104,6 +104,65 @@ TEST(Qdq, ConvAndAddRunAsTheirIntegerOperators) {
   EXPECT_EQ(ops, (std::vector<std::string>{"QLinearConv", "com.microsoft.QLinearAdd"}));
   EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
   EXPECT_EQ(values(run_compiled(g, in)[0]), want) << "compiled";
+}
+
+// A classifier: QuantizeLinear(Gemm(DQ(a), DQ(B) per output row, DQ(bias)), transB) is ONNX
+// Runtime's QGemm; with beta 2 (the bias scaled) it keeps the float form.
+TEST(Qdq, GemmRunsAsQGemm) {
+  for (float beta : {1.0f, 2.0f}) {
+    auto model = [&](bool qdq) {
+      ModelBuilder b(13);
+      b.input("a", {2, 24}, kQdqU8);
+      b.output("y", {2, 16}, kQdqU8);
+      float_scalar(b, "as", 0.03f);
+      b.int_initializer("az", kQdqU8, {}, {120});
+      std::vector<int64_t> w, bias;
+      std::vector<float> ws, bs;
+      for (int i = 0; i < 16 * 24; ++i) w.push_back((i * 37 + 5) % 255 - 127);
+      for (int m = 0; m < 16; ++m) {
+        ws.push_back(0.002f * float(1 + m % 5));
+        bs.push_back(0.03f * ws.back());
+        bias.push_back(m * 97 - 700);
+      }
+      b.int_initializer("wq", kQdqI8, {16, 24}, w);
+      b.float_initializer("ws", ws);
+      b.int_initializer("wz", kQdqI8, {16}, std::vector<int64_t>(16, 0));
+      b.int_initializer("bq", kQdqI32, {16}, bias);
+      b.float_initializer("bs", bs);
+      float_scalar(b, "ys", 0.1f);
+      b.int_initializer("yz", kQdqU8, {}, {60});
+      if (!qdq) {
+        auto* o = b.model().add_opset_import();
+        o->set_domain("com.microsoft");
+        o->set_version(1);
+        auto& n = b.node("QGemm", {"a", "as", "az", "wq", "ws", "wz", "bq", "ys", "yz"}, {"y"});
+        n.set_domain("com.microsoft");
+        set_int(n, "transB", 1);
+        return b.import();
+      }
+      b.node("DequantizeLinear", {"a", "as", "az"}, {"af"});
+      set_int(b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wf"}), "axis", 0);
+      set_int(b.node("DequantizeLinear", {"bq", "bs"}, {"bf"}), "axis", 0);
+      auto& gemm = b.node("Gemm", {"af", "wf", "bf"}, {"yf"});
+      set_int(gemm, "transB", 1);
+      set_float(gemm, "beta", beta);
+      b.node("QuantizeLinear", {"yf", "ys", "yz"}, {"y"});
+      return b.import();
+    };
+    graph::Graph g = model(true);
+    graph::Graph rewritten = g;
+    graph::run_passes(rewritten);
+    int qgemms = 0;
+    for (const graph::Node& n : rewritten.nodes) qgemms += !n.dead && n.op == "com.microsoft.QGemm";
+    EXPECT_EQ(qgemms, beta == 1.0f ? 1 : 0) << "beta " << beta;
+    if (beta != 1.0f) continue;
+    std::vector<double> a;
+    for (int i = 0; i < 2 * 24; ++i) a.push_back((i * 53 + 3) % 256);
+    std::vector<HostTensor> in = {HostTensor::from_values({2, 24}, te::DataType::u8(), a)};
+    std::vector<double> want = values(graph::evaluate_graph(model(false), in)[0]);
+    EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted";
+    EXPECT_EQ(values(run_compiled(g, in)[0]), want) << "compiled";
+  }
 }
 
 // A bias whose scale is not x_scale x w_scale, or a sum read by more than its QuantizeLinear,

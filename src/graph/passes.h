@@ -45,7 +45,8 @@ int fuse_gelu(Graph& g);
 /// QDQ models' quantized operators as ONNX Runtime runs them: QuantizeLinear(Conv(
 /// DequantizeLinear(x), w, b)), w and b folded DequantizeLinears of constants (int8/uint8 w per
 /// tensor or output channel, int32 b of scale x_scale x w_scale), becomes QLinearConv, a Gemm
-/// so (beta 1 with a bias) com.microsoft.QGemm, and
+/// so (beta 1 with a bias) com.microsoft.QGemm, a MaxPool between a DequantizeLinear and a
+/// QuantizeLinear of the same scale and zero point a MaxPool of the bytes, and
 /// QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b))) com.microsoft.QLinearAdd (per
 /// tensor, the sum read by the QuantizeLinear alone). Integer arithmetic instead of float:
 /// outputs equal ONNX Runtime's rather than the float reference's (they differ by about one step).

@@ -1,7 +1,8 @@
 // QDQ models (QuantizeLinear and DequantizeLinear around float operators: what ONNX Runtime's
 // quantizer writes by default) rewritten into the integer operators ONNX Runtime runs them as
 // (its QDQ transformers): Q(Conv(DQ(x), DQ(w), DQ(b))) -> QLinearConv, Q(Gemm(DQ(a), DQ(b),
-// DQ(c))) -> com.microsoft.QGemm and Q(Add(DQ(a), DQ(b))) -> com.microsoft.QLinearAdd. The results then equal ONNX Runtime's, and the convs multiply
+// DQ(c))) -> com.microsoft.QGemm, Q(Add(DQ(a), DQ(b))) -> com.microsoft.QLinearAdd and
+// Q(MaxPool(DQ(x))) in one scale -> MaxPool(x). The results then equal ONNX Runtime's, and the convs multiply
 // bytes (byte_dot_convs) instead of floats.
 #include <cmath>
 
@@ -44,6 +45,9 @@ int sole_reader(const Graph& g, int v) {
 }
 
 int input_or_absent(const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; }
+
+// A constant zero point's value; 0 when absent.
+double scalar_or_zero(const Graph& g, int v) { return v < 0 ? 0 : g.values[size_t(v)].data->get(0); }
 
 // Whether bias value bi of a product of dx's data and weight w (k outputs, per tensor or one
 // scale per output) is absent or a folded DequantizeLinear of int32 with zero point 0 and
@@ -103,7 +107,9 @@ int qdq_to_qlinear(Graph& g) {
   int changed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.dead || (n.op != "Conv" && n.op != "Add" && n.op != "Gemm") || n.outputs.size() != 1 || n.inputs.size() < 2)
+    bool pool = n.op == "MaxPool";
+    if (n.dead || (n.op != "Conv" && n.op != "Add" && n.op != "Gemm" && !pool) || n.outputs.size() != 1 ||
+        n.inputs.size() < (pool ? 1u : 2u))
       continue;
     int qi = sole_reader(g, n.outputs[0]);
     if (qi < 0 || g.nodes[size_t(qi)].op != "QuantizeLinear" || !per_tensor_params(g, g.nodes[size_t(qi)], true))
@@ -129,6 +135,19 @@ int qdq_to_qlinear(Graph& g) {
       fresh.inputs = {in[0], in[1], in[2], in[3], in[4], in[5], in[8], in[6], in[7]};
       for (const char* a : {"transA", "transB", "alpha"})
         if (auto it = n.attrs.find(a); it != n.attrs.end()) fresh.attrs[a] = it->second;
+    } else if (pool) {
+      // The max of values dequantized by one positive scale is the dequantized max: with the
+      // same scale and zero point on both sides ONNX Runtime drops the pair and pools the
+      // bytes (resnet18's stem had written floats for it).
+      const Node* dx = dequantize_of(g, n.inputs[0]);
+      if (!dx || g.values[size_t(dx->inputs[0])].dtype != g.values[size_t(q.outputs[0])].dtype) continue;
+      double scale = g.values[size_t(dx->inputs[1])].data->get(0);
+      if (scale <= 0 || scale != g.values[size_t(q.inputs[1])].data->get(0) ||
+          scalar_or_zero(g, input_or_absent(*dx, 2)) != scalar_or_zero(g, q.inputs[2]))
+        continue;
+      fresh.op = n.op;
+      fresh.attrs = n.attrs;
+      fresh.inputs = {dx->inputs[0]};
     } else {
       const Node *da = dequantize_of(g, n.inputs[0]), *db = dequantize_of(g, n.inputs[1]);
       if (!da || !db) continue;

@@ -165,6 +165,42 @@ TEST(Qdq, GemmRunsAsQGemm) {
   }
 }
 
+// Q(MaxPool(DQ(x))) of one scale and zero point pools the bytes (padded, strided: the pad
+// never wins); of another output scale it keeps the float form.
+TEST(Qdq, MaxPoolOfOneScalePoolsTheBytes) {
+  for (float out_scale : {0.03f, 0.05f}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 3, 9, 9}, kQdqU8);
+    b.output("y", {1, 3, 5, 5}, kQdqU8);
+    float_scalar(b, "xs", 0.03f);
+    b.int_initializer("xz", kQdqU8, {}, {120});
+    float_scalar(b, "ys", out_scale);
+    b.int_initializer("yz", kQdqU8, {}, {120});
+    b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"});
+    auto& pool = b.node("MaxPool", {"xf"}, {"pf"});
+    set_ints(pool, "kernel_shape", {3, 3});
+    set_ints(pool, "strides", {2, 2});
+    set_ints(pool, "pads", {1, 1, 1, 1});
+    b.node("QuantizeLinear", {"pf", "ys", "yz"}, {"y"});
+    graph::Graph g = b.import();
+    std::vector<double> x;
+    for (int i = 0; i < 3 * 81; ++i) x.push_back((i * 53 + 3) % 256);
+    std::vector<HostTensor> in = {HostTensor::from_values({1, 3, 9, 9}, te::DataType::u8(), x)};
+    std::vector<double> want = values(graph::evaluate_graph(g, in)[0]);
+    graph::Graph rewritten = g;
+    graph::run_passes(rewritten);
+    std::vector<std::string> ops;
+    for (const graph::Node& n : rewritten.nodes)
+      if (!n.dead) ops.push_back(n.op);
+    if (out_scale == 0.03f)
+      EXPECT_EQ(ops, std::vector<std::string>{"MaxPool"});
+    else
+      EXPECT_EQ(ops, (std::vector<std::string>{"DequantizeLinear", "MaxPool", "QuantizeLinear"}));
+    EXPECT_EQ(values(graph::evaluate_graph(rewritten, in)[0]), want) << "interpreted, scale " << out_scale;
+    EXPECT_EQ(values(run_compiled(g, in)[0]), want) << "compiled, scale " << out_scale;
+  }
+}
+
 // A bias whose scale is not x_scale x w_scale, or a sum read by more than its QuantizeLinear,
 // keeps the float form.
 TEST(Qdq, OtherScalesOrReadersKeepTheFloatForm) {

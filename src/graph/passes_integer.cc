@@ -155,7 +155,8 @@ int byte_dot_convs(Graph& g, int vector_lanes, int vector_registers) {
     std::array<int64_t, 4> pads = explicit_pads(n).value_or(std::array<int64_t, 4>{0, 0, 0, 0});
     bool pointwise = w.shape[2] == 1 && w.shape[3] == 1 && pads == std::array<int64_t, 4>{0, 0, 0, 0} &&
                      all_ones(n, "strides");
-    bool plain = pointwise && (block == 0 || width >= 2 * vector_lanes || (width > vector_lanes && w.shape[0] > w.shape[1]));
+    bool plain = pointwise && (block == 0 || width >= 2 * vector_lanes ||
+                               (width > vector_lanes && w.shape[0] > w.shape[1]));
     ops::HostTensor centred = centre_on_zero_point(w, w_zp, 0);
     if (!constant_bias || (block == 0 && !plain) || !fits_int8(centred)) continue;
 
@@ -304,8 +305,8 @@ bool same_scalar(const Graph& g, int a, int b) {
 // part) of uint8 parts each made by a QLinearConv for it alone: every part not in Y's scale
 // and zero point first requantized by a look-up (a one-part concat's values on its 256
 // bytes), then a plain Concat. in_place_concats then has the convs write it, each table fused
-// into its conv (squeezenet's expand convs: the concat kernel had requantized both, 1.21 ->
-// 0.98x ONNX Runtime). Parts made by other nodes (shufflenet's split halves), or not in
+// into its conv (squeezenet's expand convs: the concat kernel had requantized both; the
+// model 0.88x its time). Parts made by other nodes (shufflenet's split halves), or not in
 // place (22736-byte parts, not 64-byte multiples), keep the QLinearConcat: a table there is
 // a kernel of its own or a gather per element in the concat's.
 size_t concat_in_one_scale(Graph& g, size_t i) {

@@ -2,8 +2,8 @@
 // quantizer writes by default) rewritten into the integer operators ONNX Runtime runs them as
 // (its QDQ transformers): Q(Conv(DQ(x), DQ(w), DQ(b))) -> QLinearConv, Q(Gemm(DQ(a), DQ(b),
 // DQ(c))) -> com.microsoft.QGemm, Q(Add(DQ(a), DQ(b))) -> com.microsoft.QLinearAdd and
-// Q(MaxPool(DQ(x))) in one scale -> MaxPool(x). The results then equal ONNX Runtime's, and the convs multiply
-// bytes (byte_dot_convs) instead of floats.
+// Q(MaxPool(DQ(x))) in one scale -> MaxPool(x). The results then equal ONNX Runtime's, and
+// the convs multiply bytes (byte_dot_convs) instead of floats.
 #include <cmath>
 
 #include "graph/passes.h"

@@ -21,7 +21,8 @@ struct NotVectorizable {};
 // Rewrites expressions of one lane into vector expressions.
 class LaneWidener : public IRMutator {
  public:
-  LaneWidener(const VarNode* v, Expr ramp, const RangeMap& ranges) : var_(v), ramp_(std::move(ramp)), ranges_(ranges) {}
+  LaneWidener(const VarNode* v, Expr ramp, const RangeMap& ranges)
+      : var_(v), ramp_(std::move(ramp)), ranges_(ranges) {}
 
  protected:
   Expr visit_Var(const VarNode* op, const Expr& e) override { return op == var_ ? ramp_ : e; }

@@ -237,7 +237,8 @@ TEST(GuardedLoads, MaskedGatherOfOddWidthRuns) {
     te::Tensor X = te::placeholder({H, lanes}, te::DataType::f32(), "X");
     te::Tensor P = te::compute({H, lanes}, [&](auto& i) {
       te::Expr keep = te::ne(te::floormod(i[1], te::make_int(5)), te::make_int(0));
-      return te::if_then_else(keep, X(i[0], te::floormod(i[1] * te::make_int(3) + i[0], te::make_int(lanes))), te::Expr(0.0f));
+      te::Expr column = te::floormod(i[1] * te::make_int(3) + i[0], te::make_int(lanes));
+      return te::if_then_else(keep, X(i[0], column), te::Expr(0.0f));
     }, "P");
     te::ComputeDAG dag({X}, {P});
     schedule::Schedule s(dag);
@@ -267,7 +268,8 @@ TEST(GuardedLoads, MaskedGatherOfOddWidthRuns) {
       const float* y = static_cast<const float*>(out.raw());
       for (int64_t r = 0; r < H; ++r)
         for (int64_t j = 0; j < lanes; ++j)
-          ASSERT_EQ(y[r * lanes + j], j % 5 ? x[r * lanes + (3 * j + r) % lanes] : 0.0f) << lanes << " lanes, at " << r << "," << j;
+          ASSERT_EQ(y[r * lanes + j], j % 5 ? x[r * lanes + (3 * j + r) % lanes] : 0.0f)
+              << lanes << " lanes, at " << r << "," << j;
     }
   }
 }

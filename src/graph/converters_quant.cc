@@ -273,9 +273,7 @@ std::vector<ConvertOutput> qlinear_concat(const ConvertContext& c) {
     c.fail("takes Y_scale, Y_zero_point and (X, X_scale, X_zero_point) per input");
   auto same_constant = [&](size_t i, size_t j) {
     if (!c.has_input(i) || !c.has_input(j)) return c.has_input(i) == c.has_input(j);
-    const Value &u = c.input_value(i), &v = c.input_value(j);
-    return u.is_constant() && v.is_constant() && u.dtype == v.dtype && u.num_elements() == 1 &&
-           v.num_elements() == 1 && u.data->get(0) == v.data->get(0);
+    return c.input_value(i).same_scalar_constant(c.input_value(j));
   };
   std::vector<te::Tensor> parts;
   te::DataType f = te::DataType::f32();
@@ -302,7 +300,8 @@ std::vector<ConvertOutput> qlinear_concat(const ConvertContext& c) {
 // byte_tables' look-up: y = table[x] for uint8 x and a table of 256 bytes.
 std::vector<ConvertOutput> look_up(const ConvertContext& c) {
   const te::Tensor &x = c.input(0), &table = c.input(1);
-  if (x.dtype() != te::DataType::u8() || table.ndim() != 1 || table.shape()[0] != 256) c.fail("needs uint8 data and 256 entries");
+  if (x.dtype() != te::DataType::u8() || table.ndim() != 1 || table.shape()[0] != 256)
+    c.fail("needs uint8 data and 256 entries");
   return one(te::compute(
       x.shape(),
       [&](const std::vector<Var>& o) { return table(te::cast(te::DataType::i64(), x(ops::detail::exprs(o)))); },

@@ -13,6 +13,11 @@ int64_t Value::num_elements() const {
   return n;
 }
 
+bool Value::same_scalar_constant(const Value& o) const {
+  return is_constant() && o.is_constant() && dtype == o.dtype && num_elements() == 1 && o.num_elements() == 1 &&
+         data->get(0) == o.data->get(0);
+}
+
 int Graph::add_value(Value v) {
   values.push_back(std::move(v));
   return int(values.size()) - 1;

@@ -47,6 +47,9 @@ struct Value {
 
   bool is_constant() const { return data != nullptr; }
   int64_t num_elements() const;
+  /// Whether this and o are one-element constants of one type and value (equal scales, zero
+  /// points).
+  bool same_scalar_constant(const Value& o) const;
 };
 
 /// One operator application. Inputs and outputs are value ids; -1 marks an absent optional

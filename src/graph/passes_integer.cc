@@ -296,9 +296,7 @@ std::optional<ops::HostTensor> byte_table(const Graph& g, int x, std::vector<Nod
 // Whether values a and b (-1: absent) are both absent or equal one-element constants.
 bool same_scalar(const Graph& g, int a, int b) {
   if (a < 0 || b < 0) return a == b;
-  const Value &u = g.values[size_t(a)], &v = g.values[size_t(b)];
-  return u.is_constant() && v.is_constant() && u.dtype == v.dtype && u.num_elements() == 1 && v.num_elements() == 1 &&
-         u.data->get(0) == v.data->get(0);
+  return g.values[size_t(a)].same_scalar_constant(g.values[size_t(b)]);
 }
 
 // QLinearConcat node i (inputs Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per

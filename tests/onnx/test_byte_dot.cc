@@ -128,8 +128,9 @@ void expect_byte_dot_form_computes_as_int32(const graph::Graph& g, const std::ve
   for (const graph::Node& n : rewritten.nodes) words += n.op == "tuner.ByteWords";
   EXPECT_EQ(words, byte_words) << "tuner.ByteWords nodes";
   for (const graph::Node& n : rewritten.nodes) {
-    if (n.op == "QLinearConv")  // fold_requantize_scales' multipliers
+    if (n.op == "QLinearConv") {  // fold_requantize_scales' multipliers
       EXPECT_TRUE(n.inputs.size() > 9 && n.inputs[9] >= 0) << "requantize scales not folded";
+    }
     if (plain_weight && (n.op == "QLinearConv" || n.op == "ConvInteger")) {
       size_t rank = rewritten.values[size_t(n.inputs[n.op == "QLinearConv" ? 3 : 1])].shape.size();
       EXPECT_EQ(rank, *plain_weight ? 4u : 5u) << "weight layout";

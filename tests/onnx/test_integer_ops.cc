@@ -162,6 +162,21 @@ TEST(IntegerOps, PackedIntegerMatMulsComputeAsUnpacked) {
   }
 }
 
+// A weight of `shape` with values across int8.
+void int8_weight(ModelBuilder& b, const std::string& name, const ops::Shape& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  std::vector<int64_t> w;
+  for (int64_t i = 0; i < count; ++i) w.push_back((i * 37 + 11) % 255 - 127);
+  b.int_initializer(name, kI8, shape, w);
+}
+
+// A scalar scale `<p>s` and zero point `<p>z` (of `zp_type`).
+void quantization(ModelBuilder& b, const std::string& p, float scale, int64_t zero_point, int zp_type = kU8) {
+  b.float_initializer(p + "s", {scale}, {});
+  b.int_initializer(p + "z", zp_type, {}, {zero_point});
+}
+
 // A node of ONNX Runtime's com.microsoft domain, which the model then imports.
 onnx::NodeProto& ort_node(ModelBuilder& b, const char* op, const std::vector<std::string>& inputs,
                           const std::string& output = "y") {
@@ -298,17 +313,11 @@ TEST(IntegerOps, QuantizedChannelShuffle) {
   b.initializer("halves", {2}, {12, 12});
   b.initializer("grouped", {5}, {1, 2, 12, 14, 14});
   b.initializer("flat", {4}, {1, 24, 14, 14});
-  std::vector<int64_t> w;
-  for (int64_t i = 0; i < 12 * 12; ++i) w.push_back((i * 37 + 11) % 255 - 127);
-  b.int_initializer("w", kI8, {12, 12, 1, 1}, w);
-  b.float_initializer("xs", {0.02f}, {});
-  b.int_initializer("xz", kU8, {}, {7});
-  b.float_initializer("ws", {0.004f}, {});
-  b.int_initializer("wz", kI8, {}, {0});
-  b.float_initializer("cs", {0.09f}, {});
-  b.int_initializer("cz", kU8, {}, {120});
-  b.float_initializer("ys", {0.05f}, {});
-  b.int_initializer("yz", kU8, {}, {30});
+  int8_weight(b, "w", {12, 12, 1, 1});
+  quantization(b, "x", 0.02f, 7);
+  quantization(b, "w", 0.004f, 0, kI8);
+  quantization(b, "c", 0.09f, 120);
+  quantization(b, "y", 0.05f, 30);
   set_int(b.node("Split", {"x", "halves"}, {"a", "c"}), "axis", 1);
   b.node("QLinearConv", {"c", "xs", "xz", "w", "ws", "wz", "cs", "cz"}, {"cq"});
   set_int(ort_node(b, "QLinearConcat", {"ys", "yz", "a", "xs", "xz", "cq", "cs", "cz"}, "cat"), "axis", 1);
@@ -335,24 +344,14 @@ TEST(IntegerOps, QLinearConcatOfConvsIsWrittenInPlace) {
   ModelBuilder b(13);
   b.input("x", {1, 8, 8, 8}, kU8);
   b.output("y", {1, 4, 8, 8}, kU8);
-  auto weights = [&](const char* name, ops::Shape shape) {
-    std::vector<int64_t> w;
-    for (int64_t i = 0; i < shape[0] * shape[1] * shape[2] * shape[3]; ++i) w.push_back((i * 37 + 11) % 255 - 127);
-    b.int_initializer(name, kI8, shape, w);
-  };
-  weights("w1", {16, 8, 1, 1});
-  weights("w3", {16, 8, 3, 3});
-  weights("wy", {4, 32, 1, 1});
-  b.float_initializer("xs", {0.02f}, {});
-  b.int_initializer("xz", kU8, {}, {7});
-  b.float_initializer("ws", {0.004f}, {});
-  b.int_initializer("wz", kI8, {}, {0});
-  b.float_initializer("as", {0.09f}, {});
-  b.int_initializer("az", kU8, {}, {120});
-  b.float_initializer("cs", {0.05f}, {});
-  b.int_initializer("cz", kU8, {}, {30});
-  b.float_initializer("ys", {0.3f}, {});
-  b.int_initializer("yz", kU8, {}, {128});
+  int8_weight(b, "w1", {16, 8, 1, 1});
+  int8_weight(b, "w3", {16, 8, 3, 3});
+  int8_weight(b, "wy", {4, 32, 1, 1});
+  quantization(b, "x", 0.02f, 7);
+  quantization(b, "w", 0.004f, 0, kI8);
+  quantization(b, "a", 0.09f, 120);
+  quantization(b, "c", 0.05f, 30);
+  quantization(b, "y", 0.3f, 128);
   b.node("QLinearConv", {"x", "xs", "xz", "w1", "ws", "wz", "as", "az"}, {"a"});
   set_ints(b.node("QLinearConv", {"x", "xs", "xz", "w3", "ws", "wz", "cs", "cz"}, {"c"}), "pads", {1, 1, 1, 1});
   // The 3x3 conv's part is in the concat's scale already: no table for it.
